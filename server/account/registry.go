@@ -1,0 +1,185 @@
+package account
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"eventsvc/server/secret"
+)
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrInvalidEmail reports an email that is empty, holds whitespace or
+	// control characters, or does not have exactly one "@" between a
+	// non-empty local part and domain.
+	ErrInvalidEmail = errors.New("invalid email")
+	// ErrDuplicateEmail reports two accounts whose emails differ at most in
+	// case.
+	ErrDuplicateEmail = errors.New("duplicate email")
+	// ErrNoRoles reports an account without roles. It wraps ErrUnknownRole.
+	ErrNoRoles = fmt.Errorf("no roles, want %s and/or %s: %w", Admin, User, ErrUnknownRole)
+	// ErrInvalidID reports a negative account id.
+	ErrInvalidID = errors.New("invalid id")
+	// ErrDuplicateID reports two accounts with the same id.
+	ErrDuplicateID = errors.New("duplicate id")
+	// ErrBadCredentials reports an unknown email or a wrong password; the
+	// caller cannot tell which.
+	ErrBadCredentials = errors.New("bad credentials")
+)
+
+// dummyPassword is hashed once per registry so that an unknown email costs
+// the same bcrypt comparison as a known one.
+const dummyPassword = "no account has this password"
+
+// Registry is the immutable set of accounts, looked up by id or by email
+// (case-insensitively). It is safe for concurrent use.
+type Registry struct {
+	accounts []Account
+	byID     map[int64]int
+	byEmail  map[string]int
+	dummy    string // stored form of dummyPassword
+}
+
+// NewRegistry checks accounts and returns a registry holding copies of them.
+// An account with ID 0 gets its 1-based position as ID. It refuses a
+// negative or duplicate ID, an invalid email (ErrInvalidEmail), a duplicate
+// email compared case-insensitively (ErrDuplicateEmail), no roles or an
+// unknown role (ErrUnknownRole), and a password hash secret.Validate
+// refuses. Each error names the entry by 1-based position and email.
+func NewRegistry(accounts []Account) (*Registry, error) {
+	r := &Registry{
+		accounts: make([]Account, 0, len(accounts)),
+		byID:     make(map[int64]int, len(accounts)),
+		byEmail:  make(map[string]int, len(accounts)),
+	}
+	for i, a := range accounts {
+		pos := i + 1
+		a, err := check(a.clone(), pos)
+		if err != nil {
+			return nil, fmt.Errorf("account %d %q: %w", pos, a.Email, err)
+		}
+		key := emailKey(a.Email)
+		if j, dup := r.byEmail[key]; dup {
+			return nil, fmt.Errorf("account %d %q: %w, same as account %d", pos, a.Email, ErrDuplicateEmail, j+1)
+		}
+		if j, dup := r.byID[a.ID]; dup {
+			return nil, fmt.Errorf("account %d %q: %w %d, same as account %d", pos, a.Email, ErrDuplicateID, a.ID, j+1)
+		}
+		r.byEmail[key] = i
+		r.byID[a.ID] = i
+		r.accounts = append(r.accounts, a)
+	}
+	cost := secret.DefaultCost
+	if len(r.accounts) > 0 {
+		c, err := secret.Cost(r.accounts[0].PasswordHash)
+		if err != nil {
+			return nil, fmt.Errorf("account 1 %q: password: %w", r.accounts[0].Email, err)
+		}
+		cost = c
+	}
+	dummy, err := secret.Hash([]byte(dummyPassword), cost)
+	if err != nil {
+		return nil, fmt.Errorf("account registry: %w", err)
+	}
+	r.dummy = dummy
+	return r, nil
+}
+
+// check validates one account at 1-based position pos and returns it with
+// its ID assigned and its roles without repeats.
+func check(a Account, pos int) (Account, error) {
+	if err := checkEmail(a.Email); err != nil {
+		return a, err
+	}
+	switch {
+	case a.ID < 0:
+		return a, fmt.Errorf("%w %d", ErrInvalidID, a.ID)
+	case a.ID == 0:
+		a.ID = int64(pos)
+	}
+	if len(a.Roles) == 0 {
+		return a, ErrNoRoles
+	}
+	roles := a.Roles[:0]
+	for _, role := range a.Roles {
+		if _, err := ParseRole(string(role)); err != nil {
+			return a, err
+		}
+		if !slices.Contains(roles, role) {
+			roles = append(roles, role)
+		}
+	}
+	a.Roles = roles
+	if err := secret.Validate(a.PasswordHash); err != nil {
+		return a, fmt.Errorf("password: %w", err)
+	}
+	return a, nil
+}
+
+// checkEmail refuses an email that cannot name an account.
+func checkEmail(email string) error {
+	if email == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidEmail)
+	}
+	for _, c := range email {
+		if unicode.IsSpace(c) || unicode.IsControl(c) {
+			return fmt.Errorf("%w: contains whitespace or a control character", ErrInvalidEmail)
+		}
+	}
+	local, domain, ok := strings.Cut(email, "@")
+	if !ok || strings.Contains(domain, "@") {
+		return fmt.Errorf("%w: want exactly one \"@\"", ErrInvalidEmail)
+	}
+	if local == "" || domain == "" {
+		return fmt.Errorf("%w: empty part before or after \"@\"", ErrInvalidEmail)
+	}
+	return nil
+}
+
+// Authenticate returns a copy of the account whose email matches email
+// case-insensitively and whose password is password. An unknown email and
+// a wrong password both give ErrBadCredentials, after the same bcrypt work.
+func (r *Registry) Authenticate(email, password string) (Account, error) {
+	i, ok := r.byEmail[emailKey(email)]
+	if !ok {
+		_ = secret.Check(r.dummy, password) // equal timing; the result does not matter
+		return Account{}, ErrBadCredentials
+	}
+	a := r.accounts[i]
+	if err := secret.Check(a.PasswordHash, password); err != nil {
+		return Account{}, ErrBadCredentials
+	}
+	return a.clone(), nil
+}
+
+// ByID returns a copy of the account with the given id.
+func (r *Registry) ByID(id int64) (Account, bool) {
+	i, ok := r.byID[id]
+	if !ok {
+		return Account{}, false
+	}
+	return r.accounts[i].clone(), true
+}
+
+// ByEmail returns a copy of the account whose email matches email
+// case-insensitively.
+func (r *Registry) ByEmail(email string) (Account, bool) {
+	i, ok := r.byEmail[emailKey(email)]
+	if !ok {
+		return Account{}, false
+	}
+	return r.accounts[i].clone(), true
+}
+
+// Len returns the number of accounts.
+func (r *Registry) Len() int {
+	return len(r.accounts)
+}
+
+// emailKey is the form under which emails are compared.
+func emailKey(email string) string {
+	return strings.ToLower(email)
+}

@@ -1,0 +1,223 @@
+// Package config loads the reference server's client registrations and
+// accounts from a JSON file, or from the embedded demo file.
+//
+// The file holds secrets and passwords only in their stored form,
+// "{bcrypt}...":
+//
+//	{
+//	  "clients": [
+//	    {"clientId": "myApp", "clientSecret": "{bcrypt}...",
+//	     "authorizedGrantTypes": ["password", "refresh_token"],
+//	     "scopes": ["read", "write"], "resourceIds": ["event"]}
+//	  ],
+//	  "accounts": [
+//	    {"email": "user@email.com", "password": "{bcrypt}...", "roles": ["USER"]}
+//	  ]
+//	}
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	"eventsvc/server/account"
+	"eventsvc/server/oauth"
+)
+
+// Config is what the reference server serves with: its client registrations
+// and its accounts.
+type Config struct {
+	Clients  *oauth.Clients
+	Accounts *account.Registry
+}
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrSyntax reports a file that is not one well-formed JSON object of
+	// the expected shape.
+	ErrSyntax = errors.New("bad JSON")
+	// ErrUnknownField reports a property the format does not have.
+	ErrUnknownField = errors.New("unknown field")
+	// ErrNoClients reports a file without client registrations.
+	ErrNoClients = errors.New("no clients")
+	// ErrNoAccounts reports a file without accounts.
+	ErrNoAccounts = errors.New("no accounts")
+)
+
+// file is the shape of a configuration file. Its entries are decoded one by
+// one, so that an error can name the entry.
+type file struct {
+	Clients  []json.RawMessage `json:"clients"`
+	Accounts []json.RawMessage `json:"accounts"`
+}
+
+// clientEntry is one element of "clients".
+type clientEntry struct {
+	ClientID             string   `json:"clientId"`
+	ClientSecret         string   `json:"clientSecret"`
+	AuthorizedGrantTypes []string `json:"authorizedGrantTypes"`
+	Scopes               []string `json:"scopes"`
+	ResourceIDs          []string `json:"resourceIds"`
+}
+
+// accountEntry is one element of "accounts".
+type accountEntry struct {
+	Email    string   `json:"email"`
+	Password string   `json:"password"`
+	Roles    []string `json:"roles"`
+}
+
+// Load reads the configuration file at path.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %q: %w", path, err)
+	}
+	defer f.Close()
+	return Parse(path, f)
+}
+
+// Parse reads a configuration from r; name names it in errors, which start
+// with `config "NAME": ` and name the bad entry by position and id or email.
+// Unknown properties, a second JSON value, no clients and no accounts are
+// refused, and so is every entry oauth.NewClients or account.NewRegistry
+// refuses. Errors never hold a secret or a password, stored or plain.
+func Parse(name string, r io.Reader) (*Config, error) {
+	c, err := parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("config %q: %w", name, err)
+	}
+	return c, nil
+}
+
+// parse is Parse without the name in its errors.
+func parse(r io.Reader) (*Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var f file
+	if err := decode(data, &f, true); err != nil {
+		return nil, err
+	}
+	if len(f.Clients) == 0 {
+		return nil, fmt.Errorf("%w: \"clients\" must list at least one client", ErrNoClients)
+	}
+	if len(f.Accounts) == 0 {
+		return nil, fmt.Errorf("%w: \"accounts\" must list at least one account", ErrNoAccounts)
+	}
+
+	clients := make([]oauth.Client, len(f.Clients))
+	for i, raw := range f.Clients {
+		var e clientEntry
+		if err := decode(raw, &e, false); err != nil {
+			_ = json.Unmarshal(raw, &e) // best effort, for the id in the message
+			return nil, fmt.Errorf("client %d %q: %w", i+1, e.ClientID, err)
+		}
+		clients[i] = oauth.Client{
+			ID:          e.ClientID,
+			SecretHash:  e.ClientSecret,
+			GrantTypes:  e.AuthorizedGrantTypes,
+			Scopes:      e.Scopes,
+			ResourceIDs: e.ResourceIDs,
+		}
+	}
+	cs, err := oauth.NewClients(clients)
+	if err != nil {
+		return nil, err
+	}
+
+	accounts := make([]account.Account, len(f.Accounts))
+	for i, raw := range f.Accounts {
+		var e accountEntry
+		if err := decode(raw, &e, false); err != nil {
+			_ = json.Unmarshal(raw, &e) // best effort, for the email in the message
+			return nil, fmt.Errorf("account %d %q: %w", i+1, e.Email, err)
+		}
+		roles := make([]account.Role, len(e.Roles))
+		for j, role := range e.Roles {
+			roles[j] = account.Role(role)
+		}
+		accounts[i] = account.Account{Email: e.Email, PasswordHash: e.Password, Roles: roles}
+	}
+	as, err := account.NewRegistry(accounts)
+	if err != nil {
+		return nil, err
+	}
+	return &Config{Clients: cs, Accounts: as}, nil
+}
+
+// decode decodes the single JSON value in data into v, refusing unknown
+// fields and anything after the value. Its errors never quote a JSON string;
+// when locate is set they give the line and column in data.
+func decode(data []byte, v any, locate bool) error {
+	at := func(offset int64) string {
+		if !locate {
+			return ""
+		}
+		return position(data, offset) + ": "
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		var extra json.RawMessage
+		switch err = dec.Decode(&extra); err {
+		case io.EOF:
+			return nil
+		case nil:
+			return fmt.Errorf("%w: %sa second JSON value follows the first", ErrSyntax, at(dec.InputOffset()-int64(len(extra))+1))
+		}
+	}
+	var (
+		syntax *json.SyntaxError
+		typ    *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: empty, want a JSON object", ErrSyntax)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: unexpected end of input", ErrSyntax)
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%w: %s%s", ErrSyntax, at(syntax.Offset), syntax.Error())
+	case errors.As(err, &typ):
+		what := "the value"
+		if typ.Field != "" {
+			what = fmt.Sprintf("field %q", typ.Field)
+		}
+		return fmt.Errorf("%w: %s%s is a JSON %s, want %s", ErrSyntax, at(typ.Offset), what, typ.Value, jsonKind(typ.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("%w %s", ErrUnknownField, strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return fmt.Errorf("%w: %w", ErrSyntax, err)
+}
+
+// jsonKind names the JSON type that decodes into t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a " + t.Kind().String()
+}
+
+// position gives the line and column, from 1, of the byte before offset in
+// data: the byte the JSON decoder stopped at.
+func position(data []byte, offset int64) string {
+	i := min(max(int(offset)-1, 0), len(data))
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i - bytes.LastIndexByte(data[:i], '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
