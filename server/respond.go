@@ -1,0 +1,67 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/oauth"
+)
+
+// mediaJSON is the media type of OAuth and error responses.
+const mediaJSON = "application/json;charset=UTF-8"
+
+// writeOAuthError sends an OAuth error body with its status. The caller adds
+// any WWW-Authenticate header first.
+func writeOAuthError(c *fiber.Ctx, e *oauth.Error) error {
+	c.Set(fiber.HeaderContentType, mediaJSON)
+	return c.Status(e.Status).JSON(e, mediaJSON)
+}
+
+// errorHandler turns every error that reaches Fiber into a JSON body with the
+// right status: an *oauth.Error as itself, a *fiber.Error (no route, wrong
+// method, body too large) with its status, anything else as a 500 that says
+// nothing of its cause.
+func errorHandler(c *fiber.Ctx, err error) error {
+	var oe *oauth.Error
+	if errors.As(err, &oe) {
+		return writeOAuthError(c, oe)
+	}
+	status := http.StatusInternalServerError
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		status = fe.Code
+	}
+	e := &oauth.Error{Code: errorCode(status), Description: errorDescription(c, status), Status: status}
+	return writeOAuthError(c, e)
+}
+
+func errorCode(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusInternalServerError:
+		return "server_error"
+	}
+	return "invalid_request"
+}
+
+func errorDescription(c *fiber.Ctx, status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "nothing is found at this address"
+	case http.StatusMethodNotAllowed:
+		return fmt.Sprintf("method %s is not allowed here", c.Method())
+	case http.StatusRequestEntityTooLarge:
+		return fmt.Sprintf("the request body is larger than %d bytes", BodyLimit)
+	case http.StatusInternalServerError:
+		return "the server failed to answer this request"
+	}
+	return http.StatusText(status)
+}

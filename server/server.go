@@ -1,0 +1,114 @@
+// Package server is the Event Service reference server: the authorization
+// server (POST /oauth/token) and the resource server (/api/**) in one Fiber v2
+// application, as ../shared/spec/event-service-api.md describes them, with
+// the reference choices of docs/ where the specification is silent.
+package server
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/clock"
+	"eventsvc/server/config"
+	"eventsvc/server/oauth"
+)
+
+// ResourceID is the resource id of this resource server (spec CLI-7): a
+// token issued to a client not registered for it is refused on /api/**.
+const ResourceID = "event"
+
+// BodyLimit is the largest request body the server reads: 1 MiB.
+const BodyLimit = 1 << 20
+
+// Options configure a Server.
+type Options struct {
+	// Config holds the client registrations and accounts. Required.
+	Config *config.Config
+	// Clock tells the time for token validity. Default: clock.System{}.
+	Clock clock.Clock
+}
+
+// ShutdownTimeout bounds how long Shutdown waits for requests in flight.
+const ShutdownTimeout = 10 * time.Second
+
+// Server is the reference server. Its state (tokens) lives in memory and is
+// gone when it stops.
+type Server struct {
+	app   *fiber.App
+	store *oauth.Store
+	token *oauth.TokenEndpoint
+
+	mu        sync.Mutex
+	listeners []net.Listener
+	stopped   bool
+}
+
+// New returns a Server with its routes in place, ready to Serve.
+func New(opts Options) *Server {
+	if opts.Clock == nil {
+		opts.Clock = clock.System{}
+	}
+	store := oauth.NewStore(opts.Clock)
+	s := &Server{
+		store: store,
+		token: &oauth.TokenEndpoint{Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store},
+	}
+	s.app = fiber.New(fiber.Config{
+		AppName:               "eventsvc",
+		DisableStartupMessage: true,
+		CaseSensitive:         true,
+		BodyLimit:             BodyLimit,
+		ErrorHandler:          errorHandler,
+	})
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.app.Use(publicFiles())
+	s.app.Use(s.resourceServer)
+
+	s.app.All("/oauth/token", s.handleToken)
+	s.app.All("/oauth/authorize", s.handleAuthorize)
+
+	s.app.Get("/api", s.handleIndex)
+}
+
+// App returns the Fiber application, for tests that call app.Test.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Serve answers requests on ln until Shutdown, then returns nil. After
+// Shutdown it closes ln and returns at once.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return ln.Close()
+	}
+	s.listeners = append(s.listeners, ln)
+	s.mu.Unlock()
+	err := s.app.Listener(ln)
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting requests and waits, at most ShutdownTimeout, for
+// those in flight to finish.
+func (s *Server) Shutdown() error {
+	err := s.app.ShutdownWithTimeout(ShutdownTimeout)
+	// Fiber closes only the listeners its server has started on; close
+	// ours too, in case Serve had not got that far.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	for _, ln := range s.listeners {
+		_ = ln.Close()
+	}
+	return err
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"eventsvc/server/config"
+)
+
+func demoServer(t *testing.T) *Server {
+	t.Helper()
+	cfg, err := config.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{Config: cfg})
+}
+
+// A server shut down before its Serve goroutine ran must not leave Serve
+// blocked on the listener.
+func TestShutdownBeforeServeReturns(t *testing.T) {
+	s := demoServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve after Shutdown = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve after Shutdown did not return")
+	}
+}
+
+func TestShutdownStopsServe(t *testing.T) {
+	s := demoServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	if err := s.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after Shutdown")
+	}
+}

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"embed"
+	"errors"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+)
+
+// staticFiles are the public files: the documentation page and the static
+// locations. They are served before the resource server's filter, whatever
+// the Authorization header holds (spec SVC-6, AUTH-5).
+//
+//go:embed static
+var staticFiles embed.FS
+
+// publicPrefixes are the paths served from staticFiles without
+// authentication.
+var publicPrefixes = []string{"/docs/", "/css/", "/js/", "/images/", "/webjars/"}
+
+// publicFiles serves the embedded public files and passes every other
+// request on. A public path with a dot segment is refused with 404, never
+// resolved against the file system.
+func publicFiles() fiber.Handler {
+	root, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	files := http.FS(root)
+	return func(c *fiber.Ctx) error {
+		if !isPublic(c.Path()) {
+			return c.Next()
+		}
+		if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+			c.Set(fiber.HeaderAllow, "GET, HEAD")
+			return fiber.ErrMethodNotAllowed
+		}
+		if hasDotSegment(c.Path()) {
+			return fiber.ErrNotFound
+		}
+		path := c.Path()
+		if path == "/docs" {
+			path = "/docs/index.html"
+		}
+		err := filesystem.SendFile(c, files, path)
+		if errors.Is(err, fiber.ErrForbidden) { // a folder without index.html
+			return fiber.ErrNotFound
+		}
+		if err == nil {
+			c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+		}
+		return err
+	}
+}
+
+func isPublic(path string) bool {
+	if path == "/favicon.ico" || path == "/docs" {
+		return true
+	}
+	for _, p := range publicPrefixes {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
