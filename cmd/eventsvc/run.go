@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"eventsvc/server"
+	"eventsvc/server/config"
+	"eventsvc/server/secret"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+const usage = `usage:
+  eventsvc serve [-addr HOST:PORT] [-config FILE]
+      start the reference server (default address :8080, default
+      configuration: the embedded demo credentials)
+  eventsvc hash-password [-cost N] < secret
+      read a secret or password on standard input and print the {bcrypt}
+      form to store in a configuration file
+`
+
+// run is the whole program, with its surroundings passed in so that tests
+// can drive it. stop ends serve.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr, stop)
+	case "hash-password":
+		return hashPassword(args[1:], stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "eventsvc: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":8080", "address to listen on, HOST:PORT")
+	file := fs.String("config", "", "configuration file of clients and accounts (default: the embedded demo credentials)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "eventsvc serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	var cfg *config.Config
+	var err error
+	if *file == "" {
+		cfg, err = config.Demo()
+	} else {
+		cfg, err = config.Load(*file)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	srv := server.New(server.Options{Config: cfg})
+	if *file == "" {
+		fmt.Fprint(stdout, config.DemoNotice)
+	} else {
+		fmt.Fprintf(stdout, "Using the clients and accounts of %s.\n", *file)
+	}
+	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
+	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			fmt.Fprintf(stderr, "eventsvc: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	case sig := <-stop:
+		fmt.Fprintf(stdout, "Received %v, finishing requests in flight and stopping.\n", sig)
+		if err := srv.Shutdown(); err != nil {
+			fmt.Fprintf(stderr, "eventsvc: shutdown: %v\n", err)
+			return exitError
+		}
+		if err := <-served; err != nil {
+			fmt.Fprintf(stderr, "eventsvc: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+}
+
+// displayURL is the address a person on this machine can open.
+func displayURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func hashPassword(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hash-password", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cost := fs.Int("cost", secret.DefaultCost, "bcrypt cost (4 to 31)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "eventsvc hash-password: the secret is read from standard input, not from arguments\n")
+		return exitUsage
+	}
+	in, err := io.ReadAll(io.LimitReader(stdin, secret.MaxLen+3))
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc hash-password: read standard input: %v\n", err)
+		return exitError
+	}
+	in = bytes.TrimSuffix(in, []byte("\n"))
+	in = bytes.TrimSuffix(in, []byte("\r"))
+	stored, err := secret.Hash(in, *cost)
+	if errors.Is(err, secret.ErrEmpty) {
+		fmt.Fprintln(stderr, "eventsvc hash-password: standard input is empty; pipe the secret in, for example: eventsvc hash-password < secret.txt")
+		return exitError
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc hash-password: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintln(stdout, stored)
+	return exitOK
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"eventsvc/server/config"
+	"eventsvc/server/secret"
+)
+
+func TestHashPasswordPrintsAStoredFormThatChecks(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"hash-password", "-cost", "4"}, strings.NewReader("s3cret\n"), &out, &errs, nil)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+	stored := strings.TrimSpace(out.String())
+	if !strings.HasPrefix(stored, "{bcrypt}") {
+		t.Fatalf("output %q has no {bcrypt} marker", stored)
+	}
+	if err := secret.Check(stored, "s3cret"); err != nil {
+		t.Fatalf("Check(output, secret) = %v", err)
+	}
+	if strings.Contains(out.String()+errs.String(), "s3cret") {
+		t.Fatal("the secret is echoed")
+	}
+}
+
+func TestHashPasswordRefusesEmptyInputAndArguments(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"hash-password"}, strings.NewReader("\n"), &out, &errs, nil); code != exitError {
+		t.Fatalf("empty input: exit %d, want %d", code, exitError)
+	}
+	if !strings.Contains(errs.String(), "standard input is empty") {
+		t.Fatalf("stderr %q does not say what was wrong", errs.String())
+	}
+	if code := run([]string{"hash-password", "s3cret"}, strings.NewReader(""), &out, &errs, nil); code != exitUsage {
+		t.Fatalf("argument: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestServeRefusesABadConfigurationNamingTheEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.json")
+	stored, err := secret.Hash([]byte("pw"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"clients":[{"clientId":"app","clientSecret":"` + stored + `","authorizedGrantTypes":["password"],"scopes":["read"],"resourceIds":["event"]}],
+	"accounts":[{"email":"a@example.com","password":"` + stored + `","roles":["USER"]},
+	            {"email":"a@example.com","password":"` + stored + `","roles":["USER"]}]}`
+	if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	code := run([]string{"serve", "-addr", "127.0.0.1:0", "-config", path}, nil, &out, &errs, nil)
+	if code != exitError {
+		t.Fatalf("exit %d, want %d", code, exitError)
+	}
+	for _, want := range []string{"cannot start", "duplicate email", "a@example.com"} {
+		if !strings.Contains(errs.String(), want) {
+			t.Errorf("stderr %q does not mention %q", errs.String(), want)
+		}
+	}
+	if strings.Contains(errs.String(), "$2a$") {
+		t.Errorf("stderr shows a hash: %q", errs.String())
+	}
+}
+
+func TestServeUnknownCommandAndFlag(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"serv"}, nil, &out, &errs, nil); code != exitUsage {
+		t.Fatalf("unknown command: exit %d", code)
+	}
+	if code := run([]string{"serve", "-port", "1"}, nil, &out, &errs, nil); code != exitUsage {
+		t.Fatalf("unknown flag: exit %d", code)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while serve writes to it.
+type syncBuffer struct {
+	mu  chan struct{}
+	buf bytes.Buffer
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{mu: make(chan struct{}, 1)} }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.Write(p)
+}
+func (b *syncBuffer) String() string {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.String()
+}
+
+func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
+	out, errs := newSyncBuffer(), newSyncBuffer()
+	stop := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"serve", "-addr", "127.0.0.1:0"}, nil, out, errs, stop) }()
+
+	addr := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	var base string
+	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatalf("no address in the banner: %q (stderr %q)", out.String(), errs.String())
+	}
+	if !strings.Contains(out.String(), config.DemoNotice) {
+		t.Errorf("the banner does not list the demo credentials: %q", out.String())
+	}
+	resp, err := http.Get(base + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api = %d", resp.StatusCode)
+	}
+	stop <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("exit %d after SIGTERM, stderr %q", code, errs.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
+		t.Fatal("the port still accepts connections after shutdown")
+	}
+}
