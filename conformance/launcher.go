@@ -1,0 +1,149 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"eventsvc/server"
+	"eventsvc/server/clock"
+	"eventsvc/server/config"
+	"eventsvc/server/oauth"
+	"eventsvc/server/secret"
+	"eventsvc/steps"
+)
+
+// InProcess starts reference servers inside the test process, each on its own
+// loopback port with its own clock, so that scenarios can move time forward
+// and share nothing. It implements steps.Launcher.
+//
+// A scenario that configures no clients or no accounts gets the run's
+// credentials: one client with both grants, scopes read and write and
+// resource "event"; the user with role USER; the other user with roles ADMIN
+// and USER (the shape of the embedded demo set). Their secrets are hashed
+// with real bcrypt at Cost, so that the suite stays quick under the race
+// detector.
+type InProcess struct {
+	// Credentials are the client and accounts of the default configuration.
+	Credentials steps.Credentials
+	// Cost is the bcrypt cost of the default configuration. Zero:
+	// bcrypt.MinCost.
+	Cost int
+	// Start is the time every new server's clock starts at. Zero: the
+	// machine's time at launch.
+	Start time.Time
+}
+
+// Launch writes cfg as a configuration file, reads it the way `eventsvc
+// serve -config` does, and starts a server with it.
+func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
+	file, err := l.configFile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := config.Parse("scenario configuration", bytes.NewReader(file))
+	if err != nil {
+		return nil, err
+	}
+	start := l.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	clk := clock.NewManual(start)
+	srv := server.New(server.Options{Config: conf, Clock: clk})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	return &instance{srv: srv, clock: clk, base: "http://" + ln.Addr().String(), served: served}, nil
+}
+
+type instance struct {
+	srv    *server.Server
+	clock  *clock.Manual
+	base   string
+	served chan error
+}
+
+func (i *instance) BaseURL() string         { return i.base }
+func (i *instance) Advance(d time.Duration) { i.clock.Advance(d) }
+
+func (i *instance) Close() error {
+	if err := i.srv.Shutdown(); err != nil {
+		return fmt.Errorf("stop the reference server: %w", err)
+	}
+	return <-i.served
+}
+
+// configFile renders cfg in the configuration file format, with the default
+// entries where cfg leaves a list nil.
+func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
+	c := l.Credentials
+	if cfg.Clients == nil {
+		stored, err := l.hash(c.ClientSecret)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Clients = []steps.ClientConfig{{
+			ID: c.ClientID, StoredSecret: stored,
+			GrantTypes:  []string{oauth.GrantPassword, oauth.GrantRefreshToken},
+			Scopes:      []string{oauth.ScopeRead, oauth.ScopeWrite},
+			ResourceIDs: []string{server.ResourceID},
+		}}
+	}
+	if cfg.Accounts == nil {
+		user, err := l.hash(c.Password)
+		if err != nil {
+			return nil, err
+		}
+		other, err := l.hash(c.OtherPass)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Accounts = []steps.AccountConfig{
+			{Email: c.OtherUsername, StoredPassword: other, Roles: []string{"ADMIN", "USER"}},
+			{Email: c.Username, StoredPassword: user, Roles: []string{"USER"}},
+		}
+	}
+	type clientEntry struct {
+		ClientID             string   `json:"clientId"`
+		ClientSecret         string   `json:"clientSecret"`
+		AuthorizedGrantTypes []string `json:"authorizedGrantTypes"`
+		Scopes               []string `json:"scopes"`
+		ResourceIDs          []string `json:"resourceIds"`
+	}
+	type accountEntry struct {
+		Email    string   `json:"email"`
+		Password string   `json:"password"`
+		Roles    []string `json:"roles"`
+	}
+	var doc struct {
+		Clients  []clientEntry  `json:"clients"`
+		Accounts []accountEntry `json:"accounts"`
+	}
+	for _, cl := range cfg.Clients {
+		doc.Clients = append(doc.Clients, clientEntry{cl.ID, cl.StoredSecret, cl.GrantTypes, cl.Scopes, cl.ResourceIDs})
+	}
+	for _, a := range cfg.Accounts {
+		doc.Accounts = append(doc.Accounts, accountEntry{a.Email, a.StoredPassword, a.Roles})
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+func (l InProcess) hash(plain string) (string, error) {
+	cost := l.Cost
+	if cost == 0 {
+		cost = bcrypt.MinCost
+	}
+	stored, err := secret.Hash([]byte(plain), cost)
+	if err != nil {
+		return "", fmt.Errorf("hash a default credential: %w", err)
+	}
+	return stored, nil
+}

@@ -1,0 +1,61 @@
+package conformance
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"eventsvc/steps"
+)
+
+// Default tag expressions (docs/running-against-staging.md): a remote target
+// is checked against what the specification states; the in-process reference
+// server against everything but real-time waits.
+const (
+	RemoteTags    = "@spec && ~@local && ~@slow"
+	InProcessTags = "~@slow"
+)
+
+// DemoCredentials are the reference server's demo credentials, the default
+// of every CONFORMANCE_* credential variable.
+var DemoCredentials = steps.Credentials{
+	ClientID: "myApp", ClientSecret: "pass",
+	Username: "user@email.com", Password: "user",
+	OtherUsername: "admin@email.com", OtherPass: "admin",
+}
+
+// FromEnv builds run options from the environment, as `make conformance`
+// passes it: BASE_URL (empty: the in-process reference server), the
+// CONFORMANCE_* credentials, CONFORMANCE_TAGS and CONFORMANCE_REPORT_DIR.
+// getenv is os.Getenv in production.
+func FromEnv(getenv func(string) string) (Options, error) {
+	or := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	d := DemoCredentials
+	creds := steps.Credentials{
+		ClientID:      or("CONFORMANCE_CLIENT_ID", d.ClientID),
+		ClientSecret:  or("CONFORMANCE_CLIENT_SECRET", d.ClientSecret),
+		Username:      or("CONFORMANCE_USERNAME", d.Username),
+		Password:      or("CONFORMANCE_PASSWORD", d.Password),
+		OtherUsername: or("CONFORMANCE_OTHER_USERNAME", d.OtherUsername),
+		OtherPass:     or("CONFORMANCE_OTHER_PASSWORD", d.OtherPass),
+	}
+	o := Options{ReportDir: getenv("CONFORMANCE_REPORT_DIR")}
+	base := strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/")
+	if base == "" {
+		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}}
+		o.Tags = or("CONFORMANCE_TAGS", InProcessTags)
+		return o, nil
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Options{}, fmt.Errorf("BASE_URL %q is not an http or https address", base)
+	}
+	o.Target = steps.Target{BaseURL: base, Credentials: creds}
+	o.Tags = or("CONFORMANCE_TAGS", RemoteTags)
+	return o, nil
+}

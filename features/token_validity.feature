@@ -1,0 +1,60 @@
+Feature: How long tokens stay valid
+  An access token is valid for 600 seconds after it is issued, a refresh
+  token for 3600 seconds. Refreshing gives a new access token; the refresh
+  token itself keeps its original expiry.
+
+  The reference server's clock can be moved forward, so these scenarios do
+  not wait in real time.
+
+  @spec @LIM-1 @CLI-5 @local
+  Scenario: An access token works for 600 seconds and not a moment longer
+    Given the user has a token
+    When 599 seconds pass
+    Then the access token is accepted by the resource server
+    When 1 more second passes
+    Then the access token is refused by the resource server
+
+  @spec @LIM-1 @CLI-5 @local
+  Scenario: The expiry announced with the token counts down
+    Given the user has a token
+    When 100 seconds pass
+    And the client asks for a token with:
+      | grant_type | refresh_token     |
+      | token      | the refresh token |
+    Then a token is issued
+    And the access token expires within 600 seconds
+
+  @spec @LIM-2 @CLI-6 @local
+  Scenario: A refresh token works for 3600 seconds and not a moment longer
+    Given the user has a token
+    When 3599 seconds pass
+    And the client asks for a token with:
+      | grant_type | refresh_token     |
+      | token      | the refresh token |
+    Then a token is issued
+    And the access token is accepted by the resource server
+    When 1 more second passes
+    And the client asks for a token with:
+      | grant_type | refresh_token     |
+      | token      | the refresh token |
+    Then no token is issued
+
+  @ref @LIM-2 @TOK-11 @local
+  Scenario: An expired refresh token is an invalid grant
+    Given the user has a token
+    When 3600 seconds pass
+    And the client asks for a token with:
+      | grant_type | refresh_token     |
+      | token      | the refresh token |
+    Then the token request is refused with status 400 and error "invalid_grant"
+    And the error description mentions "expired"
+
+  @ref @LIM-1 @AUTH-7 @local
+  Scenario: An expired access token is refused with a challenge that says why
+    Given the user has a token
+    When 600 seconds pass
+    And the user sends a request that needs a token
+    Then the answer has status 401
+    And the answer challenges the caller to authenticate with "Bearer" and error "invalid_token"
+    And the error description mentions "expired"
+    And the answer does not repeat the access token

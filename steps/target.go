@@ -1,0 +1,74 @@
+// Package steps holds the godog step definitions of the Event Service
+// conformance suite. Each scenario gets its own state, created by the
+// scenario initializer; every HTTP request goes through httpexpect.
+package steps
+
+import (
+	"time"
+)
+
+// Target is the deployment a run checks.
+type Target struct {
+	// BaseURL is the address of a deployed service, for example
+	// "https://staging.example". Empty when Launcher starts the server.
+	BaseURL string
+	// Credentials are the client and accounts the scenarios use.
+	Credentials Credentials
+	// Launcher starts an in-process reference server for each scenario. It
+	// is nil for a remote target, where @local scenarios cannot run.
+	Launcher Launcher
+}
+
+// Credentials are the secrets a run uses. They are masked in every message
+// and report.
+type Credentials struct {
+	ClientID, ClientSecret   string
+	Username, Password       string // the manager in write scenarios
+	OtherUsername, OtherPass string // a second account, not the manager
+}
+
+// Secrets returns the values to mask.
+func (c Credentials) Secrets() []string {
+	return []string{c.ClientSecret, c.Password, c.OtherPass}
+}
+
+// Launcher starts reference servers in the test process.
+type Launcher interface {
+	// Launch starts a reference server on a loopback port with the given
+	// configuration. An error is the server's refusal to start, as a user
+	// of `eventsvc serve -config` would see it.
+	Launch(cfg ServerConfig) (Instance, error)
+}
+
+// Instance is one running in-process reference server.
+type Instance interface {
+	// BaseURL is the server's address, such as "http://127.0.0.1:40123".
+	BaseURL() string
+	// Advance moves the server's clock forward.
+	Advance(d time.Duration)
+	// Close stops the server.
+	Close() error
+}
+
+// ServerConfig is the configuration of an in-process reference server. A
+// nil list takes the embedded demo entries.
+type ServerConfig struct {
+	Clients  []ClientConfig
+	Accounts []AccountConfig
+}
+
+// ClientConfig is one client registration, its secret in stored form.
+type ClientConfig struct {
+	ID           string
+	StoredSecret string
+	GrantTypes   []string
+	Scopes       []string
+	ResourceIDs  []string
+}
+
+// AccountConfig is one account, its password in stored form.
+type AccountConfig struct {
+	Email          string
+	StoredPassword string
+	Roles          []string
+}
