@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"eventsvc/steps"
 )
@@ -47,7 +48,7 @@ func FromEnv(getenv func(string) string) (Options, error) {
 	o := Options{ReportDir: getenv("CONFORMANCE_REPORT_DIR")}
 	base := strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}}
+		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: runID()}
 		o.Tags = or("CONFORMANCE_TAGS", InProcessTags)
 		return o, nil
 	}
@@ -55,7 +56,10 @@ func FromEnv(getenv func(string) string) (Options, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Options{}, fmt.Errorf("BASE_URL %q is not an http or https address", base)
 	}
-	o.Target = steps.Target{BaseURL: base, Credentials: creds}
+	o.Target = steps.Target{BaseURL: base, Credentials: creds, RunID: runID()}
 	o.Tags = or("CONFORMANCE_TAGS", RemoteTags)
 	return o, nil
 }
+
+// runID names one run: the time it started, to the second, in UTC.
+func runID() string { return time.Now().UTC().Format("20060102T150405Z") }

@@ -29,14 +29,23 @@ type scenario struct {
 	jar      http.CookieJar
 	client   *http.Client
 
-	base     string   // the address requests go to
-	e        *httpexpect.Expect
-	instance Instance // the in-process server, when the target has a Launcher
+	base     string             // the address requests go to
+	e        *httpexpect.Expect // requests; paths are under base
+	instance Instance           // the in-process server, when the target has a Launcher
 
 	clientAuth clientAuth // how token requests authenticate the client
 
 	accessToken, refreshToken string
 	previousAccessToken       string
+	otherToken                string // the other user's access token
+	badToken                  string // a made-up token
+
+	eventURL      string         // the address of the event the scenario created
+	eventName     string         // its name when created
+	eventBodySent map[string]any // the body it was created with
+	created       int            // events created by this scenario
+	eventCount    int            // the number of events counted earlier
+	pages         []page         // the pages of a walk through the event list
 
 	last     *httpexpect.Response // the last answer
 	lastBody string
@@ -66,6 +75,8 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerTokenSteps(sc)
 		s.registerServiceSteps(sc)
 		s.registerConfigSteps(sc)
+		s.registerLinkSteps(sc)
+		s.registerEventSteps(sc)
 	}
 }
 

@@ -17,6 +17,11 @@ type Target struct {
 	// Launcher starts an in-process reference server for each scenario. It
 	// is nil for a remote target, where @local scenarios cannot run.
 	Launcher Launcher
+	// EventBody is a JSON object the target's POST /api/events accepts.
+	// Empty: DefaultEventBody.
+	EventBody []byte
+	// RunID marks the names of the events a run creates.
+	RunID string
 }
 
 // Credentials are the secrets a run uses. They are masked in every message

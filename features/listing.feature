@@ -1,0 +1,83 @@
+Feature: Listing events
+  Anyone may list the events. What the list offers depends on the caller:
+  a caller with a valid access token is also offered the link to create an
+  event.
+
+  @spec @API-2 @SVC-5
+  Scenario: Anyone can list the events without a token
+    When a caller lists the events
+    Then the answer has status 200
+
+  @spec @API-3 @SVC-3
+  Scenario: An anonymous caller is offered reading links only
+    When a caller lists the events
+    Then the answer offers the links "self, profile, get-an-event"
+    And the answer does not offer the link "create-new-event"
+
+  @spec @API-4 @SVC-3
+  Scenario: A caller with a valid token is also offered to create an event
+    Given the user has a token
+    When the user lists the events
+    Then the answer offers the links "self, profile, get-an-event, create-new-event"
+
+  @spec @API-2 @API-3
+  Scenario: A caller with an invalid token is served as anonymous
+    When a caller with an invalid token lists the events
+    Then the answer has status 200
+    And the answer does not offer the link "create-new-event"
+
+  @spec @API-5 @writes
+  Scenario: Paging links appear only where there is a page to go to
+    Given the user has created 3 events
+    When a caller walks through the event list by following its "next" links
+    Then the first page has no "prev" link
+    And every page reached through "next" holds events
+    And the last page has no "next" link
+    And following "prev" from each later page leads back to the page before it
+
+  @ref @API-5 @API-11 @local
+  Scenario: The reference server pages by "page" and "size"
+    Given the user has created 5 events
+    When a caller lists the events 2 per page
+    Then the page holds 2 events
+    And the page reports 5 events in 3 pages, this being page 0
+    And the answer offers the links "first, self, next, last"
+    And the answer does not offer the link "prev"
+    When the caller follows the "next" link
+    Then the page holds 2 events
+    And the answer offers the links "first, prev, self, next, last"
+    When the caller follows the "last" link
+    Then the page holds 1 event
+    And the page reports 5 events in 3 pages, this being page 2
+    And the answer offers the link "prev"
+    And the answer does not offer the link "next"
+
+  @ref @API-11 @local
+  Scenario: The reference server sorts by any event property
+    Given the user has created events named "Bravo, Alpha, Charlie"
+    When a caller lists the events sorted by "name,desc"
+    Then the events are listed in the order "Charlie, Bravo, Alpha"
+    When a caller lists the events sorted by "name,asc"
+    Then the events are listed in the order "Alpha, Bravo, Charlie"
+
+  @ref @API-11 @API-10
+  Scenario: Each listed event links to itself, and the event link is a template
+    Given the user has created an event
+    When a caller lists the events
+    Then every listed event links to itself
+    And the "get-an-event" link is a URI template
+
+  @ref @API-11
+  Scenario Outline: Bad paging parameters are refused
+    When a caller lists the events with the query "<query>"
+    Then the answer is a validation error on "<field>"
+
+    Examples:
+      | query             | field |
+      | page=-1           | page  |
+      | page=first        | page  |
+      | size=0            | size  |
+      | size=1001         | size  |
+      | size=ten          | size  |
+      | sort=nosuch,asc   | sort  |
+      | sort=name,upwards | sort  |

@@ -1,0 +1,46 @@
+@writes
+Feature: Reading an event
+  Anyone may read an event. The manager of the event, calling with a valid
+  access token, is also offered the link to update it; nobody else is.
+
+  Background:
+    Given the user has created an event
+
+  @spec @API-7 @SVC-5
+  Scenario: Anyone can read an event without a token
+    When a caller reads the event
+    Then the answer has status 200
+
+  @spec @API-8 @SVC-3
+  Scenario: The manager is offered the update link
+    When the user reads the event
+    Then the answer offers the link "update-event"
+
+  @spec @API-8 @SVC-3
+  Scenario: An anonymous caller is not offered the update link
+    When a caller reads the event
+    Then the answer does not offer the link "update-event"
+
+  @spec @API-8
+  Scenario: Another user is not offered the update link
+    Given the other user has a token
+    When the other user reads the event
+    Then the answer does not offer the link "update-event"
+
+  @ref @API-8 @API-11
+  Scenario: The reference server shows the event, its manager and its links
+    When the user reads the event
+    Then the answer is an event in status "DRAFT" with a manager
+    And the answer offers the links "self, query-events, update-event, profile"
+    And every link of the answer is an absolute address
+
+  @ref @API-11
+  Scenario Outline: An event that does not exist is not found
+    When a caller reads the event "<id>" through the "get-an-event" link of the event list
+    Then the answer has status 404
+
+    Examples:
+      | id                    |
+      | 987654321             |
+      | not-a-number          |
+      | 99999999999999999999  |
