@@ -14,6 +14,7 @@ import (
 
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
+	"eventsvc/server/event"
 	"eventsvc/server/oauth"
 )
 
@@ -30,6 +31,8 @@ type Options struct {
 	Config *config.Config
 	// Clock tells the time for token validity. Default: clock.System{}.
 	Clock clock.Clock
+	// Events stores the events. Default: an empty event.NewMemory().
+	Events event.Store
 }
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
@@ -38,9 +41,10 @@ const ShutdownTimeout = 10 * time.Second
 // Server is the reference server. Its state (tokens) lives in memory and is
 // gone when it stops.
 type Server struct {
-	app   *fiber.App
-	store *oauth.Store
-	token *oauth.TokenEndpoint
+	app    *fiber.App
+	store  *oauth.Store
+	token  *oauth.TokenEndpoint
+	events event.Store
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -52,10 +56,14 @@ func New(opts Options) *Server {
 	if opts.Clock == nil {
 		opts.Clock = clock.System{}
 	}
+	if opts.Events == nil {
+		opts.Events = event.NewMemory()
+	}
 	store := oauth.NewStore(opts.Clock)
 	s := &Server{
-		store: store,
-		token: &oauth.TokenEndpoint{Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store},
+		events: opts.Events,
+		store:  store,
+		token:  &oauth.TokenEndpoint{Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store},
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc",
@@ -76,6 +84,10 @@ func (s *Server) routes() {
 	s.app.All("/oauth/authorize", s.handleAuthorize)
 
 	s.app.Get("/api", s.handleIndex)
+	s.app.Get("/api/events", s.handleListEvents)
+	s.app.Post("/api/events", s.handleCreateEvent)
+	s.app.Get("/api/events/:id", s.handleGetEvent)
+	s.app.Put("/api/events/:id", s.handleUpdateEvent)
 }
 
 // App returns the Fiber application, for tests that call app.Test.

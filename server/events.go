@@ -1,0 +1,319 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/event"
+	"eventsvc/server/hal"
+	"eventsvc/server/oauth"
+)
+
+// Paging defaults and bounds of GET /api/events.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 1000
+)
+
+// eventView is an event as the API shows it.
+type eventView struct {
+	ID                      int64        `json:"id"`
+	Name                    string       `json:"name"`
+	Description             string       `json:"description"`
+	BeginEnrollmentDateTime string       `json:"beginEnrollmentDateTime"`
+	CloseEnrollmentDateTime string       `json:"closeEnrollmentDateTime"`
+	BeginEventDateTime      string       `json:"beginEventDateTime"`
+	EndEventDateTime        string       `json:"endEventDateTime"`
+	Location                *string      `json:"location"`
+	BasePrice               int          `json:"basePrice"`
+	MaxPrice                int          `json:"maxPrice"`
+	LimitOfEnrollment       int          `json:"limitOfEnrollment"`
+	Offline                 bool         `json:"offline"`
+	Free                    bool         `json:"free"`
+	EventStatus             event.Status `json:"eventStatus"`
+	Manager                 managerView  `json:"manager"`
+	Links                   hal.Links    `json:"_links"`
+}
+
+// managerView shows who manages an event: the account id only, never its
+// email or password.
+type managerView struct {
+	ID int64 `json:"id"`
+}
+
+func view(e event.Event, links hal.Links) eventView {
+	v := eventView{
+		ID: e.ID, Name: e.Name, Description: e.Description,
+		BeginEnrollmentDateTime: e.BeginEnrollmentDateTime.Format(event.DateTimeLayout),
+		CloseEnrollmentDateTime: e.CloseEnrollmentDateTime.Format(event.DateTimeLayout),
+		BeginEventDateTime:      e.BeginEventDateTime.Format(event.DateTimeLayout),
+		EndEventDateTime:        e.EndEventDateTime.Format(event.DateTimeLayout),
+		BasePrice:               e.BasePrice, MaxPrice: e.MaxPrice, LimitOfEnrollment: e.LimitOfEnrollment,
+		Offline: e.Offline, Free: e.Free, EventStatus: e.Status,
+		Manager: managerView{ID: e.ManagerID},
+		Links:   links,
+	}
+	if e.Location != "" {
+		loc := e.Location
+		v.Location = &loc
+	}
+	return v
+}
+
+// addresses of the API, absolute (reference rule API-10).
+func eventsURL(c *fiber.Ctx) string { return c.BaseURL() + "/api/events" }
+func eventURL(c *fiber.Ctx, id int64) string {
+	return eventsURL(c) + "/" + strconv.FormatInt(id, 10)
+}
+func profileURL(c *fiber.Ctx, anchor string) string {
+	return c.BaseURL() + "/docs/index.html#" + anchor
+}
+
+// isManager reports whether the caller has a valid token and manages e.
+func isManager(c *fiber.Ctx, e event.Event) bool {
+	t := caller(c)
+	return t != nil && t.AccountID == e.ManagerID
+}
+
+// eventLinks are the links of one event; update-event only for its
+// manager (spec API-8).
+func eventLinks(c *fiber.Ctx, e event.Event, profile string) hal.Links {
+	self := eventURL(c, e.ID)
+	links := hal.Links{
+		"self":         {Href: self},
+		"query-events": {Href: eventsURL(c)},
+		"profile":      {Href: profileURL(c, profile)},
+	}
+	if isManager(c, e) {
+		links["update-event"] = hal.Link{Href: self}
+	}
+	return links
+}
+
+// handleListEvents is GET /api/events (spec API-2 to API-5).
+func (s *Server) handleListEvents(c *fiber.Ctx) error {
+	q, sortParam, verr := pageQuery(c)
+	if verr != nil {
+		return s.writeValidation(c, verr)
+	}
+	page, err := s.events.List(q)
+	if err != nil {
+		return fmt.Errorf("list events: %w", err)
+	}
+	items := make([]eventView, len(page.Events))
+	for i, e := range page.Events {
+		items[i] = view(e, hal.Links{"self": {Href: eventURL(c, e.ID)}})
+	}
+	totalPages := (page.Total + q.Size - 1) / q.Size
+	pageURL := func(n int) string {
+		v := url.Values{"page": {strconv.Itoa(n)}, "size": {strconv.Itoa(q.Size)}}
+		if sortParam != "" {
+			v.Set("sort", sortParam)
+		}
+		return eventsURL(c) + "?" + v.Encode()
+	}
+	links := hal.Links{
+		"self":         {Href: pageURL(q.Page)},
+		"first":        {Href: pageURL(0)},
+		"last":         {Href: pageURL(max(totalPages-1, 0))},
+		"profile":      {Href: profileURL(c, "resources-events-list")},
+		"get-an-event": {Href: eventsURL(c) + "/{id}", Templated: true},
+	}
+	if q.Page > 0 {
+		links["prev"] = hal.Link{Href: pageURL(min(q.Page-1, max(totalPages-1, 0)))}
+	}
+	if q.Page+1 < totalPages {
+		links["next"] = hal.Link{Href: pageURL(q.Page + 1)}
+	}
+	if caller(c) != nil {
+		links["create-new-event"] = hal.Link{Href: eventsURL(c)}
+	}
+	body := map[string]any{
+		"_links": links,
+		"page":   map[string]int{"size": q.Size, "totalElements": page.Total, "totalPages": totalPages, "number": q.Page},
+	}
+	if len(items) > 0 {
+		body["_embedded"] = map[string]any{"eventList": items}
+	}
+	return hal.Write(c, fiber.StatusOK, body)
+}
+
+// pageQuery reads page, size and sort=property[,asc|desc]. Each may appear
+// once.
+func pageQuery(c *fiber.Ctx) (event.Query, string, *event.ValidationError) {
+	q := event.Query{Size: DefaultPageSize}
+	var errs []event.FieldError
+	fail := func(field, code, value, format string, args ...any) {
+		errs = append(errs, event.FieldError{Field: field, ObjectName: "pageable", Code: code, RejectedValue: value, DefaultMessage: fmt.Sprintf(format, args...)})
+	}
+	args := c.Request().URI().QueryArgs()
+	single := func(name string) (string, bool) {
+		values := args.PeekMulti(name)
+		if len(values) > 1 {
+			fail(name, "repeated", string(values[1]), "%s may be given once", name)
+			return "", false
+		}
+		if len(values) == 0 {
+			return "", false
+		}
+		return string(values[0]), true
+	}
+	if v, ok := single("page"); ok {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			fail("page", event.CodeTypeMismatch, v, "page must be a whole number, counted from 0")
+		case n < 0:
+			fail("page", event.CodeMin, v, "page must not be negative")
+		case n > math.MaxInt32:
+			fail("page", event.CodeTypeMismatch, v, "page is too large")
+		default:
+			q.Page = n
+		}
+	}
+	if v, ok := single("size"); ok {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			fail("size", event.CodeTypeMismatch, v, "size must be a whole number")
+		case n < 1 || n > MaxPageSize:
+			fail("size", "Range", v, "size must be from 1 to %d", MaxPageSize)
+		default:
+			q.Size = n
+		}
+	}
+	sortParam, _ := single("sort")
+	if sortParam != "" {
+		prop, dir, _ := strings.Cut(sortParam, ",")
+		switch {
+		case !event.Sortable(prop):
+			fail("sort", "unknownProperty", sortParam, "events can be sorted by %s", strings.Join(event.SortableProperties(), ", "))
+		case dir == "" || strings.EqualFold(dir, "asc"):
+			q.Sort = prop
+		case strings.EqualFold(dir, "desc"):
+			q.Sort, q.Desc = prop, true
+		default:
+			fail("sort", event.CodeTypeMismatch, sortParam, "the sort direction must be asc or desc")
+		}
+	}
+	if errs != nil {
+		return q, "", &event.ValidationError{Errors: errs}
+	}
+	return q, sortParam, nil
+}
+
+// handleCreateEvent is POST /api/events (spec API-6): the caller becomes the
+// event's manager.
+func (s *Server) handleCreateEvent(c *fiber.Ctx) error {
+	if err := requireJSON(c); err != nil {
+		return err
+	}
+	in, err := event.Decode(c.Body())
+	if err != nil {
+		return s.writeValidation(c, err)
+	}
+	e := event.Event{Status: event.Draft, ManagerID: caller(c).AccountID}
+	in.Apply(&e)
+	created, err := s.events.Create(e)
+	if err != nil {
+		return fmt.Errorf("create event: %w", err)
+	}
+	c.Location(eventURL(c, created.ID))
+	return hal.Write(c, fiber.StatusCreated, view(created, eventLinks(c, created, "resources-events-create")))
+}
+
+// eventID reads the {id} of the path; a malformed one is a missing event.
+func eventID(c *fiber.Ctx) (int64, error) {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	if err != nil || id < 1 {
+		return 0, fiber.ErrNotFound
+	}
+	return id, nil
+}
+
+// handleGetEvent is GET /api/events/{id} (spec API-7, API-8).
+func (s *Server) handleGetEvent(c *fiber.Ctx) error {
+	id, err := eventID(c)
+	if err != nil {
+		return err
+	}
+	e, err := s.events.Get(id)
+	if errors.Is(err, event.ErrNotFound) {
+		return fiber.ErrNotFound
+	} else if err != nil {
+		return fmt.Errorf("read event: %w", err)
+	}
+	return hal.Write(c, fiber.StatusOK, view(e, eventLinks(c, e, "resources-events-get")))
+}
+
+// errNotManager refuses an update by someone other than the manager.
+var errNotManager = oauth.ErrAccessDenied.WithDescription("only the manager of the event may update it")
+
+// handleUpdateEvent is PUT /api/events/{id} (spec API-9, AUTH-6). The checks
+// come in this order: token (the resource server), the event exists (404),
+// the caller manages it (403), the body (400).
+func (s *Server) handleUpdateEvent(c *fiber.Ctx) error {
+	id, err := eventID(c)
+	if err != nil {
+		return err
+	}
+	bodyErr := requireJSON(c)
+	var in event.Input
+	if bodyErr == nil {
+		in, bodyErr = event.Decode(c.Body())
+	}
+	manager := caller(c).AccountID
+	updated, err := s.events.Update(id, func(e *event.Event) error {
+		if e.ManagerID != manager {
+			return errNotManager
+		}
+		if bodyErr != nil {
+			return bodyErr
+		}
+		in.Apply(e)
+		return nil
+	})
+	var verr *event.ValidationError
+	switch {
+	case errors.Is(err, event.ErrNotFound):
+		return fiber.ErrNotFound
+	case errors.As(err, &verr):
+		return s.writeValidation(c, verr)
+	case err != nil:
+		return err
+	}
+	return hal.Write(c, fiber.StatusOK, view(updated, eventLinks(c, updated, "resources-events-update")))
+}
+
+// requireJSON refuses a body that is not declared as JSON with 415.
+func requireJSON(c *fiber.Ctx) error {
+	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return &oauth.Error{
+		Code:        "unsupported_media_type",
+		Description: "the body must be JSON (Content-Type: application/json)",
+		Status:      http.StatusUnsupportedMediaType,
+	}
+}
+
+// writeValidation sends 400 with the errors and a link to the API root.
+func (s *Server) writeValidation(c *fiber.Ctx, err error) error {
+	var verr *event.ValidationError
+	if !errors.As(err, &verr) {
+		return err
+	}
+	return hal.Write(c, fiber.StatusBadRequest, map[string]any{
+		"content": verr.Errors,
+		"_links":  hal.Links{"index": {Href: c.BaseURL() + "/api"}},
+	})
+}
