@@ -9,7 +9,7 @@ import (
 	"eventsvc/steps"
 )
 
-// Default tag expressions (docs/running-against-staging.md): a remote target
+// Default tag expressions (README, "The conformance suite"): a remote target
 // is checked against what the specification states; the in-process reference
 // server against everything but real-time waits.
 const (

@@ -8,9 +8,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"eventsvc/server"
 	"eventsvc/server/config"
+	"eventsvc/server/event"
 	"eventsvc/server/secret"
 )
 
@@ -22,9 +24,9 @@ const (
 )
 
 const usage = `usage:
-  eventsvc serve [-addr HOST:PORT] [-config FILE]
+  eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
       start the reference server (default address :8080, default
-      configuration: the embedded demo credentials)
+      configuration: the embedded demo credentials, 25 demo events)
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
@@ -55,6 +57,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "address to listen on, HOST:PORT")
 	file := fs.String("config", "", "configuration file of clients and accounts (default: the embedded demo credentials)")
+	demoEvents := fs.Int("demo-events", 25, "number of sample events to start with, managed in turn by each account (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -78,7 +81,18 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	srv := server.New(server.Options{Config: cfg})
+	if *demoEvents < 0 {
+		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
+		return exitUsage
+	}
+	events := event.NewMemory()
+	for _, e := range event.Demo(*demoEvents, accountIDs(cfg), time.Now()) {
+		if _, err := events.Create(e); err != nil {
+			fmt.Fprintf(stderr, "eventsvc: cannot start: demo events: %v\n", err)
+			return exitError
+		}
+	}
+	srv := server.New(server.Options{Config: cfg, Events: events})
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
 	} else {
@@ -86,6 +100,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
+	if *demoEvents > 0 {
+		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -108,6 +125,18 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		return exitOK
 	}
+}
+
+// accountIDs lists the ids of the configured accounts, which a
+// configuration file numbers from 1 in the order it lists them.
+func accountIDs(cfg *config.Config) []int64 {
+	var ids []int64
+	for id := int64(1); id <= int64(cfg.Accounts.Len()); id++ {
+		if _, ok := cfg.Accounts.ByID(id); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // displayURL is the address a person on this machine can open.
