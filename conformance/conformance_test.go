@@ -19,3 +19,20 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSlowScenariosInProcess runs the @slow scenarios, which wait in real
+// time against a remote target, against the in-process server, where the
+// waits move the server's clock and take no time.
+func TestSlowScenariosInProcess(t *testing.T) {
+	if os.Getenv("BASE_URL") != "" {
+		t.Skip("BASE_URL is set: @slow scenarios against a deployment run only when CONFORMANCE_TAGS selects them")
+	}
+	o, err := FromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Tags, o.TestingT, o.NoSummary = "@slow", t, true
+	if err := Run(o); err != nil {
+		t.Fatal(err)
+	}
+}

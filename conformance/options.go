@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -46,9 +48,17 @@ func FromEnv(getenv func(string) string) (Options, error) {
 		OtherPass:     or("CONFORMANCE_OTHER_PASSWORD", d.OtherPass),
 	}
 	o := Options{ReportDir: getenv("CONFORMANCE_REPORT_DIR")}
+	var eventBody []byte
+	if file := getenv("CONFORMANCE_EVENT_FILE"); file != "" {
+		b, err := readEventFile(file)
+		if err != nil {
+			return Options{}, err
+		}
+		eventBody = b
+	}
 	base := strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: runID()}
+		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: runID(), EventBody: eventBody}
 		o.Tags = or("CONFORMANCE_TAGS", InProcessTags)
 		return o, nil
 	}
@@ -56,10 +66,24 @@ func FromEnv(getenv func(string) string) (Options, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Options{}, fmt.Errorf("BASE_URL %q is not an http or https address", base)
 	}
-	o.Target = steps.Target{BaseURL: base, Credentials: creds, RunID: runID()}
+	o.Target = steps.Target{BaseURL: base, Credentials: creds, RunID: runID(), EventBody: eventBody}
 	o.Tags = or("CONFORMANCE_TAGS", RemoteTags)
 	return o, nil
 }
 
 // runID names one run: the time it started, to the second, in UTC.
 func runID() string { return time.Now().UTC().Format("20060102T150405Z") }
+
+// readEventFile reads CONFORMANCE_EVENT_FILE: one JSON object, the body of
+// a new event on the target.
+func readEventFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("CONFORMANCE_EVENT_FILE: %w", err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("CONFORMANCE_EVENT_FILE %s: not a JSON object", path)
+	}
+	return b, nil
+}

@@ -48,10 +48,28 @@ type Options struct {
 	Features fs.FS
 	// Concurrency is how many scenarios run at once. Default: 1.
 	Concurrency int
+	// ReadOnly leaves out the scenarios that create or change data
+	// (@writes).
+	ReadOnly bool
+	// NoSummary leaves out the per-rule summary at the end.
+	NoSummary bool
+}
+
+// SelectedTags returns the tag expression a run with these options selects by.
+func (o Options) SelectedTags() string {
+	tags := strings.TrimSpace(o.Tags)
+	if o.ReadOnly {
+		if tags != "" {
+			tags += " && "
+		}
+		tags += "~@writes"
+	}
+	return tags
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
-// fails its scenario.
+// fails its scenario. A remote target is checked by Preflight first. At the
+// end it prints a verdict for every rule.
 func Run(o Options) error {
 	if o.Output == nil {
 		o.Output = os.Stdout
@@ -59,17 +77,27 @@ func Run(o Options) error {
 	if o.Features == nil {
 		o.Features = features.FS
 	}
+	if err := Preflight(o.Target); err != nil {
+		return err
+	}
+	reportDir := o.ReportDir
+	if reportDir == "" {
+		tmp, err := os.MkdirTemp("", "conformance-")
+		if err != nil {
+			return fmt.Errorf("create a report directory: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		reportDir = tmp
+	}
+	if err := os.MkdirAll(reportDir, 0o755); err != nil {
+		return fmt.Errorf("create report directory: %w", err)
+	}
 	format := "pretty"
 	if o.TestingT != nil {
 		format = "progress"
 	}
-	if o.ReportDir != "" {
-		if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
-			return fmt.Errorf("create report directory: %w", err)
-		}
-		format += ",junit:" + filepath.Join(o.ReportDir, JUnitReport) +
-			",cucumber:" + filepath.Join(o.ReportDir, CucumberReport)
-	}
+	cucumber := filepath.Join(reportDir, CucumberReport)
+	format += ",junit:" + filepath.Join(reportDir, JUnitReport) + ",cucumber:" + cucumber
 	suite := godog.TestSuite{
 		Name:                "event-service-conformance",
 		ScenarioInitializer: steps.Initializer(o.Target),
@@ -78,14 +106,22 @@ func Run(o Options) error {
 			Output:      o.Output,
 			Strict:      true,
 			NoColors:    true,
-			Tags:        strings.TrimSpace(o.Tags),
+			Tags:        o.SelectedTags(),
 			FS:          o.Features,
 			Paths:       []string{"."},
 			TestingT:    o.TestingT,
 			Concurrency: o.Concurrency,
 		},
 	}
-	if suite.Run() != 0 {
+	status := suite.Run()
+	if !o.NoSummary {
+		results, err := Summarize(cucumber)
+		if err != nil {
+			return err
+		}
+		WriteSummary(o.Output, results)
+	}
+	if status != 0 {
 		return ErrFailed
 	}
 	return nil

@@ -58,3 +58,18 @@ Feature: How long tokens stay valid
     And the answer challenges the caller to authenticate with "Bearer" and error "invalid_token"
     And the error description mentions "expired"
     And the answer does not repeat the access token
+
+  @spec @LIM-1 @slow
+  Scenario: An access token stops working once the lifetime it was issued with has passed
+    Given the user has a token
+    When the lifetime announced with the access token has passed
+    Then the access token is refused by the resource server
+
+  @spec @LIM-2 @slow
+  Scenario: A refresh token stops working 3600 seconds after issue
+    Given the user has a token
+    When 3600 seconds have passed since the token was issued
+    And the client asks for a token with:
+      | grant_type | refresh_token     |
+      | token      | the refresh token |
+    Then no token is issued

@@ -168,7 +168,7 @@ func sep(address string) string {
 func (s *scenario) listWithBasic() error {
 	address := s.eventsAddress()
 	if address != "" {
-		s.expect(s.at("GET", address, "").WithBasicAuth(s.creds.ClientID, s.creds.ClientSecret))
+		s.expect(withClientAuth(s.at("GET", address, ""), s.creds.ClientID, s.creds.ClientSecret))
 	}
 	return s.done()
 }
@@ -258,10 +258,14 @@ func (s *scenario) prevLeadsBack() error {
 	return nil
 }
 
-// embeddedItems returns the items of a HAL list: the elements of the arrays
-// under "_embedded".
+// embeddedItems returns the items of a list: the elements of the arrays
+// under "_embedded" (HAL), or, where there is no "_embedded", of the
+// top-level arrays. The specification does not show the list's shape.
 func embeddedItems(doc map[string]any) []map[string]any {
-	embedded, _ := doc["_embedded"].(map[string]any)
+	embedded, ok := doc["_embedded"].(map[string]any)
+	if !ok {
+		embedded = doc
+	}
 	var items []map[string]any
 	for _, v := range embedded {
 		list, _ := v.([]any)
@@ -512,7 +516,7 @@ func (s *scenario) sendNewEventWithBasic() error {
 		return err
 	}
 	if address := s.eventsAddress(); address != "" {
-		s.expect(s.at("POST", address, "").WithBasicAuth(s.creds.ClientID, s.creds.ClientSecret).WithJSON(body))
+		s.expect(withClientAuth(s.at("POST", address, ""), s.creds.ClientID, s.creds.ClientSecret).WithJSON(body))
 	}
 	return s.done()
 }

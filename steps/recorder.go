@@ -42,11 +42,17 @@ func (r *recorder) fail(format string, args ...any) { r.Errorf(format, args...) 
 // Request records the request about to be sent.
 func (r *recorder) Request(req *http.Request) {
 	var body []byte
-	if req.GetBody != nil {
+	switch {
+	case req.GetBody != nil:
 		if rc, err := req.GetBody(); err == nil {
 			body, _ = io.ReadAll(rc)
 			rc.Close()
 		}
+	case req.Body != nil && req.Body != http.NoBody:
+		body, _ = io.ReadAll(req.Body)
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n", req.Method, r.redactor.String(req.URL.String()))

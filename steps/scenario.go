@@ -37,8 +37,10 @@ type scenario struct {
 
 	accessToken, refreshToken string
 	previousAccessToken       string
-	otherToken                string // the other user's access token
-	badToken                  string // a made-up token
+	otherToken                string    // the other user's access token
+	expiresIn                 int64     // expires_in of the last token issued
+	issuedAt                  time.Time // when it was issued
+	badToken                  string    // a made-up token
 
 	eventURL      string         // the address of the event the scenario created
 	eventName     string         // its name when created

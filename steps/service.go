@@ -51,6 +51,8 @@ func (s *scenario) registerServiceSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer does not redirect$`, s.doesNotRedirect)
 	sc.Step(`^no answer in this scenario set a cookie$`, s.noCookies)
 	sc.Step(`^(\d+) (?:more )?seconds? pass(?:es)?$`, s.timePasses)
+	sc.Step(`^the lifetime announced with the access token has passed$`, func() error { return s.wait(time.Duration(s.expiresIn) * time.Second) })
+	sc.Step(`^(\d+) seconds have passed since the token was issued$`, s.waitSinceIssue)
 }
 
 func (s *scenario) bearer(req *httpexpect.Request, token string) *httpexpect.Request {
@@ -65,9 +67,20 @@ func (s *scenario) protected(token string) *httpexpect.Response {
 	return s.expect(s.bearer(s.e.GET(protectedPath), token))
 }
 
+// tokenAccepted checks that the resource server takes the token as valid,
+// by what the specification says a valid token changes: the event list
+// offers it the link to create an event (spec API-4), and a request that
+// needs a token is not refused.
 func (s *scenario) tokenAccepted(token string) error {
 	if token == "" {
 		return fmt.Errorf("the scenario holds no access token")
+	}
+	if err := s.listEvents(token, ""); err != nil {
+		return err
+	}
+	if _, ok := s.links()["create-new-event"]; !ok {
+		s.rec.fail("the event list, read with the access token, does not offer \"create-new-event\": the token was not accepted")
+		return s.done()
 	}
 	code := s.protected(token).Raw().StatusCode
 	if code == http.StatusUnauthorized || code == http.StatusForbidden {
@@ -76,9 +89,19 @@ func (s *scenario) tokenAccepted(token string) error {
 	return s.done()
 }
 
+// tokenRefused is the opposite of tokenAccepted: the event list serves the
+// token's bearer as anonymous (spec API-2, API-3), and a request that needs
+// a token is refused.
 func (s *scenario) tokenRefused(token string) error {
 	if token == "" {
 		return fmt.Errorf("the scenario holds no such access token")
+	}
+	if err := s.listEvents(token, ""); err != nil {
+		return err
+	}
+	if _, ok := s.links()["create-new-event"]; ok {
+		s.rec.fail("the event list, read with the access token, offers \"create-new-event\": the token was accepted")
+		return s.done()
 	}
 	s.protected(token)
 	return s.refusedAsUnauthenticated()
@@ -245,6 +268,35 @@ func (s *scenario) noCookies() error {
 		return fmt.Errorf("answers set cookies: %s", strings.Join(c, "; "))
 	}
 	return nil
+}
+
+// slowMargin is added to a real-time wait against a remote target, for the
+// clocks of two machines and the time requests take.
+const slowMargin = 2 * time.Second
+
+// wait lets d pass: in-process by moving the server's clock, against a
+// remote target in real time, plus slowMargin (@slow scenarios).
+func (s *scenario) wait(d time.Duration) error {
+	if d < 0 {
+		d = 0
+	}
+	if s.instance != nil {
+		s.instance.Advance(d)
+		return nil
+	}
+	time.Sleep(d + slowMargin)
+	return nil
+}
+
+// waitSinceIssue lets n seconds pass since the last token was issued. The
+// in-process server's clock moved only when told to, so there the whole
+// span passes; in real time, what has already passed is counted.
+func (s *scenario) waitSinceIssue(n int) error {
+	d := time.Duration(n) * time.Second
+	if s.instance == nil {
+		d -= time.Since(s.issuedAt)
+	}
+	return s.wait(d)
 }
 
 func (s *scenario) timePasses(seconds string) error {

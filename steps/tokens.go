@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
@@ -118,9 +120,15 @@ func (s *scenario) params(table *godog.Table) ([][2]string, error) {
 func (s *scenario) tokenRequest() *httpexpect.Request {
 	req := s.e.POST(tokenPath)
 	if !s.clientAuth.none {
-		req = req.WithBasicAuth(s.clientAuth.id, s.clientAuth.secret)
+		req = withClientAuth(req, s.clientAuth.id, s.clientAuth.secret)
 	}
 	return req
+}
+
+// withClientAuth adds HTTP Basic client credentials, form-encoded before
+// the base64 encoding as RFC 6749 §2.3.1 requires.
+func withClientAuth(req *httpexpect.Request, id, secret string) *httpexpect.Request {
+	return req.WithBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
 }
 
 func (s *scenario) askForToken(table *godog.Table) error {
@@ -188,6 +196,10 @@ func (s *scenario) tokenIsIssued() error {
 		return err
 	}
 	raw := obj.Raw()
+	if n, ok := raw["expires_in"].(float64); ok {
+		s.expiresIn = int64(n)
+	}
+	s.issuedAt = time.Now()
 	access, _ := raw["access_token"].(string)
 	s.learn(access)
 	s.previousAccessToken, s.accessToken = s.accessToken, access

@@ -1,0 +1,15 @@
+// Command conformance is the Event Service conformance suite as one binary,
+// with the features embedded, for CI jobs that check a deployment without a
+// checkout:
+//
+//	conformance -base-url https://staging.example [-tags EXPR] [-report-dir DIR] [-read-only] [-list]
+//
+// Credentials come from the CONFORMANCE_* variables (docs/running-against-a-deployment.md).
+// Without -base-url it checks an in-process reference server.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"eventsvc/docs"
+	"eventsvc/features"
+)
+
+// TestEveryRuleHasAScenarioAndEveryScenarioARule keeps the features and the
+// rule catalogue (docs/rules.md) in step.
+func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
+	scenarios, err := LoadScenarios(features.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]docs.Rule{}
+	for _, r := range docs.Rules() {
+		rules[r.ID] = r
+	}
+	if len(rules) == 0 {
+		t.Fatal("the rule catalogue lists no rules")
+	}
+	checked := map[string]int{}
+	for _, sc := range scenarios {
+		where := sc.URI + ": " + sc.Name
+		ids := sc.Rules()
+		if len(ids) == 0 {
+			t.Errorf("%s: no rule tag", where)
+		}
+		spec, ref := sc.Has("@spec"), sc.Has("@ref")
+		if spec == ref {
+			t.Errorf("%s: needs exactly one of @spec and @ref", where)
+		}
+		for _, id := range ids {
+			r, ok := rules[id]
+			if !ok {
+				t.Errorf("%s: tag @%s names no rule of docs/rules.md", where, id)
+				continue
+			}
+			if spec && r.Kind == "ref" {
+				t.Errorf("%s: a @spec scenario cannot check %s, a reference choice", where, id)
+			}
+			checked[id]++
+		}
+		if sc.Has("@local") && sc.Has("@slow") {
+			t.Errorf("%s: @local and @slow together never run", where)
+		}
+	}
+	for _, id := range sortedKeys(rules) {
+		if checked[id] == 0 {
+			t.Errorf("rule %s has no scenario", id)
+		}
+	}
+}
+
+func TestMatchTagsFollowsGodog(t *testing.T) {
+	tags := []string{"@spec", "@AUTH-6", "@writes"}
+	tests := []struct {
+		expr string
+		want bool
+	}{
+		{"", true},
+		{"@spec", true},
+		{"@ref", false},
+		{"@spec && ~@local && ~@slow", true},
+		{"@spec && ~@writes", false},
+		{"@ref,@AUTH-6", true},
+		{"~@spec", false},
+		{"@ref,~@local", true},
+	}
+	for _, tt := range tests {
+		if got := MatchTags(tt.expr, tags); got != tt.want {
+			t.Errorf("MatchTags(%q) = %v, want %v", tt.expr, got, tt.want)
+		}
+	}
+}
+
+func TestRuleCatalogueMatchesTheSpecification(t *testing.T) {
+	// The catalogue is the ids of RULES.md; when the shared spec is beside
+	// the checkout, check that none was added or dropped there.
+	rules := docs.Rules()
+	if len(rules) < 40 {
+		t.Fatalf("the catalogue lists %d rules", len(rules))
+	}
+	for _, r := range rules {
+		if strings.TrimSpace(r.Statement) == "" {
+			t.Errorf("rule %s has no statement", r.ID)
+		}
+	}
+}
