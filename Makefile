@@ -4,15 +4,18 @@
 #   make test                 everything: vet, formatting, unit tests and the
 #                             conformance suite against an in-process server,
 #                             all under the race detector
-#   make conformance          the suite alone; against a deployment with
-#                             BASE_URL=https://staging.example
-#   make build                bin/eventsvc
+#   make conformance          the suite alone, with reports in reports/;
+#                             against a deployment with
+#                             BASE_URL=https://staging.example (READ_ONLY=1
+#                             leaves out the scenarios that write)
+#   make build                bin/eventsvc and bin/conformance
 
 GO         ?= go
 ADDR       ?= :8080
 CONFIG     ?=
 BASE_URL   ?=
 REPORT_DIR ?= reports
+READ_ONLY  ?=
 
 .PHONY: run test vet fmt-check unit conformance build clean
 
@@ -34,11 +37,11 @@ unit:
 	BASE_URL= $(GO) test -race -count=1 ./...
 
 conformance:
-	BASE_URL=$(BASE_URL) CONFORMANCE_REPORT_DIR=$(abspath $(REPORT_DIR)) \
-		$(GO) test -count=1 -v ./conformance -run '^TestConformance$$'
+	BASE_URL=$(BASE_URL) $(GO) run ./cmd/conformance -report-dir $(REPORT_DIR) $(if $(READ_ONLY),-read-only)
 
 build:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc
+	$(GO) build -o bin/conformance ./cmd/conformance
 
 clean:
 	rm -rf bin $(REPORT_DIR)

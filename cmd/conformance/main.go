@@ -4,7 +4,8 @@
 //
 //	conformance -base-url https://staging.example [-tags EXPR] [-report-dir DIR] [-read-only] [-list]
 //
-// Credentials come from the CONFORMANCE_* variables (docs/running-against-a-deployment.md).
+// Credentials come from the CONFORMANCE_* variables
+// (docs/running-against-a-deployment.md).
 // Without -base-url it checks an in-process reference server.
 package main
 
