@@ -2,7 +2,10 @@
 // validation of a client's body, and the store.
 package event
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is the lifecycle state of an event.
 type Status string
@@ -39,17 +42,6 @@ type Event struct {
 
 // compute sets the computed fields from the others.
 func (e *Event) compute() {
-	e.Offline = trimmed(e.Location) != ""
+	e.Offline = strings.TrimSpace(e.Location) != ""
 	e.Free = e.BasePrice == 0 && e.MaxPrice == 0
-}
-
-func trimmed(s string) string {
-	start, end := 0, len(s)
-	for start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\n' || s[start] == '\r') {
-		start++
-	}
-	for end > start && (s[end-1] == ' ' || s[end-1] == '\t' || s[end-1] == '\n' || s[end-1] == '\r') {
-		end--
-	}
-	return s[start:end]
 }

@@ -1,7 +1,6 @@
 package event
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -85,8 +84,7 @@ var dateLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"}
 func Decode(body []byte) (Input, error) {
 	var in Input
 	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&fields); err != nil || fields == nil || dec.More() {
+	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return in, &ValidationError{Errors: []FieldError{{
 			ObjectName: ObjectName, Code: CodeNotAnObject,
 			DefaultMessage: "the body must be one JSON object with the event's fields",
@@ -221,7 +219,9 @@ func (v *validator) count(name string) int {
 		return 0
 	}
 	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	// json.Number also takes a string holding a number ("3"): a number
+	// must be written as one.
+	if c := raw[0]; (c != '-' && (c < '0' || c > '9')) || json.Unmarshal(raw, &n) != nil {
 		v.fail(name, CodeTypeMismatch, raw, "%s must be a whole number", name)
 		return 0
 	}

@@ -144,6 +144,10 @@ func (m *Memory) Update(id int64, change func(*Event) error) (Event, error) {
 	next.ID = id
 	next.compute()
 	for prop := range m.indexes {
+		if sortKeys[prop](old, &next) == 0 {
+			m.replace(prop, old, &next) // same place in this order
+			continue
+		}
 		m.remove(prop, old)
 		m.insert(prop, &next)
 	}
@@ -224,10 +228,24 @@ func (m *Memory) insert(prop string, e *Event) {
 	m.indexes[prop] = index
 }
 
-func (m *Memory) remove(prop string, e *Event) {
+// position finds e in the index of prop, or returns -1.
+func (m *Memory) position(prop string, e *Event) int {
 	index, less := m.indexes[prop], m.less(prop)
 	i := sort.Search(len(index), func(i int) bool { return !less(index[i], e) })
 	if i < len(index) && index[i] == e {
-		m.indexes[prop] = append(index[:i], index[i+1:]...)
+		return i
+	}
+	return -1
+}
+
+func (m *Memory) replace(prop string, old, next *Event) {
+	if i := m.position(prop, old); i >= 0 {
+		m.indexes[prop][i] = next
+	}
+}
+
+func (m *Memory) remove(prop string, e *Event) {
+	if i := m.position(prop, e); i >= 0 {
+		m.indexes[prop] = append(m.indexes[prop][:i], m.indexes[prop][i+1:]...)
 	}
 }
