@@ -13,6 +13,11 @@ import (
 	"eventsvc/features"
 )
 
+// writingStep matches the steps that create or change events on the target:
+// a scenario with one must be tagged @writes, so -read-only leaves it out.
+// A request that the target must refuse does not count.
+var writingStep = regexp.MustCompile(`^the user (has created|creates|updates)|^the user sends (a new event|the body|an update)`)
+
 // TestEveryRuleHasAScenarioAndEveryScenarioARule keeps the features and the
 // rule catalogue (docs/rules.md) in step.
 func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
@@ -48,6 +53,13 @@ func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
 				t.Errorf("%s: a @spec scenario cannot check %s, a reference choice", where, id)
 			}
 			checked[id]++
+		}
+		if !sc.Has("@writes") && !sc.Has("@local") {
+			for _, step := range sc.Steps {
+				if writingStep.MatchString(step) {
+					t.Errorf("%s: the step %q writes to the target, but the scenario is not tagged @writes", where, step)
+				}
+			}
 		}
 		if sc.Has("@local") && sc.Has("@slow") {
 			t.Errorf("%s: @local and @slow together never run", where)

@@ -19,6 +19,7 @@ type Scenario struct {
 	Name    string   // the scenario's name
 	URI     string   // the feature file
 	Tags    []string // with their @, such as "@spec", "@AUTH-6"
+	Steps   []string // the text of each step, background steps first
 }
 
 var ruleTag = regexp.MustCompile(`^@([A-Z]+-[0-9]+)$`)
@@ -65,6 +66,9 @@ func LoadScenarios(fsys fs.FS) ([]Scenario, error) {
 			sc := Scenario{Feature: doc.Feature.Name, Name: pickle.Name, URI: p}
 			for _, t := range pickle.Tags {
 				sc.Tags = append(sc.Tags, t.Name)
+			}
+			for _, st := range pickle.Steps {
+				sc.Steps = append(sc.Steps, st.Text)
 			}
 			out = append(out, sc)
 		}

@@ -60,7 +60,7 @@ Feature: Listing events
     When a caller lists the events sorted by "name,asc"
     Then the events are listed in the order "Alpha, Bravo, Charlie"
 
-  @ref @API-11 @API-10
+  @ref @API-11 @API-10 @writes
   Scenario: Each listed event links to itself, and the event link is a template
     Given the user has created an event
     When a caller lists the events
