@@ -22,11 +22,27 @@ const preflightTimeout = 15 * time.Second
 // Preflight checks, before any scenario runs, that a remote target answers
 // and takes the run's credentials, so that a wrong address or wrong
 // credentials give one clear line instead of a page of step failures. Its
-// messages hold no secret.
-func Preflight(target steps.Target) error {
+// messages hold no secret. It returns the target, with
+// Credentials.BasicAsIs set when the target takes the client credentials
+// only as they are, not form-encoded (RFC 6749 §2.3.1).
+func Preflight(target steps.Target) (steps.Target, error) {
 	if target.BaseURL == "" {
-		return nil
+		return target, nil
 	}
+	err := preflight(target)
+	c := target.Credentials
+	encodingChanges := url.QueryEscape(c.ClientID) != c.ClientID || url.QueryEscape(c.ClientSecret) != c.ClientSecret
+	if err != nil && encodingChanges && !c.BasicAsIs {
+		asIs := target
+		asIs.Credentials.BasicAsIs = true
+		if preflight(asIs) == nil {
+			return asIs, nil
+		}
+	}
+	return target, err
+}
+
+func preflight(target steps.Target) error {
 	client := &http.Client{Timeout: preflightTimeout}
 	resp, err := client.Get(target.BaseURL + "/api")
 	if err != nil {
@@ -50,7 +66,11 @@ func Preflight(target steps.Target) error {
 			return fmt.Errorf("%w: %v", ErrPreflight, err)
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+		if c.BasicAsIs {
+			req.SetBasicAuth(c.ClientID, c.ClientSecret)
+		} else {
+			req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			return fmt.Errorf("%w: cannot reach the token endpoint of %s: %v", ErrPreflight, target.BaseURL, err)

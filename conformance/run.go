@@ -77,9 +77,11 @@ func Run(o Options) error {
 	if o.Features == nil {
 		o.Features = features.FS
 	}
-	if err := Preflight(o.Target); err != nil {
+	target, err := Preflight(o.Target)
+	if err != nil {
 		return err
 	}
+	o.Target = target
 	reportDir := o.ReportDir
 	if reportDir == "" {
 		tmp, err := os.MkdirTemp("", "conformance-")

@@ -8,6 +8,7 @@ Feature: Who may do what
   Scenario: Client credentials do not authenticate a write
     When the client's credentials are sent with HTTP Basic in a new event to the event list
     Then the request is refused as unauthenticated
+    And no event with the name sent was created
 
   @spec @AUTH-1 @AUTH-2
   Scenario: Client credentials on a read count for nothing

@@ -119,6 +119,15 @@ Feature: Obtaining tokens
       Then the token request is refused with status 401 and error "invalid_client"
       And the answer challenges the caller to authenticate with "Basic"
 
+    @spec @TOK-1
+    Scenario: A token request without client authentication gets no token
+      Given the client sends no client credentials
+      When the client asks for a token with:
+        | grant_type | password            |
+        | username   | the user's email    |
+        | password   | the user's password |
+      Then no token is issued
+
     @ref @TOK-1 @TOK-11
     Scenario: A token request without client authentication is refused
       Given the client sends no client credentials

@@ -21,9 +21,16 @@ Feature: Creating and updating events
     And the answer is an event in status "DRAFT" with a manager
 
   @spec @AUTH-3 @SVC-5
-  Scenario: Creating an event without a token is refused
+  Scenario: Creating an event without a token is refused, and creates nothing
     When a caller without a token sends a new event to the event list
     Then the request is refused as unauthenticated
+    And no event with the name sent was created
+
+  @spec @AUTH-3 @SVC-4
+  Scenario: Creating an event with a made-up token is refused, and creates nothing
+    When a caller with an invalid token sends a new event to the event list
+    Then the request is refused as unauthenticated
+    And no event with the name sent was created
 
   @ref @AUTH-3 @AUTH-7
   Scenario: The reference server refuses a creation without a token with 401 and changes nothing

@@ -46,6 +46,8 @@ type scenario struct {
 	eventName     string         // its name when created
 	eventBodySent map[string]any // the body it was created with
 	created       int            // events created by this scenario
+	sentName      string         // the name in the last new-event body sent
+	nonce         string         // marks the names of this scenario's events
 	eventCount    int            // the number of events counted earlier
 	pages         []page         // the pages of a walk through the event list
 

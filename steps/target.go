@@ -30,6 +30,10 @@ type Credentials struct {
 	ClientID, ClientSecret   string
 	Username, Password       string // the manager in write scenarios
 	OtherUsername, OtherPass string // a second account, not the manager
+	// BasicAsIs sends the client id and secret in the Basic header as
+	// they are, for a target that does not form-decode them (RFC 6749
+	// §2.3.1 says it should). It only matters when encoding changes them.
+	BasicAsIs bool
 }
 
 // Secrets returns the values to mask.

@@ -31,18 +31,13 @@ type TokenEndpoint struct {
 // Exchange handles one token request, given the raw Authorization header,
 // Content-Type header and body. It returns the response to send, or an
 // *Error. The client is authenticated first, so that nothing about the
-// request is answered to an unknown client.
+// request is answered to an unknown client. Its credentials are
+// form-decoded (RFC 6749 §2.3.1); when they do not match so, they are tried
+// as sent, for clients that do not form-encode them.
 func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte) (TokenResponse, error) {
-	id, secret, err := ParseBasic(authorization)
+	client, err := e.authenticateClient(authorization)
 	if err != nil {
 		return TokenResponse{}, err
-	}
-	client, err := e.Clients.Authenticate(id, secret)
-	if err != nil {
-		if errors.Is(err, ErrClientNotAuthenticated) {
-			return TokenResponse{}, ErrInvalidClient.WithDescription("client authentication failed")
-		}
-		return TokenResponse{}, fmt.Errorf("authenticate client: %w", err)
 	}
 	form, err := ParseForm(contentType, body)
 	if err != nil {
@@ -84,4 +79,29 @@ func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte)
 		ExpiresIn:    issued.ExpiresIn,
 		Scope:        strings.Join(issued.Scopes, " "),
 	}, nil
+}
+
+// authenticateClient checks the Basic credentials: form-decoded (RFC 6749
+// §2.3.1) first, then, when they do not match or do not decode, as sent,
+// for clients such as curl -u that do not form-encode them.
+func (e *TokenEndpoint) authenticateClient(authorization string) (Client, error) {
+	id, secret, parseErr := ParseBasic(authorization)
+	rawID, rawSecret, rawOK := rawBasic(authorization)
+	err := parseErr
+	var client Client
+	if parseErr == nil {
+		client, err = e.Clients.Authenticate(id, secret)
+	}
+	if (parseErr != nil || errors.Is(err, ErrClientNotAuthenticated)) && rawOK && rawID != "" && (rawID != id || rawSecret != secret) {
+		client, err = e.Clients.Authenticate(rawID, rawSecret)
+	}
+	switch {
+	case err == nil:
+		return client, nil
+	case errors.Is(err, ErrClientNotAuthenticated):
+		return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
+	case errors.Is(err, ErrInvalidClient):
+		return Client{}, err
+	}
+	return Client{}, fmt.Errorf("authenticate client: %w", err)
 }

@@ -44,6 +44,21 @@ func ParseBasic(header string) (id, secret string, err error) {
 	return id, secret, nil
 }
 
+// rawBasic returns the client id and secret of a Basic header as sent,
+// without the form-decoding of ParseBasic, for clients such as curl -u that
+// do not form-encode them.
+func rawBasic(header string) (id, secret string, ok bool) {
+	scheme, payload, _ := strings.Cut(header, " ")
+	if !strings.EqualFold(scheme, "Basic") {
+		return "", "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(payload))
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Cut(string(raw), ":")
+}
+
 // ParseForm reads a token request body, which must be form-encoded (spec
 // TOK-2). Failures are ErrInvalidRequest.
 func ParseForm(contentType string, body []byte) (url.Values, error) {
