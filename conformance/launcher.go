@@ -111,27 +111,15 @@ func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
 			{Email: c.Username, StoredPassword: user, Roles: []string{"USER"}},
 		}
 	}
-	type clientEntry struct {
-		ClientID             string   `json:"clientId"`
-		ClientSecret         string   `json:"clientSecret"`
-		AuthorizedGrantTypes []string `json:"authorizedGrantTypes"`
-		Scopes               []string `json:"scopes"`
-		ResourceIDs          []string `json:"resourceIds"`
-	}
-	type accountEntry struct {
-		Email    string   `json:"email"`
-		Password string   `json:"password"`
-		Roles    []string `json:"roles"`
-	}
-	var doc struct {
-		Clients  []clientEntry  `json:"clients"`
-		Accounts []accountEntry `json:"accounts"`
-	}
+	var doc config.File
 	for _, cl := range cfg.Clients {
-		doc.Clients = append(doc.Clients, clientEntry{cl.ID, cl.StoredSecret, cl.GrantTypes, cl.Scopes, cl.ResourceIDs})
+		doc.Clients = append(doc.Clients, config.ClientEntry{
+			ClientID: cl.ID, ClientSecret: cl.StoredSecret, AuthorizedGrantTypes: cl.GrantTypes,
+			Scopes: cl.Scopes, ResourceIDs: cl.ResourceIDs,
+		})
 	}
 	for _, a := range cfg.Accounts {
-		doc.Accounts = append(doc.Accounts, accountEntry{a.Email, a.StoredPassword, a.Roles})
+		doc.Accounts = append(doc.Accounts, config.AccountEntry{Email: a.Email, Password: a.StoredPassword, Roles: a.Roles})
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }

@@ -50,15 +50,21 @@ var (
 	ErrNoAccounts = errors.New("no accounts")
 )
 
-// file is the shape of a configuration file. Its entries are decoded one by
+// File is a configuration file, for programs that write one.
+type File struct {
+	Clients  []ClientEntry  `json:"clients"`
+	Accounts []AccountEntry `json:"accounts"`
+}
+
+// file is the shape of a configuration file as Parse reads it. Its entries are decoded one by
 // one, so that an error can name the entry.
 type file struct {
 	Clients  []json.RawMessage `json:"clients"`
 	Accounts []json.RawMessage `json:"accounts"`
 }
 
-// clientEntry is one element of "clients".
-type clientEntry struct {
+// ClientEntry is one element of "clients" in a configuration file.
+type ClientEntry struct {
 	ClientID             string   `json:"clientId"`
 	ClientSecret         string   `json:"clientSecret"`
 	AuthorizedGrantTypes []string `json:"authorizedGrantTypes"`
@@ -66,8 +72,8 @@ type clientEntry struct {
 	ResourceIDs          []string `json:"resourceIds"`
 }
 
-// accountEntry is one element of "accounts".
-type accountEntry struct {
+// AccountEntry is one element of "accounts" in a configuration file.
+type AccountEntry struct {
 	Email    string   `json:"email"`
 	Password string   `json:"password"`
 	Roles    []string `json:"roles"`
@@ -115,7 +121,7 @@ func parse(r io.Reader) (*Config, error) {
 
 	clients := make([]oauth.Client, len(f.Clients))
 	for i, raw := range f.Clients {
-		var e clientEntry
+		var e ClientEntry
 		if err := decode(raw, &e, false); err != nil {
 			_ = json.Unmarshal(raw, &e) // best effort, for the id in the message
 			return nil, fmt.Errorf("client %d %q: %w", i+1, e.ClientID, err)
@@ -135,7 +141,7 @@ func parse(r io.Reader) (*Config, error) {
 
 	accounts := make([]account.Account, len(f.Accounts))
 	for i, raw := range f.Accounts {
-		var e accountEntry
+		var e AccountEntry
 		if err := decode(raw, &e, false); err != nil {
 			_ = json.Unmarshal(raw, &e) // best effort, for the email in the message
 			return nil, fmt.Errorf("account %d %q: %w", i+1, e.Email, err)
