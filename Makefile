@@ -9,6 +9,9 @@
 #                             BASE_URL=https://staging.example (READ_ONLY=1
 #                             leaves out the scenarios that write)
 #   make build                bin/eventsvc and bin/conformance
+#   make docs                 regenerate the documentation page from the
+#                             features and the server (make test fails
+#                             when it is out of date)
 
 GO         ?= go
 ADDR       ?= :8080
@@ -17,7 +20,7 @@ BASE_URL   ?=
 REPORT_DIR ?= reports
 READ_ONLY  ?=
 
-.PHONY: run test vet fmt-check unit conformance build clean
+.PHONY: run test vet fmt-check unit conformance build docs clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -38,6 +41,9 @@ unit:
 
 conformance:
 	BASE_URL=$(BASE_URL) $(GO) run ./cmd/conformance -report-dir $(REPORT_DIR) $(if $(READ_ONLY),-read-only)
+
+docs:
+	$(GO) run ./cmd/docgen
 
 build:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc

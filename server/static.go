@@ -2,7 +2,6 @@ package server
 
 import (
 	"embed"
-	"errors"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -43,17 +42,19 @@ func publicFiles() fiber.Handler {
 			return fiber.ErrNotFound
 		}
 		path := c.Path()
-		if path == "/docs" {
+		switch {
+		case path == "/docs":
 			path = "/docs/index.html"
+		case strings.HasSuffix(path, "/"):
+			path += "index.html"
 		}
-		err := filesystem.SendFile(c, files, path)
-		if errors.Is(err, fiber.ErrForbidden) { // a folder without index.html
+		// Anything that cannot be opened in the embedded set, a folder
+		// without index.html included, is not there for the client.
+		if err := filesystem.SendFile(c, files, path); err != nil {
 			return fiber.ErrNotFound
 		}
-		if err == nil {
-			c.Set(fiber.HeaderCacheControl, "public, max-age=300")
-		}
-		return err
+		c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+		return nil
 	}
 }
 

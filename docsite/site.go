@@ -1,0 +1,137 @@
+// Package docsite renders the API documentation served at
+// /docs/index.html: the features as readable documentation, grouped by the
+// rules of the specification, with request and answer examples recorded
+// from the reference server. `make docs` writes it; a test fails when the
+// committed page is not what the features and the server give today.
+package docsite
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"regexp"
+	"strings"
+
+	"eventsvc/docs"
+)
+
+// Path is where the page is committed, from the module root.
+const Path = "server/static/docs/index.html"
+
+// Anchors are the sections the server's profile links point at, with the
+// overview sections.
+var Anchors = []string{
+	"overview-authentication", "overview-errors",
+	"resources-index-access", "resources-events-list", "resources-events-create",
+	"resources-events-get", "resources-events-update",
+}
+
+//go:embed page.html.tmpl
+var pageTemplate string
+
+// RuleSection is one section of the rule catalogue, such as AUTH.
+type RuleSection struct {
+	Code, Title string
+	Rules       []*RuleDoc
+}
+
+// RuleDoc is one rule with the scenarios that check it. A scenario that
+// checks several rules is written out under the first and linked from the
+// others.
+type RuleDoc struct {
+	docs.Rule
+	Scenarios []*Scenario
+	SeeAlso   []*Scenario
+}
+
+// page is what the template renders.
+type page struct {
+	Sections  []*RuleSection
+	Exchanges map[string][]Exchange
+	Features  []*Feature
+	Count     int
+}
+
+var sectionHeading = regexp.MustCompile(`^## ([A-Z]+) — (.+)$`)
+
+// Render builds the page from the features, the rule catalogue and the
+// recorded exchanges.
+func Render(features fs.FS, exchanges []Exchange) ([]byte, error) {
+	feats, err := LoadFeatures(features)
+	if err != nil {
+		return nil, err
+	}
+	p := page{Exchanges: map[string][]Exchange{}, Features: feats}
+	for _, e := range exchanges {
+		p.Exchanges[e.Anchor] = append(p.Exchanges[e.Anchor], e)
+	}
+	rules := map[string]*RuleDoc{}
+	var section *RuleSection
+	byID := map[string]docs.Rule{}
+	for _, r := range docs.Rules() {
+		byID[r.ID] = r
+	}
+	for _, line := range strings.Split(docs.RuleCatalogue, "\n") {
+		if m := sectionHeading.FindStringSubmatch(line); m != nil {
+			section = &RuleSection{Code: m[1], Title: m[2]}
+			p.Sections = append(p.Sections, section)
+			continue
+		}
+		for id, r := range byID {
+			if section != nil && strings.HasPrefix(line, "| "+id+" |") {
+				rd := &RuleDoc{Rule: r}
+				rules[id] = rd
+				section.Rules = append(section.Rules, rd)
+			}
+		}
+	}
+	for _, f := range feats {
+		for _, sc := range f.Scenarios {
+			p.Count++
+			for i, id := range sc.Rules {
+				rd, ok := rules[id]
+				if !ok {
+					return nil, fmt.Errorf("%s: scenario %q names rule %s, which docs/rules.md does not list", f.File, sc.Name, id)
+				}
+				if i == 0 {
+					rd.Scenarios = append(rd.Scenarios, sc)
+				} else {
+					rd.SeeAlso = append(rd.SeeAlso, sc)
+				}
+			}
+		}
+	}
+	t, err := template.New("page").Funcs(template.FuncMap{
+		"paragraphs": paragraphs,
+		"code":       code,
+		"first":      func(sc *Scenario) string { return sc.Rules[0] },
+	}).Parse(pageTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("parse the page template: %w", err)
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, p); err != nil {
+		return nil, fmt.Errorf("render the page: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// paragraphs splits a description at blank lines.
+func paragraphs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, "\n\n") {
+		if p = strings.TrimSpace(strings.ReplaceAll(p, "\n", " ")); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var backticks = regexp.MustCompile("`([^`]+)`")
+
+// code renders `text` in a catalogue statement as <code>.
+func code(s string) template.HTML {
+	return template.HTML(backticks.ReplaceAllString(template.HTMLEscapeString(s), "<code>$1</code>"))
+}
