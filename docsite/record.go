@@ -114,6 +114,7 @@ func (r *recorder) script() error {
 		{anchor: "overview-errors", title: "Another user may not update the event", method: "PUT", path: "/api/events/1", token: otherAccess, json: event("Taken over")},
 		{anchor: "overview-errors", title: "A write without a token", method: "POST", path: "/api/events", json: event("Anonymous")},
 		{anchor: "overview-errors", title: "An invalid event", method: "POST", path: "/api/events", token: access, json: `{"name": "", "description": "d", "beginEnrollmentDateTime": "2026-11-23T10:00:00", "closeEnrollmentDateTime": "2026-11-24T10:00:00", "beginEventDateTime": "2026-11-25T18:00:00", "endEventDateTime": "2026-11-20T21:00:00", "basePrice": 300, "maxPrice": 200}`},
+		{anchor: "overview-errors", title: "The authorization endpoint: no client may use a redirect-based grant", method: "GET", path: "/oauth/authorize?response_type=code&client_id=myApp&redirect_uri=http%3A%2F%2Flocalhost%3A9000%2Fcallback"},
 		{anchor: "overview-errors", title: "A wrong password at the token endpoint", method: "POST", path: "/oauth/token", basic: [2]string{"myApp", "pass"}, form: url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"wrong"}}},
 	}
 	for _, s := range steps {
