@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"time"
+	"unicode/utf8"
 )
 
 // ObjectName names the validated object in field errors, as the original
@@ -14,14 +15,15 @@ const ObjectName = "eventDto"
 
 // Validation codes of FieldError.
 const (
-	CodeNotEmpty     = "NotEmpty"     // a required text is missing or empty
-	CodeNotNull      = "NotNull"      // a required date-time is missing
-	CodeMin          = "Min"          // a number is negative
-	CodeTypeMismatch = "typeMismatch" // a value of the wrong type or format
-	CodeNotAllowed   = "notAllowed"   // a property the client may not set, or none the event has
-	CodeWrongValue   = "wrongValue"   // the end comes before another date-time
-	CodeWrongPrices  = "wrongPrices"  // the base price is above a non-zero maximum price (global)
-	CodeNotAnObject  = "notAnObject"  // the body is not a JSON object (global)
+	CodeNotEmpty     = "NotEmpty"        // a required text is missing or empty
+	CodeNotNull      = "NotNull"         // a required date-time is missing
+	CodeMin          = "Min"             // a number is negative
+	CodeTypeMismatch = "typeMismatch"    // a value of the wrong type or format
+	CodeNotAllowed   = "notAllowed"      // a property the client may not set, or none the event has
+	CodeWrongValue   = "wrongValue"      // the end comes before another date-time
+	CodeWrongPrices  = "wrongPrices"     // the base price is above a non-zero maximum price (global)
+	CodeNotAnObject  = "notAnObject"     // the body is not a JSON object (global)
+	CodeNotUTF8      = "invalidEncoding" // the body is not UTF-8 (global)
 )
 
 // FieldError is one reason a body was refused. Field is empty for a global
@@ -83,6 +85,12 @@ var dateLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"}
 // returns the input, or a *ValidationError that lists every problem found.
 func Decode(body []byte) (Input, error) {
 	var in Input
+	if !utf8.Valid(body) {
+		return in, &ValidationError{Errors: []FieldError{{
+			ObjectName: ObjectName, Code: CodeNotUTF8,
+			DefaultMessage: "the body must be UTF-8 encoded JSON",
+		}}}
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return in, &ValidationError{Errors: []FieldError{{
