@@ -16,6 +16,7 @@ import (
 	"eventsvc/server/config"
 	"eventsvc/server/event"
 	"eventsvc/server/oauth"
+	"eventsvc/server/throttle"
 )
 
 // ResourceID is the resource id of this resource server (spec CLI-7): a
@@ -33,6 +34,12 @@ type Options struct {
 	Clock clock.Clock
 	// Events stores the events. Default: an empty event.NewMemory().
 	Events event.Store
+	// LoginFailures is how many failed authentications of one user or one
+	// client from one address, within LoginWindow, lock them out of the
+	// token endpoint for LoginLockout (429 with Retry-After). Zero: the
+	// throttle package's defaults; negative: no limit.
+	LoginFailures             int
+	LoginWindow, LoginLockout time.Duration
 }
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
@@ -63,7 +70,10 @@ func New(opts Options) *Server {
 	s := &Server{
 		events: opts.Events,
 		store:  store,
-		token:  &oauth.TokenEndpoint{Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store},
+		token: &oauth.TokenEndpoint{
+			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
+			Guard: loginGuard(opts),
+		},
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc",
@@ -74,6 +84,24 @@ func New(opts Options) *Server {
 	})
 	s.routes()
 	return s
+}
+
+// loginGuard is the token endpoint's throttle of Options.
+func loginGuard(opts Options) *throttle.Throttle {
+	if opts.LoginFailures < 0 {
+		return nil
+	}
+	failures, window, lockout := opts.LoginFailures, opts.LoginWindow, opts.LoginLockout
+	if failures == 0 {
+		failures = throttle.DefaultFailures
+	}
+	if window == 0 {
+		window = throttle.DefaultWindow
+	}
+	if lockout == 0 {
+		lockout = throttle.DefaultLockout
+	}
+	return throttle.New(failures, window, lockout, opts.Clock)
 }
 
 func (s *Server) routes() {

@@ -3,6 +3,8 @@ package server
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -18,7 +20,8 @@ func (s *Server) handleToken(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderAllow, fiber.MethodPost)
 		return &oauth.Error{Code: "invalid_request", Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed}
 	}
-	resp, err := s.token.Exchange(
+	resp, err := s.token.ExchangeFrom(
+		c.IP(),
 		c.Get(fiber.HeaderAuthorization),
 		c.Get(fiber.HeaderContentType),
 		c.Body(),
@@ -27,6 +30,9 @@ func (s *Server) handleToken(c *fiber.Ctx) error {
 		var oe *oauth.Error
 		if errors.As(err, &oe) && errors.Is(oe, oauth.ErrInvalidClient) {
 			c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="oauth"`)
+		}
+		if oe != nil && oe.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(oe.RetryAfter/time.Second)))
 		}
 		return err
 	}

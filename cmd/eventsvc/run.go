@@ -14,6 +14,7 @@ import (
 	"eventsvc/server/config"
 	"eventsvc/server/event"
 	"eventsvc/server/secret"
+	"eventsvc/server/throttle"
 )
 
 // Exit codes.
@@ -58,6 +59,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	addr := fs.String("addr", ":8080", "address to listen on, HOST:PORT")
 	file := fs.String("config", "", "configuration file of clients and accounts (default: the embedded demo credentials)")
 	demoEvents := fs.Int("demo-events", 25, "number of sample events to start with, managed in turn by each account (0: none)")
+	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint (0: no limit)")
+	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count")
+	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -81,6 +85,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
+	if *loginFailures < 0 || *loginWindow <= 0 || *loginLockout <= 0 {
+		fmt.Fprintln(stderr, "eventsvc serve: -login-failures must not be negative, -login-window and -login-lockout must be positive")
+		return exitUsage
+	}
+	if *loginFailures == 0 {
+		*loginFailures = -1 // server.Options: no limit
+	}
 	if *demoEvents < 0 {
 		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
 		return exitUsage
@@ -92,7 +103,10 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			return exitError
 		}
 	}
-	srv := server.New(server.Options{Config: cfg, Events: events})
+	srv := server.New(server.Options{
+		Config: cfg, Events: events,
+		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
+	})
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
 	} else {

@@ -3,6 +3,7 @@ package oauth
 import (
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Error is an OAuth 2.0 error response: the fields of RFC 6749 §5.2
@@ -17,6 +18,8 @@ type Error struct {
 	Description string `json:"error_description,omitempty"`
 	// Status is the HTTP status code the error is sent with.
 	Status int `json:"-"`
+	// RetryAfter, when set, is sent as the Retry-After header.
+	RetryAfter time.Duration `json:"-"`
 }
 
 // The errors of the token endpoint (RFC 6749 §5.2) and of the resource server
@@ -37,6 +40,11 @@ var (
 	ErrInvalidToken      = &Error{Code: "invalid_token", Status: http.StatusUnauthorized}
 	ErrInsufficientScope = &Error{Code: "insufficient_scope", Status: http.StatusForbidden}
 	ErrAccessDenied      = &Error{Code: "access_denied", Status: http.StatusForbidden}
+
+	// ErrTooManyAttempts refuses a client or a user, from one address,
+	// that failed to authenticate too often (RFC 6749 §4.3.2 asks for
+	// such protection; it defines no error code for it).
+	ErrTooManyAttempts = &Error{Code: "too_many_attempts", Status: http.StatusTooManyRequests}
 )
 
 // Error returns the code and the description.

@@ -1,11 +1,15 @@
 package oauth
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"eventsvc/server/account"
+	"eventsvc/server/throttle"
 )
 
 // TokenTypeBearer is the token_type of every token response (spec TOK-5).
@@ -26,16 +30,31 @@ type TokenEndpoint struct {
 	Clients  *Clients
 	Accounts *account.Registry
 	Store    *Store
+	// Guard refuses, for a while, a client or a user that failed too often
+	// from one address. Nil: no limit.
+	Guard *throttle.Throttle
+
+	// verified remembers client credentials that passed bcrypt, by the
+	// SHA-256 digest of id and secret (never the secret), so that bcrypt
+	// is paid once per client. Only successes are kept: there are as many
+	// as there are clients.
+	verified sync.Map // digest → Client
 }
 
-// Exchange handles one token request, given the raw Authorization header,
+// Exchange is ExchangeFrom for a caller whose address is unknown: the
+// Guard counts all such callers as one.
+func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte) (TokenResponse, error) {
+	return e.ExchangeFrom("", authorization, contentType, body)
+}
+
+// ExchangeFrom handles one token request from the address remote, given the raw Authorization header,
 // Content-Type header and body. It returns the response to send, or an
 // *Error. The client is authenticated first, so that nothing about the
 // request is answered to an unknown client. Its credentials are
 // form-decoded (RFC 6749 §2.3.1); when they do not match so, they are tried
 // as sent, for clients that do not form-encode them.
-func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte) (TokenResponse, error) {
-	client, err := e.authenticateClient(authorization)
+func (e *TokenEndpoint) ExchangeFrom(remote, authorization, contentType string, body []byte) (TokenResponse, error) {
+	client, err := e.authenticateClient(remote, authorization)
 	if err != nil {
 		return TokenResponse{}, err
 	}
@@ -65,7 +84,7 @@ func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte)
 		return TokenResponse{}, ErrUnsupportedGrantType.WithDescription("grant type %q is not supported; use password or refresh_token", grantType)
 	}
 	if grantType == GrantPassword {
-		issued, err = e.passwordGrant(client, form)
+		issued, err = e.passwordGrant(remote, client, form)
 	} else {
 		issued, err = e.refreshGrant(client, form)
 	}
@@ -83,25 +102,57 @@ func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte)
 
 // authenticateClient checks the Basic credentials: form-decoded (RFC 6749
 // §2.3.1) first, then, when they do not match or do not decode, as sent,
-// for clients such as curl -u that do not form-encode them.
-func (e *TokenEndpoint) authenticateClient(authorization string) (Client, error) {
+// for clients such as curl -u that do not form-encode them. A client id
+// that failed too often from remote is refused before any check.
+func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client, error) {
 	id, secret, parseErr := ParseBasic(authorization)
 	rawID, rawSecret, rawOK := rawBasic(authorization)
+	guardID := id
+	if parseErr != nil {
+		guardID = rawID
+	}
+	key := "client\x00" + remote + "\x00" + guardID
+	if left, blocked := e.Guard.Blocked(key); blocked {
+		return Client{}, tooManyAttempts("client", left)
+	}
 	err := parseErr
 	var client Client
 	if parseErr == nil {
-		client, err = e.Clients.Authenticate(id, secret)
+		client, err = e.authenticate(id, secret)
 	}
 	if (parseErr != nil || errors.Is(err, ErrClientNotAuthenticated)) && rawOK && rawID != "" && (rawID != id || rawSecret != secret) {
-		client, err = e.Clients.Authenticate(rawID, rawSecret)
+		client, err = e.authenticate(rawID, rawSecret)
 	}
 	switch {
 	case err == nil:
+		e.Guard.Reset(key)
 		return client, nil
 	case errors.Is(err, ErrClientNotAuthenticated):
+		e.Guard.Fail(key)
 		return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
 	case errors.Is(err, ErrInvalidClient):
 		return Client{}, err
 	}
 	return Client{}, fmt.Errorf("authenticate client: %w", err)
+}
+
+// authenticate checks a client's credentials, with bcrypt the first time.
+func (e *TokenEndpoint) authenticate(id, secret string) (Client, error) {
+	sum := sha256.Sum256([]byte(id + "\x00" + secret))
+	if c, ok := e.verified.Load(sum); ok {
+		return c.(Client), nil
+	}
+	c, err := e.Clients.Authenticate(id, secret)
+	if err == nil {
+		e.verified.Store(sum, c)
+	}
+	return c, err
+}
+
+// tooManyAttempts is the refusal of a guarded key, retry in left.
+func tooManyAttempts(who string, left time.Duration) *Error {
+	secs := int64((left + time.Second - 1) / time.Second)
+	err := ErrTooManyAttempts.WithDescription("too many failed attempts for this %s from this address; try again in %d seconds", who, secs)
+	err.RetryAfter = time.Duration(secs) * time.Second
+	return err
 }
