@@ -1,7 +1,11 @@
 package conformance
 
 import (
+	"bytes"
 	"os"
+	"regexp"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -9,15 +13,63 @@ import (
 // or against BASE_URL when it is set. Each scenario is a subtest:
 //
 //	go test ./conformance -run 'TestConformance/A_wrong_password_gets_no_token'
+//
+// In-process, it then reads the servers' request logs of the whole run:
+// they must tell every request and hold no password, secret or token.
 func TestConformance(t *testing.T) {
 	o, err := FromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.TestingT = t
+	var log syncBuffer
+	if l, ok := o.Target.Launcher.(InProcess); ok {
+		l.Log = &log
+		o.Target.Launcher = l
+	}
 	if err := Run(o); err != nil {
 		t.Fatal(err)
 	}
+	if o.Target.Launcher == nil {
+		return
+	}
+	text := log.String()
+	if !strings.Contains(text, "method=POST path=/oauth/token status=200") {
+		t.Fatalf("the request log does not tell the requests: %.500s", text)
+	}
+	c := o.Target.Credentials
+	for _, line := range strings.Split(text, "\n") {
+		for _, secret := range []string{c.ClientSecret, c.Password, c.OtherPass, "Bearer", "Basic", "access_token"} {
+			if strings.Contains(line, secret) {
+				t.Errorf("the request log holds %q: %s", secret, line)
+			}
+		}
+		if m := tokenShape.FindString(line); m != "" {
+			t.Errorf("the request log holds a token: %s", line)
+		}
+	}
+}
+
+// tokenShape matches a token of the reference server standing alone: 43
+// base64url characters.
+var tokenShape = regexp.MustCompile(`(^|[^A-Za-z0-9_-])[A-Za-z0-9_-]{43}([^A-Za-z0-9_-]|$)`)
+
+// syncBuffer is a bytes.Buffer that servers' goroutines may write to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestSlowScenariosInProcess runs the @slow scenarios, which wait in real

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"time"
 
@@ -36,6 +38,8 @@ type InProcess struct {
 	// Start is the time every new server's clock starts at. Zero: the
 	// machine's time at launch.
 	Start time.Time
+	// Log, when set, receives the servers' request logs.
+	Log io.Writer
 }
 
 // Launch writes cfg as a configuration file, reads it the way `eventsvc
@@ -54,7 +58,11 @@ func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 		start = time.Now()
 	}
 	clk := clock.NewManual(start)
-	srv := server.New(server.Options{Config: conf, Clock: clk})
+	opts := server.Options{Config: conf, Clock: clk}
+	if l.Log != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(l.Log, nil))
+	}
+	srv := server.New(opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen on loopback: %w", err)

@@ -6,6 +6,7 @@ package server
 
 import (
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -40,6 +41,12 @@ type Options struct {
 	// throttle package's defaults; negative: no limit.
 	LoginFailures             int
 	LoginWindow, LoginLockout time.Duration
+	// Logger receives one line per request (requestLog). Nil: no request
+	// log.
+	Logger *slog.Logger
+	// CORSOrigin, when set, is the origin (such as
+	// "http://localhost:3000") whose pages may call the API. Empty: none.
+	CORSOrigin string
 }
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
@@ -82,7 +89,7 @@ func New(opts Options) *Server {
 		BodyLimit:             BodyLimit,
 		ErrorHandler:          errorHandler,
 	})
-	s.routes()
+	s.routes(opts)
 	return s
 }
 
@@ -104,7 +111,14 @@ func loginGuard(opts Options) *throttle.Throttle {
 	return throttle.New(failures, window, lockout, opts.Clock)
 }
 
-func (s *Server) routes() {
+func (s *Server) routes(opts Options) {
+	if opts.Logger != nil {
+		s.app.Use(requestLog(opts.Logger))
+	}
+	s.app.Use(securityHeaders)
+	if opts.CORSOrigin != "" {
+		s.app.Use(corsFor(opts.CORSOrigin))
+	}
 	s.app.Use(publicFiles())
 	s.app.Use(s.resourceServer)
 

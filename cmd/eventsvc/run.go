@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"time"
@@ -26,8 +27,11 @@ const (
 
 const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
+                [-login-failures N] [-login-window D] [-login-lockout D]
+                [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
-      configuration: the embedded demo credentials, 25 demo events)
+      configuration: the embedded demo credentials, 25 demo events);
+      request logs go to standard error
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
@@ -62,6 +66,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint (0: no limit)")
 	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count")
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
+	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
+	quiet := fs.Bool("quiet", false, "write no request log")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -103,10 +109,15 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 			return exitError
 		}
 	}
-	srv := server.New(server.Options{
+	opts := server.Options{
 		Config: cfg, Events: events,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
-	})
+		CORSOrigin: *corsOrigin,
+	}
+	if !*quiet {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	srv := server.New(opts)
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
 	} else {
