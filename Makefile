@@ -3,7 +3,8 @@
 #   make run                  the reference server on :8080, demo credentials
 #   make test                 everything: vet, formatting, unit tests and the
 #                             conformance suite against an in-process server,
-#                             all under the race detector
+#                             all under the race detector, and a short run
+#                             of every fuzz target
 #   make conformance          the suite alone, with reports in reports/;
 #                             against a deployment with
 #                             BASE_URL=https://staging.example (READ_ONLY=1
@@ -19,13 +20,18 @@ CONFIG     ?=
 BASE_URL   ?=
 REPORT_DIR ?= reports
 READ_ONLY  ?=
+FUZZTIME   ?= 2s
+# Fuzz targets as package:Name; make fuzz FUZZTIME=5m for a long run.
+FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
+              server/oauth:FuzzParseForm server/oauth:FuzzExchange \
+              server/event:FuzzDecode server:FuzzPageQuery
 
-.PHONY: run test vet fmt-check unit conformance build docs clean
+.PHONY: run test vet fmt-check unit fuzz conformance build docs clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
 
-test: vet fmt-check unit
+test: vet fmt-check unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -38,6 +44,14 @@ fmt-check:
 # cleared so that a deployment address in the environment is not used.
 unit:
 	BASE_URL= $(GO) test -race -count=1 ./...
+
+# A short run of every fuzz target (their seed corpora also run in unit).
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+		echo "fuzz $${t#*:} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) ./$${t%%:*} > /tmp/fuzz.$$$$.out 2>&1 \
+			|| { cat /tmp/fuzz.$$$$.out; rm -f /tmp/fuzz.$$$$.out; exit 1; }; \
+	done; rm -f /tmp/fuzz.$$$$.out
 
 conformance:
 	BASE_URL=$(BASE_URL) $(GO) run ./cmd/conformance -report-dir $(REPORT_DIR) $(if $(READ_ONLY),-read-only)

@@ -111,7 +111,11 @@ func Decode(body []byte) (Input, error) {
 	in.LimitOfEnrollment = v.count("limitOfEnrollment")
 	for name, raw := range fields {
 		if !v.known[name] {
-			v.fail(name, CodeNotAllowed, raw, "property %q cannot be set by a client", name)
+			field := name
+			if field == "" {
+				field = `""` // an empty name, shown as such: a field error needs a field
+			}
+			v.fail(field, CodeNotAllowed, raw, "property %q cannot be set by a client", name)
 		}
 	}
 	v.sortFieldErrors()

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"eventsvc/server/account"
 	"eventsvc/server/clock"
 	"eventsvc/server/secret"
+	"eventsvc/server/throttle"
 )
 
 // Seeds beyond the f.Add ones live in testdata/fuzz/<FuzzName>/. A short run
@@ -219,10 +221,19 @@ const (
 	fuzzRefreshToken = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 )
 
+// Limits of the fuzzed endpoint's Guard: 3 failures within 15 minutes lock a
+// key for 5 minutes, on a manual clock that FuzzExchange moves one minute
+// forward before each exchange, so that locks come and go.
+const (
+	fuzzFailures = 3
+	fuzzWindow   = 15 * time.Minute
+	fuzzLockout  = 5 * time.Minute
+)
+
 // fuzzEndpoint is testEndpoint's endpoint (bcrypt cost 4, client "app",
 // account u@example.com / pw) plus a client "other" with the read scope
-// only, and one refresh token, of "app".
-func fuzzEndpoint(f testing.TB) *TokenEndpoint {
+// only, one refresh token, of "app", and a Guard on the returned clock.
+func fuzzEndpoint(f testing.TB) (*TokenEndpoint, *clock.Manual) {
 	f.Helper()
 	hash := func(s string) string {
 		h, err := secret.Hash([]byte(s), 4)
@@ -257,12 +268,14 @@ func fuzzEndpoint(f testing.TB) *TokenEndpoint {
 	if err != nil || issued.RefreshToken != fuzzRefreshToken {
 		f.Fatalf("setup refresh token %q, %v; want %q", issued.RefreshToken, err, fuzzRefreshToken)
 	}
-	return &TokenEndpoint{Clients: clients, Accounts: accounts, Store: store}
+	guardClock := clock.NewManual(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	guard := throttle.New(fuzzFailures, fuzzWindow, fuzzLockout, guardClock)
+	return &TokenEndpoint{Clients: clients, Accounts: accounts, Store: store, Guard: guard}, guardClock
 }
 
 // The success branch of FuzzExchange is reachable: its seeds get tokens.
 func TestFuzzEndpointGrants(t *testing.T) {
-	e := fuzzEndpoint(t)
+	e, _ := fuzzEndpoint(t)
 	for _, tt := range []struct{ authorization, body string }{
 		{basicHeader("app:" + fuzzSecret), passwordGrant},
 		{basicHeader("app:" + fuzzSecret), "grant_type=refresh_token&token=" + fuzzRefreshToken},
@@ -283,7 +296,9 @@ func TestFuzzEndpointGrants(t *testing.T) {
 //   - it never panics;
 //   - every error is an *Error (errors.As) with a 4xx status, a code and a
 //     description, and an invalid_client description never repeats the
-//     secret of the header (6 bytes or more);
+//     secret of the header (6 bytes or more, not a word of the sentences);
+//   - only too_many_attempts (the Guard) has a Retry-After, and it does:
+//     whole seconds, at most the lockout;
 //   - a success happens only when the header carries, form-decoded or as
 //     sent, the id and the secret of a registered client: "app" with its
 //     secret, or "other" with its secret for the password grant only (the
@@ -291,9 +306,11 @@ func TestFuzzEndpointGrants(t *testing.T) {
 //   - a success is a bearer token response: access and refresh tokens, 600
 //     seconds, scopes among the client's.
 //
-// Each exec costs one to three bcrypt comparisons at cost 4.
+// Each exec costs at most three bcrypt comparisons at cost 4 (verified
+// client credentials are cached by the endpoint). The Guard and the token
+// store keep state from one exec to the next, as a running server does.
 func FuzzExchange(f *testing.F) {
-	e := fuzzEndpoint(f)
+	e, guardClock := fuzzEndpoint(f)
 	f.Add(basicHeader("app:"+fuzzSecret), formMediaType, []byte(passwordGrant+"&scope=read"))
 	f.Add(basicHeader("app:"+fuzzSecret), formMediaType, []byte("grant_type=refresh_token&token="+fuzzRefreshToken))
 	f.Add(basicHeader("other:"+fuzzOtherSecret), formMediaType, []byte(passwordGrant))
@@ -302,6 +319,7 @@ func FuzzExchange(f *testing.F) {
 	_, wrong := e.Exchange(basicHeader("app:x"), formMediaType, nil)
 	vocabulary := basicVocabulary() + "\n" + wrong.Error()
 	f.Fuzz(func(t *testing.T, authorization, contentType string, body []byte) {
+		guardClock.Advance(time.Minute)
 		resp, err := e.Exchange(authorization, contentType, body)
 		id, sec, parseErr := ParseBasic(authorization)
 		rawID, rawSecret, rawOK := rawBasic(authorization)
@@ -313,6 +331,12 @@ func FuzzExchange(f *testing.F) {
 			if oe.Status < 400 || oe.Status > 499 || oe.Code == "" || oe.Description == "" {
 				t.Fatalf("Exchange(%q, %q, %q): error %q status %d description %q; want a 4xx with a code and a description",
 					authorization, contentType, body, oe.Code, oe.Status, oe.Description)
+			}
+			if (oe.Code == ErrTooManyAttempts.Code) != (oe.RetryAfter != 0) {
+				t.Fatalf("Exchange(%q, %q, %q): error %q with Retry-After %v", authorization, contentType, body, oe.Code, oe.RetryAfter)
+			}
+			if oe.RetryAfter < 0 || oe.RetryAfter > fuzzLockout || oe.RetryAfter%time.Second != 0 {
+				t.Fatalf("Exchange(%q, %q, %q): Retry-After %v, want whole seconds up to %v", authorization, contentType, body, oe.RetryAfter, fuzzLockout)
 			}
 			if oe.Code == "invalid_client" {
 				if c, ok := echoes(oe.Description, vocabulary, sec, rawSecret); ok {
