@@ -12,8 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"eventsvc/server/config"
 )
 
 // syncBuffer is a bytes.Buffer that the server's goroutines may write to.
@@ -39,11 +37,7 @@ func (b *syncBuffer) String() string {
 func listenWith(t *testing.T, opts Options) (string, *Server) {
 	t.Helper()
 	if opts.Config == nil {
-		cfg, err := config.Demo()
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Config = cfg
+		opts.Config = testConfig(t)
 	}
 	s := New(opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,20 +1,54 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"net"
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"eventsvc/server/config"
+	"eventsvc/server/secret"
 )
 
-func demoServer(t *testing.T) *Server {
+// testConfig is the demo configuration (client myApp/pass, accounts
+// admin@email.com/admin and user@email.com/user) with its secrets hashed at
+// bcrypt's lowest cost, so that tests that fail many logins stay quick
+// under the race detector. The embedded demo file itself is tested in
+// package config.
+func testConfig(t *testing.T) *config.Config {
 	t.Helper()
-	cfg, err := config.Demo()
+	hash := func(plain string) string {
+		h, err := secret.Hash([]byte(plain), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	f := config.File{
+		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"),
+			AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{ResourceID}}},
+		Accounts: []config.AccountEntry{
+			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
+			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
+		},
+	}
+	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(Options{Config: cfg})
+	cfg, err := config.Parse("test configuration", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func demoServer(t *testing.T) *Server {
+	t.Helper()
+	return New(Options{Config: testConfig(t)})
 }
 
 // A server shut down before its Serve goroutine ran must not leave Serve
