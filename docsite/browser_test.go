@@ -3,7 +3,6 @@ package docsite
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +15,6 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"eventsvc/server"
-	"eventsvc/server/config"
 )
 
 // chromium finds the browser. In CI, where .ci/run installs it, a missing
@@ -44,18 +40,7 @@ func chromium(t *testing.T) string {
 // nothing wider than the screen, and a screenshot in reports/.
 func TestThePageInARealBrowser(t *testing.T) {
 	bin := chromium(t)
-	cfg, err := config.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Options{Config: cfg})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Shutdown()
-	page := "http://" + ln.Addr().String() + "/docs/index.html"
+	page := startServer(t) + "/docs/index.html"
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
@@ -93,7 +78,7 @@ func TestThePageInARealBrowser(t *testing.T) {
 	var shot []byte
 	var text string
 	var scripts, overflow int
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		cdplog.Enable(),
 		runtime.Enable(),
 		emulation.SetDeviceMetricsOverride(390, 844, 2, true),

@@ -66,18 +66,7 @@ func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
 // reference server emits, on a loopback port, and looks its fragment up in
 // the page the same server serves.
 func TestEveryProfileLinkResolvesToAnAnchor(t *testing.T) {
-	cfg, err := config.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Options{Config: cfg})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer srv.Shutdown()
-	base := "http://" + ln.Addr().String()
+	base := startServer(t)
 
 	token := passwordGrant(t, base)
 	event := `{"name":"n","description":"d","beginEnrollmentDateTime":"2026-11-23T10:00:00","closeEnrollmentDateTime":"2026-11-24T10:00:00","beginEventDateTime":"2026-11-25T18:00:00","endEventDateTime":"2026-11-25T21:00:00"}`
@@ -166,4 +155,22 @@ func anchors(page string) map[string]bool {
 		}
 	}
 	return ids
+}
+
+// startServer starts a reference server with the demo configuration on a
+// loopback port, stopped at the end of the test, and returns its address.
+func startServer(t *testing.T) string {
+	t.Helper()
+	cfg, err := config.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Options{Config: cfg})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	return "http://" + ln.Addr().String()
 }
