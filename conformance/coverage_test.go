@@ -3,9 +3,11 @@ package conformance
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,7 +67,7 @@ func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
 			t.Errorf("%s: @local and @slow together never run", where)
 		}
 	}
-	for _, id := range sortedKeys(rules) {
+	for _, id := range slices.Sorted(maps.Keys(rules)) {
 		if checked[id] == 0 {
 			t.Errorf("rule %s has no scenario", id)
 		}

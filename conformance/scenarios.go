@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
@@ -107,14 +106,4 @@ func MatchTags(expr string, tags []string) bool {
 		}
 	}
 	return true
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -221,7 +222,7 @@ func curl(q request, body []byte) string {
 	if q.json != "" {
 		b.WriteString(` \` + "\n     -H 'Content-Type: application/json' -d '" + strings.Join(strings.Fields(string(body)), " ") + "'")
 	}
-	for _, k := range sortedKeys(q.form) {
+	for _, k := range slices.Sorted(maps.Keys(q.form)) {
 		b.WriteString(` \` + "\n     -d " + k + "=" + url.QueryEscape(q.form.Get(k)))
 	}
 	b.WriteString(` \` + "\n     '" + DisplayBase + q.path + "'")
@@ -232,7 +233,7 @@ func requestText(req *http.Request, body []byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\n", req.Method, req.URL.RequestURI())
 	fmt.Fprintf(&b, "Host: %s\n", req.URL.Host)
-	for _, k := range sortedKeys(req.Header) {
+	for _, k := range slices.Sorted(maps.Keys(req.Header)) {
 		v := req.Header.Get(k)
 		if k == "Authorization" && strings.HasPrefix(v, "Basic ") {
 			raw, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(v, "Basic "))
@@ -249,7 +250,7 @@ func requestText(req *http.Request, body []byte) string {
 func responseText(resp *http.Response, body []byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %s\n", resp.Status)
-	for _, k := range sortedKeys(resp.Header) {
+	for _, k := range slices.Sorted(maps.Keys(resp.Header)) {
 		if k == "Date" || k == "Content-Length" {
 			continue
 		}
@@ -265,13 +266,4 @@ func responseText(resp *http.Response, body []byte) string {
 		fmt.Fprintf(&b, "\n%s\n", body)
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

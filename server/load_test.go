@@ -688,22 +688,8 @@ func (w *loadWorker) run(deadline time.Time) {
 // returns its base URL.
 func startLoadServer(tb testing.TB, conf *config.Config) string {
 	tb.Helper()
-	srv := New(Options{Config: conf, Clock: clock.NewManual(time.Now())})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	tb.Cleanup(func() {
-		if err := srv.Shutdown(); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			tb.Errorf("serve: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String()
+	addr, _ := listenWith(tb, Options{Config: conf, Clock: clock.NewManual(time.Now())})
+	return "http://" + addr
 }
 
 // loadClient is a plain client with a bounded transport and timeouts.

@@ -32,20 +32,28 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// listenWith starts a server with opts (the demo configuration unless set)
-// on a loopback port.
-func listenWith(t *testing.T, opts Options) (string, *Server) {
-	t.Helper()
+// listenWith starts a server with opts (testConfig unless a Config is set)
+// on a loopback port, until the test ends, and checks that it stops cleanly.
+func listenWith(tb testing.TB, opts Options) (string, *Server) {
+	tb.Helper()
 	if opts.Config == nil {
-		opts.Config = testConfig(t)
+		opts.Config = testConfig(tb)
 	}
 	s := New(opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	go s.Serve(ln)
-	t.Cleanup(func() { s.Shutdown() })
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	tb.Cleanup(func() {
+		if err := s.Shutdown(); err != nil {
+			tb.Errorf("shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			tb.Errorf("serve: %v", err)
+		}
+	})
 	return ln.Addr().String(), s
 }
 

@@ -18,7 +18,7 @@ import (
 // bcrypt's lowest cost, so that tests that fail many logins stay quick
 // under the race detector. The embedded demo file itself is tested in
 // package config.
-func testConfig(t *testing.T) *config.Config {
+func testConfig(t testing.TB) *config.Config {
 	t.Helper()
 	hash := func(plain string) string {
 		h, err := secret.Hash([]byte(plain), bcrypt.MinCost)

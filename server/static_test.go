@@ -27,16 +27,10 @@ func rawGet(t *testing.T, addr, target, authorization string) *http.Response {
 	return resp
 }
 
+// listen starts a server with testConfig on a loopback port.
 func listen(t *testing.T) string {
-	t.Helper()
-	s := demoServer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Serve(ln)
-	t.Cleanup(func() { s.Shutdown() })
-	return ln.Addr().String()
+	addr, _ := listenWith(t, Options{})
+	return addr
 }
 
 func TestPublicFilesAreServedWhateverTheAuthorizationHeader(t *testing.T) {
