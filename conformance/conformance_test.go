@@ -12,7 +12,7 @@ import (
 // TestConformance runs the suite: against the in-process reference server,
 // or against BASE_URL when it is set. Each scenario is a subtest:
 //
-//	go test ./conformance -run 'TestConformance/A_wrong_password_gets_no_token'
+//	go test ./conformance -run 'TestConformance/A_user_exchanges_their_email_and_password_for_tokens'
 //
 // In-process, it then reads the servers' request logs of the whole run:
 // they must tell every request and hold no password, secret or token.

@@ -18,7 +18,7 @@ import (
 // writingStep matches the steps that create or change events on the target:
 // a scenario with one must be tagged @writes, so -read-only leaves it out.
 // A request that the target must refuse does not count.
-var writingStep = regexp.MustCompile(`^the user (has created|creates|updates)|^the user sends (a new event|the body|an update)`)
+var writingStep = regexp.MustCompile(`^the user (has created|creates|updates)|^the user sends (a new event|the body|an update)|^the event list has more than one page`)
 
 // TestEveryRuleHasAScenarioAndEveryScenarioARule keeps the features and the
 // rule catalogue (docs/rules.md) in step.

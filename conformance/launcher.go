@@ -90,56 +90,58 @@ func (i *instance) Close() error {
 }
 
 // configFile renders cfg in the configuration file format, with the default
-// entries where cfg leaves a list nil.
+// entries where cfg leaves a list nil. Plain secrets and passwords are
+// stored the way `eventsvc hash-password` prints them.
 func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
 	c := l.Credentials
 	if cfg.Clients == nil {
-		stored, err := l.hash(c.ClientSecret)
-		if err != nil {
-			return nil, err
-		}
 		cfg.Clients = []steps.ClientConfig{{
-			ID: c.ClientID, StoredSecret: stored,
+			ID: c.ClientID, Secret: c.ClientSecret,
 			GrantTypes:  []string{oauth.GrantPassword, oauth.GrantRefreshToken},
 			Scopes:      []string{oauth.ScopeRead, oauth.ScopeWrite},
 			ResourceIDs: []string{server.ResourceID},
 		}}
 	}
 	if cfg.Accounts == nil {
-		user, err := l.hash(c.Password)
-		if err != nil {
-			return nil, err
-		}
-		other, err := l.hash(c.OtherPass)
-		if err != nil {
-			return nil, err
-		}
 		cfg.Accounts = []steps.AccountConfig{
-			{Email: c.OtherUsername, StoredPassword: other, Roles: []string{"ADMIN", "USER"}},
-			{Email: c.Username, StoredPassword: user, Roles: []string{"USER"}},
+			{Email: c.OtherUsername, Password: c.OtherPass, Roles: []string{"ADMIN", "USER"}},
+			{Email: c.Username, Password: c.Password, Roles: []string{"USER"}},
 		}
 	}
 	var doc config.File
 	for _, cl := range cfg.Clients {
+		stored, err := l.store(cl.Stored, cl.Secret)
+		if err != nil {
+			return nil, err
+		}
 		doc.Clients = append(doc.Clients, config.ClientEntry{
-			ClientID: cl.ID, ClientSecret: cl.StoredSecret, AuthorizedGrantTypes: cl.GrantTypes,
+			ClientID: cl.ID, ClientSecret: stored, AuthorizedGrantTypes: cl.GrantTypes,
 			Scopes: cl.Scopes, ResourceIDs: cl.ResourceIDs,
 		})
 	}
 	for _, a := range cfg.Accounts {
-		doc.Accounts = append(doc.Accounts, config.AccountEntry{Email: a.Email, Password: a.StoredPassword, Roles: a.Roles})
+		stored, err := l.store(a.Stored, a.Password)
+		if err != nil {
+			return nil, err
+		}
+		doc.Accounts = append(doc.Accounts, config.AccountEntry{Email: a.Email, Password: stored, Roles: a.Roles})
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
 
-func (l InProcess) hash(plain string) (string, error) {
+// store returns stored when it is set, and otherwise plain hashed as
+// `eventsvc hash-password` does, with real bcrypt at l.Cost.
+func (l InProcess) store(stored, plain string) (string, error) {
+	if stored != "" {
+		return stored, nil
+	}
 	cost := l.Cost
 	if cost == 0 {
 		cost = bcrypt.MinCost
 	}
-	stored, err := secret.Hash([]byte(plain), cost)
+	hashed, err := secret.Hash([]byte(plain), cost)
 	if err != nil {
-		return "", fmt.Errorf("hash a default credential: %w", err)
+		return "", fmt.Errorf("hash a configured credential: %w", err)
 	}
-	return stored, nil
+	return hashed, nil
 }

@@ -7,7 +7,7 @@ Feature: The API root
   Scenario: Anyone can read the API root and find the events there
     When a caller reads the API root
     Then the answer has status 200
-    And the answer links to the events
+    And the answer offers the link "events"
 
   @spec @API-10
   Scenario: The link to the events can be followed as it is

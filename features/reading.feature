@@ -12,20 +12,16 @@ Feature: Reading an event
     Then the answer has status 200
 
   @spec @API-8 @SVC-3
-  Scenario: The manager is offered the update link
-    When the user reads the event
-    Then the answer offers the link "update-event"
+  Scenario Outline: Only the manager is offered the update link
+    When <caller> reads the event
+    Then the answer <offers> the link "update-event"
 
-  @spec @API-8 @SVC-3
-  Scenario: An anonymous caller is not offered the update link
-    When a caller reads the event
-    Then the answer does not offer the link "update-event"
-
-  @spec @API-8
-  Scenario: Another user is not offered the update link
-    Given the other user has a token
-    When the other user reads the event
-    Then the answer does not offer the link "update-event"
+    Examples:
+      | caller                         | offers         |
+      | the user                       | offers         |
+      | a caller                       | does not offer |
+      | a caller with an invalid token | does not offer |
+      | the other user                 | does not offer |
 
   @ref @API-8 @API-11
   Scenario: The reference server shows the event, its manager and its links
@@ -40,7 +36,7 @@ Feature: Reading an event
     Then the answer has status 404
 
     Examples:
-      | id                    |
-      | 987654321             |
-      | not-a-number          |
-      | 99999999999999999999  |
+      | id                   |
+      | 987654321            |
+      | not-a-number         |
+      | 99999999999999999999 |

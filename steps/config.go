@@ -2,34 +2,30 @@ package steps
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/cucumber/godog"
 	"golang.org/x/crypto/bcrypt"
-
-	"eventsvc/server/secret"
 )
 
-// configCost is the bcrypt cost of the passwords and secrets the scenarios
-// configure: real bcrypt, at its cheapest, since the scenarios make many.
-const configCost = bcrypt.MinCost
-
+// The steps that configure the in-process reference server (@local). They
+// hand the launcher plain passwords and secrets, which it stores the way
+// `eventsvc hash-password` prints them, or a stored value given as it is.
 func (s *scenario) registerConfigSteps(sc *godog.ScenarioContext) {
-	sc.Step(`^a configuration with the accounts:$`, s.configureAccounts)
-	sc.Step(`^the reference server runs with the accounts:$`, s.runWithAccounts)
-	sc.Step(`^the stored password of "([^"]*)" is "([^"]*)"$`, s.setStoredPassword)
-	sc.Step(`^the stored password of "([^"]*)" starts with "([^"]*)"$`, s.storedPasswordStartsWith)
-	sc.Step(`^a configuration with a client "([^"]*)" for the grant types "([^"]*)" and the resource "([^"]*)"$`, s.configureClient)
-	sc.Step(`^the reference server runs with a client "([^"]*)" for the grant types "([^"]*)" and the resource "([^"]*)"$`, s.runWithClient)
-	sc.Step(`^the stored secret of client "([^"]*)" is "([^"]*)"$`, s.setStoredSecret)
+	sc.Step(`^(a configuration|the reference server runs) with the accounts:$`, func(how string, t *godog.Table) error {
+		return s.andRun(how, s.configureAccounts(t))
+	})
+	sc.Step(`^(a configuration|the reference server runs) with a client "([^"]*)" for the grant types "([^"]*)" and the resource "([^"]*)"$`, func(how, id, grants, resource string) error {
+		return s.andRun(how, s.configureClient(id, grants, resource))
+	})
+	sc.Step(`^the stored (password of|secret of client) "([^"]*)" is (.+)$`, s.setStored)
 	sc.Step(`^the reference server starts with it$`, s.startWithConfig)
-	sc.Step(`^it starts$`, s.itStarts)
-	sc.Step(`^it refuses to start with a message that mentions "([^"]*)"$`, func(a string) error { return s.refusesToStart(a) })
-	sc.Step(`^it refuses to start with a message that mentions "([^"]*)" and "([^"]*)"$`, func(a, b string) error { return s.refusesToStart(a, b) })
+	sc.Step(`^it refuses to start with a message that mentions "([^"]*)"(?: and "([^"]*)")?$`, s.refusesToStart)
 }
 
-// configureAccounts reads a table with the columns email, password (plain,
-// stored as {bcrypt}) and roles (comma-separated).
+// configureAccounts reads a table with the columns email, password (plain)
+// and roles (comma-separated).
 func (s *scenario) configureAccounts(table *godog.Table) error {
 	rows, err := tableMaps(table, "email", "password", "roles")
 	if err != nil {
@@ -37,84 +33,73 @@ func (s *scenario) configureAccounts(table *godog.Table) error {
 	}
 	s.config.Accounts = nil
 	for _, r := range rows {
-		stored, err := secret.Hash([]byte(r["password"]), configCost)
-		if err != nil {
-			return fmt.Errorf("hash the password of %s: %w", r["email"], err)
-		}
-		s.config.Accounts = append(s.config.Accounts, AccountConfig{
-			Email: r["email"], StoredPassword: stored, Roles: splitList(r["roles"]),
-		})
+		s.learn(r["password"])
+		s.config.Accounts = append(s.config.Accounts, AccountConfig{Email: r["email"], Password: r["password"], Roles: splitList(r["roles"])})
 	}
 	return nil
 }
 
-func (s *scenario) runWithAccounts(table *godog.Table) error {
-	if err := s.configureAccounts(table); err != nil {
-		return err
-	}
-	return s.launch(s.config)
-}
-
-func (s *scenario) account(email string) (*AccountConfig, error) {
-	for i := range s.config.Accounts {
-		if s.config.Accounts[i].Email == email {
-			return &s.config.Accounts[i], nil
-		}
-	}
-	return nil, fmt.Errorf("no account %q in this scenario's configuration", email)
-}
-
-func (s *scenario) setStoredPassword(email, stored string) error {
-	a, err := s.account(email)
-	if err != nil {
-		return err
-	}
-	a.StoredPassword = stored
-	return nil
-}
-
-func (s *scenario) storedPasswordStartsWith(email, prefix string) error {
-	a, err := s.account(email)
-	if err != nil {
-		return err
-	}
-	if !strings.HasPrefix(a.StoredPassword, prefix) {
-		return fmt.Errorf("the stored password of %s does not start with %q", email, prefix)
-	}
-	return nil
-}
-
-// configureClient adds a client whose secret is "<id>-secret", stored as
-// {bcrypt}, with the scopes read and write.
+// configureClient adds a client whose secret is "<id>-secret", with the
+// scopes read and write.
 func (s *scenario) configureClient(id, grants, resource string) error {
-	plain := id + "-secret"
-	stored, err := secret.Hash([]byte(plain), configCost)
-	if err != nil {
-		return fmt.Errorf("hash the secret of %s: %w", id, err)
-	}
-	s.secrets[id] = plain
+	s.learn(id + "-secret")
 	s.config.Clients = append(s.config.Clients, ClientConfig{
-		ID: id, StoredSecret: stored, GrantTypes: splitList(grants),
+		ID: id, Secret: id + "-secret", GrantTypes: splitList(grants),
 		Scopes: []string{"read", "write"}, ResourceIDs: []string{resource},
 	})
 	return nil
 }
 
-func (s *scenario) runWithClient(id, grants, resource string) error {
-	if err := s.configureClient(id, grants, resource); err != nil {
+// andRun starts the server with the configuration built so far when the
+// step says it runs, unless building it failed.
+func (s *scenario) andRun(how string, err error) error {
+	if err != nil || how == "a configuration" {
 		return err
 	}
 	return s.launch(s.config)
 }
 
-func (s *scenario) setStoredSecret(id, stored string) error {
+var (
+	quotedValue = regexp.MustCompile(`^"([^"]*)"(, in plain text)?$`)
+	bareHash    = regexp.MustCompile(`^the bcrypt hash of "([^"]*)" without its marker$`)
+)
+
+// storedValue reads the words of a stored value: "X" or "X", in plain
+// text, stored as written; or the bcrypt hash of "X" without its marker.
+func storedValue(words string) (string, error) {
+	if m := quotedValue.FindStringSubmatch(words); m != nil {
+		return m[1], nil
+	}
+	if m := bareHash.FindStringSubmatch(words); m != nil {
+		h, err := bcrypt.GenerateFromPassword([]byte(m[1]), bcrypt.MinCost)
+		return string(h), err
+	}
+	return "", fmt.Errorf("no such stored value: %s", words)
+}
+
+// setStored sets the stored password of an account, or the stored secret of
+// a client, of the configuration being built.
+func (s *scenario) setStored(what, name, words string) error {
+	stored, err := storedValue(words)
+	if err != nil {
+		return err
+	}
+	if what == "password of" {
+		for i := range s.config.Accounts {
+			if s.config.Accounts[i].Email == name {
+				s.config.Accounts[i].Stored = stored
+				return nil
+			}
+		}
+		return fmt.Errorf("no account %q in this scenario's configuration", name)
+	}
 	for i := range s.config.Clients {
-		if s.config.Clients[i].ID == id {
-			s.config.Clients[i].StoredSecret = stored
+		if s.config.Clients[i].ID == name {
+			s.config.Clients[i].Stored = stored
 			return nil
 		}
 	}
-	return fmt.Errorf("no client %q in this scenario's configuration", id)
+	return fmt.Errorf("no client %q in this scenario's configuration", name)
 }
 
 func (s *scenario) startWithConfig() error {
@@ -126,17 +111,7 @@ func (s *scenario) startWithConfig() error {
 	return nil
 }
 
-func (s *scenario) itStarts() error {
-	if !s.started {
-		return fmt.Errorf("the server was not started with the configuration")
-	}
-	if s.startErr != nil {
-		return fmt.Errorf("the server refused to start: %w", s.startErr)
-	}
-	return nil
-}
-
-func (s *scenario) refusesToStart(words ...string) error {
+func (s *scenario) refusesToStart(a, b string) error {
 	if !s.started {
 		return fmt.Errorf("the server was not started with the configuration")
 	}
@@ -144,13 +119,13 @@ func (s *scenario) refusesToStart(words ...string) error {
 		return fmt.Errorf("the server started; it should have refused the configuration")
 	}
 	msg := s.startErr.Error()
-	for _, w := range words {
+	for _, w := range []string{a, b} {
 		if !strings.Contains(msg, w) {
 			return fmt.Errorf("the refusal %q does not mention %q", s.redactor.String(msg), w)
 		}
 	}
 	if strings.Contains(msg, "$2a$") || strings.Contains(msg, "$2b$") {
-		return fmt.Errorf("the refusal %q shows a stored password hash", msg)
+		return fmt.Errorf("the refusal %q shows a stored password hash", s.redactor.String(msg))
 	}
 	return nil
 }
@@ -165,11 +140,7 @@ func tableMaps(table *godog.Table, columns ...string) ([]map[string]string, erro
 		header = append(header, c.Value)
 	}
 	for _, want := range columns {
-		found := false
-		for _, h := range header {
-			found = found || h == want
-		}
-		if !found {
+		if !strings.Contains(","+strings.Join(header, ",")+",", ","+want+",") {
 			return nil, fmt.Errorf("the table has no column %q", want)
 		}
 	}
@@ -182,14 +153,4 @@ func tableMaps(table *godog.Table, columns ...string) ([]map[string]string, erro
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

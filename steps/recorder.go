@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,21 +14,23 @@ import (
 	"eventsvc/redact"
 )
 
-// recorder is the httpexpect Reporter and Printer of one scenario. It keeps
-// the first assertion failure of the current step, the last exchange (to show
-// with that failure), and every Set-Cookie header the scenario received.
-// Everything it hands out is masked.
+// recorder is the httpexpect Reporter and Printer of one scenario. It
+// writes down every exchange, masked, for the exchange values the steps
+// keep, and every Set-Cookie header the scenario received; as a Reporter it
+// keeps httpexpect's failure to send a request. Everything it hands out is
+// masked.
 type recorder struct {
 	redactor *redact.Redactor
 
 	mu         sync.Mutex
 	failure    string
-	lastReq    string
-	lastResp   string
+	request    string
+	response   string
 	setCookies []string
 }
 
-// Errorf records an httpexpect assertion failure.
+// Errorf records a failure reported by httpexpect: a request that could not
+// be sent or whose answer could not be read.
 func (r *recorder) Errorf(message string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -36,10 +39,7 @@ func (r *recorder) Errorf(message string, args ...any) {
 	}
 }
 
-// fail records a failure of the suite's own checks.
-func (r *recorder) fail(format string, args ...any) { r.Errorf(format, args...) }
-
-// Request records the request about to be sent.
+// Request writes down the request about to be sent.
 func (r *recorder) Request(req *http.Request) {
 	var body []byte
 	switch {
@@ -61,11 +61,11 @@ func (r *recorder) Request(req *http.Request) {
 		fmt.Fprintf(&b, "\n%s\n", r.redactor.Body(req.Header.Get("Content-Type"), body))
 	}
 	r.mu.Lock()
-	r.lastReq, r.lastResp = b.String(), ""
+	r.request, r.response = b.String(), ""
 	r.mu.Unlock()
 }
 
-// Response records the answer, leaving its body readable.
+// Response writes down the answer, leaving its body readable.
 func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -77,28 +77,25 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 		fmt.Fprintf(&b, "\n%s\n", r.redactor.Body(resp.Header.Get("Content-Type"), body))
 	}
 	r.mu.Lock()
-	r.lastResp = b.String()
+	r.response = b.String()
 	r.setCookies = append(r.setCookies, resp.Header.Values("Set-Cookie")...)
 	r.mu.Unlock()
 }
 
-// take returns the current step's failure, with the last exchange, as an
-// error, and clears it; nil when the step passed.
-func (r *recorder) take() error {
+// take returns the transcript of the last exchange and httpexpect's failure
+// to complete it, if any, and clears both.
+func (r *recorder) take() (transcript, failure string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.failure == "" {
-		return nil
-	}
-	msg := strings.TrimSpace(r.redactor.String(r.failure))
-	r.failure = ""
-	if r.lastReq != "" {
-		msg += "\n\nrequest:\n" + indent(r.lastReq)
-		if r.lastResp != "" {
-			msg += "\nresponse:\n" + indent(r.lastResp)
+	if r.request != "" {
+		transcript = "request:\n" + indent(r.request)
+		if r.response != "" {
+			transcript += "response:\n" + indent(r.response)
 		}
 	}
-	return fmt.Errorf("%s", msg)
+	failure = strings.TrimSpace(r.redactor.String(r.failure))
+	r.failure, r.request, r.response = "", "", ""
+	return transcript, failure
 }
 
 // cookies returns the Set-Cookie headers received so far, masked.
@@ -109,12 +106,7 @@ func (r *recorder) cookies() []string {
 }
 
 func writeHeader(b *strings.Builder, h http.Header) {
-	names := make([]string, 0, len(h))
-	for n := range h {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[n] {
 			fmt.Fprintf(b, "%s: %s\n", n, v)
 		}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/http/cookiejar"
-	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -21,49 +19,32 @@ const requestTimeout = 30 * time.Second
 
 // scenario is the state of one running scenario. The scenario initializer
 // makes a new one for every scenario, so scenarios share nothing.
+//
+// Every step returns its failure as an error; a failure about an exchange
+// carries that exchange's masked transcript (scenario.failf).
 type scenario struct {
 	target   Target
 	creds    Credentials
 	redactor *redact.Redactor
 	rec      *recorder
-	jar      http.CookieJar
 	client   *http.Client
 
 	base     string             // the address requests go to
 	e        *httpexpect.Expect // requests; paths are under base
 	instance Instance           // the in-process server, when the target has a Launcher
 
+	answer *exchange // the answer of the last When step
+
 	clientAuth clientAuth // how token requests authenticate the client
+	tokens     tokens     // the tokens the scenario holds
 
-	accessToken, refreshToken string
-	previousAccessToken       string
-	otherToken                string    // the other user's access token
-	expiresIn                 int64     // expires_in of the last token issued
-	issuedAt                  time.Time // when it was issued
-	badToken                  string    // a made-up token
+	events events // the events the scenario created or sent
 
-	eventURL      string         // the address of the event the scenario created
-	eventName     string         // its name when created
-	eventBodySent map[string]any // the body it was created with
-	created       int            // events created by this scenario
-	sentName      string         // the name in the last new-event body sent
-	nonce         string         // marks the names of this scenario's events
-	eventCount    int            // the number of events counted earlier
-	pages         []page         // the pages of a walk through the event list
+	pages []page // the pages of a walk through the event list
 
-	last     *httpexpect.Response // the last answer
-	lastBody string
-
-	config   ServerConfig
-	secrets  map[string]string // plain secrets of configured clients, by id
-	startErr error
+	config   ServerConfig // the in-process server's configuration, as the steps build it
+	startErr error        // the in-process server's refusal to start
 	started  bool
-}
-
-// clientAuth is the HTTP Basic credential of token requests.
-type clientAuth struct {
-	none       bool
-	id, secret string
 }
 
 // Initializer returns the scenario initializer for a run against target.
@@ -77,15 +58,17 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 			return ctx, s.stop()
 		})
 		s.registerTokenSteps(sc)
-		s.registerServiceSteps(sc)
-		s.registerConfigSteps(sc)
-		s.registerLinkSteps(sc)
+		s.registerAnswerSteps(sc)
+		s.registerResourceSteps(sc)
 		s.registerEventSteps(sc)
+		s.registerPagingSteps(sc)
+		s.registerConfigSteps(sc)
+		s.registerClockSteps(sc)
 	}
 }
 
 // start prepares a fresh scenario: its own cookie jar, its own redactor, and
-// in-process, its own reference server on the demo configuration.
+// in-process, its own reference server with the run's credentials.
 func (s *scenario) start() error {
 	s.redactor = redact.New(s.creds.Secrets()...)
 	s.rec = &recorder{redactor: s.redactor}
@@ -93,7 +76,6 @@ func (s *scenario) start() error {
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
 	}
-	s.jar = jar
 	s.client = &http.Client{
 		Jar:     jar,
 		Timeout: requestTimeout,
@@ -101,7 +83,6 @@ func (s *scenario) start() error {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	s.clientAuth = clientAuth{id: s.creds.ClientID, secret: s.creds.ClientSecret}
-	s.secrets = map[string]string{}
 	if s.target.Launcher == nil {
 		s.use(s.target.BaseURL)
 		return nil
@@ -146,7 +127,7 @@ func (s *scenario) use(base string) {
 		Printers: []httpexpect.Printer{s.rec},
 		Formatter: &httpexpect.DefaultFormatter{
 			DisableNames:     true,
-			DisableRequests:  true, // the recorder attaches them, masked
+			DisableRequests:  true, // the recorder writes them down, masked
 			DisableResponses: true,
 			ColorMode:        httpexpect.ColorModeNever,
 			LineWidth:        -1,
@@ -157,32 +138,20 @@ func (s *scenario) use(base string) {
 // learn teaches the redactor a secret the scenario came to know.
 func (s *scenario) learn(secret string) { s.redactor.Add(secret) }
 
-// done ends a step: the first failure it recorded, or nil.
-func (s *scenario) done() error { return s.rec.take() }
-
-// expect remembers an answer as "the answer" of later steps.
-func (s *scenario) expect(req *httpexpect.Request) *httpexpect.Response {
-	s.last = req.Expect()
-	s.lastBody = s.last.Body().Raw()
-	return s.last
+// failf is the failure of a step about x: the message, then x's request
+// and answer, all masked.
+func (s *scenario) failf(x *exchange, format string, args ...any) error {
+	msg := s.redactor.String(fmt.Sprintf(format, args...))
+	if x == nil || x.transcript == "" {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s\n\n%s", msg, x.transcript)
 }
 
-// requireLast fails the step when no request was sent yet.
-func (s *scenario) requireLast() bool {
-	if s.last == nil {
-		s.rec.fail("no request has been sent yet in this scenario")
-		return false
+// about is failf for an error met while reading x; nil stays nil.
+func (s *scenario) about(x *exchange, err error) error {
+	if err == nil {
+		return nil
 	}
-	return true
-}
-
-// object reads the last answer's body as a JSON object. Any JSON media type
-// will do: application/json, application/hal+json, application/problem+json.
-func (s *scenario) object() *httpexpect.Object {
-	mt, _, _ := mime.ParseMediaType(s.last.Raw().Header.Get("Content-Type"))
-	if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
-		s.rec.fail("the answer is not JSON: Content-Type %q", s.last.Raw().Header.Get("Content-Type"))
-		mt = "application/json"
-	}
-	return s.last.JSON(httpexpect.ContentOpts{MediaType: mt}).Object()
+	return s.failf(x, "%v", err)
 }

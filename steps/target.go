@@ -60,24 +60,34 @@ type Instance interface {
 }
 
 // ServerConfig is the configuration of an in-process reference server. A
-// nil list takes the embedded demo entries.
+// nil list takes the run's own client and accounts.
 type ServerConfig struct {
 	Clients  []ClientConfig
 	Accounts []AccountConfig
 }
 
-// ClientConfig is one client registration, its secret in stored form.
+// ClientConfig is one client registration.
 type ClientConfig struct {
-	ID           string
-	StoredSecret string
-	GrantTypes   []string
-	Scopes       []string
-	ResourceIDs  []string
+	ID string
+	// Secret is the plain secret; the launcher stores it the way
+	// `eventsvc hash-password` prints it.
+	Secret string
+	// Stored, when not empty, is written to the configuration as the
+	// stored secret instead, exactly as it is.
+	Stored      string
+	GrantTypes  []string
+	Scopes      []string
+	ResourceIDs []string
 }
 
-// AccountConfig is one account, its password in stored form.
+// AccountConfig is one account.
 type AccountConfig struct {
-	Email          string
-	StoredPassword string
-	Roles          []string
+	Email string
+	// Password is the plain password; the launcher stores it the way
+	// `eventsvc hash-password` prints it.
+	Password string
+	// Stored, when not empty, is written to the configuration as the
+	// stored password instead, exactly as it is.
+	Stored string
+	Roles  []string
 }

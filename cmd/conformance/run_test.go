@@ -20,7 +20,7 @@ func TestListShowsSelectedScenariosWithRuleIDs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	text := out.String()
-	if !strings.Contains(text, "TOK-10,CLI-1") || !strings.Contains(text, "A user's email and password do not authenticate a client") {
+	if !strings.Contains(text, "TOK-10,CLI-1") || !strings.Contains(text, "No token for the user's token with the user's credentials as the client's") {
 		t.Errorf("the list lacks a @spec scenario with its rules:\n%s", text)
 	}
 	for _, leftOut := range []string{"Token responses must not be cached", "Two accounts with the same email", "Another user may not update the event"} {

@@ -1,0 +1,146 @@
+package steps
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/cucumber/godog"
+	"github.com/gavv/httpexpect/v2"
+)
+
+// Fixed addresses. The specification names these; every other address the
+// suite uses is read from links.
+const (
+	apiRootPath = "/api"
+	docsPath    = "/docs/index.html"
+	// protectedPath is a request that needs a token (spec AUTH-4: any
+	// request handled by the resource server outside the public paths and
+	// outside GET /api/**).
+	protectedPath = "/conformance/needs-a-token"
+)
+
+// The steps that send requests to fixed addresses or follow links, on
+// someone's behalf.
+func (s *scenario) registerResourceSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^`+actor+` reads the API root$`, func(who string) error { return s.sendAs(who, "GET", apiRootPath) })
+	sc.Step(`^`+actor+` reads the documentation page$`, func(who string) error { return s.sendAs(who, "GET", docsPath) })
+	sc.Step(`^`+actor+` sends (GET|POST|PUT|DELETE|PATCH) to "([^"]*)"$`, s.sendAs)
+	sc.Step(`^`+actor+` sends a request that needs a token(?:, with every cookie received so far)?$`, func(who string) error { return s.sendAs(who, "GET", protectedPath) })
+	sc.Step(`^the user has sent a request that needs a token$`, s.userHasSentProtected)
+	sc.Step(`^a caller sends a request that needs a token, with the user's access token as the query parameter "([^"]*)"$`, s.tokenInQuery)
+	sc.Step(`^the caller follows the "([^"]*)" link$`, s.followLink)
+}
+
+// at is a request to an absolute address.
+func (s *scenario) at(method, address string) *httpexpect.Request {
+	return s.e.Request(method, "").WithURL(address)
+}
+
+// request is a request to a path of the target, on who's behalf; a request
+// other than GET carries an empty JSON object.
+func (s *scenario) request(who, method, path string) (*httpexpect.Request, error) {
+	req := s.e.Request(method, path)
+	if method != http.MethodGet {
+		req = req.WithHeader("Content-Type", "application/json").WithText("{}")
+	}
+	return s.as(who, req)
+}
+
+func (s *scenario) sendAs(who, method, path string) error {
+	req, err := s.request(who, method, path)
+	if err != nil {
+		return err
+	}
+	return s.when(req)
+}
+
+func (s *scenario) userHasSentProtected() error {
+	req, err := s.request("the user", "GET", protectedPath)
+	if err != nil {
+		return err
+	}
+	_, err = s.send(req)
+	return err
+}
+
+func (s *scenario) tokenInQuery(name string) error {
+	if err := s.ensureUserToken(); err != nil {
+		return err
+	}
+	return s.when(s.e.GET(protectedPath).WithQuery(name, s.tokens.access))
+}
+
+func (s *scenario) followLink(rel string) error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	address, err := x.link(rel)
+	if err != nil {
+		return s.about(x, err)
+	}
+	return s.when(s.at("GET", address))
+}
+
+// eventsAddress reads the API root with a probe and returns the address of
+// the event list from its "events" link (spec API-1).
+func (s *scenario) eventsAddress() (string, error) {
+	root, err := s.send(s.e.GET(apiRootPath))
+	if err != nil {
+		return "", err
+	}
+	if root.status != http.StatusOK {
+		return "", s.failf(root, "the API root answered %d", root.status)
+	}
+	address, err := root.link("events")
+	return address, s.about(root, err)
+}
+
+// expand fills a URI template's {name} variables (RFC 6570 level 1).
+func expand(template string, vars map[string]string) string {
+	for k, v := range vars {
+		template = strings.ReplaceAll(template, "{"+k+"}", url.PathEscape(v))
+	}
+	return template
+}
+
+// absolute reports whether href is an absolute address with a host.
+func absolute(href string) bool {
+	u, err := url.Parse(href)
+	return err == nil && u.IsAbs() && u.Host != ""
+}
+
+func relNames(links map[string]string) string {
+	if len(links) == 0 {
+		return "none"
+	}
+	var names []string
+	for rel := range links {
+		names = append(names, rel)
+	}
+	slices.Sort(names)
+	return `"` + strings.Join(names, `", "`) + `"`
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withQuery adds a query to an address.
+func withQuery(address, query string) string {
+	if query == "" {
+		return address
+	}
+	if strings.Contains(address, "?") {
+		return address + "&" + query
+	}
+	return address + "?" + query
+}

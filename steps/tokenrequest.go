@@ -1,0 +1,241 @@
+package steps
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/gavv/httpexpect/v2"
+)
+
+// clientAuth is the HTTP Basic credential of token requests.
+type clientAuth struct {
+	none       bool
+	id, secret string
+}
+
+// tokenRequestPhrase is what the client may ask the token endpoint for, in
+// the words of the features: whose token, or which refresh, and how the
+// request departs from a correct one. tokenAsk reads it.
+const tokenRequestPhrase = `((?:the user's|the other user's|an unknown user's) token|a token with the client's credentials as the user's|a refresh of (?:the refresh token|the access token|a made-up token))(?: (.+))?`
+
+// tokenAsk is one request to the token endpoint: its parameters in order,
+// how the client authenticates, whether the body is JSON, and whose tokens
+// an answer that issues them holds ("user", "other" or nobody).
+type tokenAsk struct {
+	params [][2]string
+	auth   clientAuth
+	json   bool
+	holder string
+}
+
+func (a *tokenAsk) set(name, value string) {
+	if !a.replace(name, value) {
+		a.params = append(a.params, [2]string{name, value})
+	}
+}
+
+func (a *tokenAsk) replace(name, value string) bool {
+	for i := range a.params {
+		if a.params[i][0] == name {
+			a.params[i][1] = value
+			return true
+		}
+	}
+	return false
+}
+
+func (a *tokenAsk) remove(name string) bool {
+	for i := range a.params {
+		if a.params[i][0] == name {
+			a.params = append(a.params[:i], a.params[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+var quotedWord = regexp.MustCompile(`^(without|with the scope|with the grant type) "([^"]*)"$`)
+
+// tokenAsk reads a tokenRequestPhrase: what is asked for, and how the
+// request departs from a correct one.
+func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
+	a := tokenAsk{auth: s.clientAuth}
+	password := func(username, pw, holder string) {
+		a.params = [][2]string{{"grant_type", "password"}, {"username", username}, {"password", pw}}
+		a.holder = holder
+	}
+	refresh := func(token string) {
+		a.params, a.holder = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, "user"
+	}
+	switch subject {
+	case "the user's token":
+		password(s.creds.Username, s.creds.Password, "user")
+	case "the other user's token":
+		password(s.creds.OtherUsername, s.creds.OtherPass, "other")
+	case "an unknown user's token":
+		password(s.madeUp("nobody-")+"@example.invalid", s.creds.Password, "")
+	case "a token with the client's credentials as the user's":
+		password(s.creds.ClientID, s.creds.ClientSecret, "")
+	case "a refresh of a made-up token":
+		refresh(s.madeUpToken())
+	default: // a refresh of the refresh token, of the access token
+		if err := s.ensureUserToken(); err != nil {
+			return a, err
+		}
+		if subject == "a refresh of the access token" {
+			refresh(s.tokens.access)
+		} else {
+			refresh(s.tokens.refresh)
+		}
+	}
+	switch how {
+	case "":
+	case "with a wrong password":
+		if !a.replace("password", s.madeUp("wrong-password-")) {
+			return a, fmt.Errorf("%s has no password to get wrong", subject)
+		}
+	case "with a wrong client secret":
+		a.auth = clientAuth{id: s.creds.ClientID, secret: s.madeUp("wrong-secret-")}
+	case "without client credentials":
+		a.auth = clientAuth{none: true}
+	case "with the user's credentials as the client's":
+		a.auth = clientAuth{id: s.creds.Username, secret: s.creds.Password}
+	case "in a JSON body":
+		a.json = true
+	default:
+		q := quotedWord.FindStringSubmatch(how)
+		switch {
+		case q == nil:
+			return a, fmt.Errorf("no such way to ask for a token: %q", how)
+		case q[1] == "without":
+			if !a.remove(q[2]) {
+				return a, fmt.Errorf("%s has no parameter %q", subject, q[2])
+			}
+		case q[1] == "with the scope":
+			a.set("scope", q[2])
+		default:
+			a.set("grant_type", q[2])
+		}
+	}
+	return a, nil
+}
+
+// request builds the POST to the token endpoint.
+func (s *scenario) tokenRequest(a tokenAsk) *httpexpect.Request {
+	req := s.e.POST(tokenPath)
+	if !a.auth.none {
+		req = s.withClientAuth(req, a.auth.id, a.auth.secret)
+	}
+	if a.json {
+		body := map[string]string{}
+		for _, p := range a.params {
+			body[p[0]] = p[1]
+		}
+		return req.WithJSON(body)
+	}
+	req = req.WithHeader("Content-Type", "application/x-www-form-urlencoded")
+	for _, p := range a.params {
+		req = req.WithFormField(p[0], p[1])
+	}
+	return req
+}
+
+func (s *scenario) passwordGrantRequest(username, password, scope string) *httpexpect.Request {
+	a := tokenAsk{auth: s.clientAuth, params: [][2]string{{"grant_type", "password"}, {"username", username}, {"password", password}}}
+	if scope != "" {
+		a.set("scope", scope)
+	}
+	return s.tokenRequest(a)
+}
+
+// ask sends a token request as a When step, and keeps the tokens an answer
+// issues for their holder.
+func (s *scenario) ask(a tokenAsk) error {
+	if err := s.when(s.tokenRequest(a)); err != nil {
+		return err
+	}
+	if s.tokenIssued(s.answer) == nil {
+		s.keepTokens(s.answer, a.holder)
+	}
+	return nil
+}
+
+func (s *scenario) askFor(subject, how string) error {
+	a, err := s.tokenAsk(subject, how)
+	if err != nil {
+		return err
+	}
+	return s.ask(a)
+}
+
+func (s *scenario) namedClientAsksForUserToken(id string) error {
+	for _, c := range s.config.Clients {
+		if c.ID == id {
+			s.clientAuth = clientAuth{id: id, secret: c.Secret}
+			return s.askFor("the user's token", "")
+		}
+	}
+	return fmt.Errorf("client %q is not in this scenario's configuration", id)
+}
+
+// askWithTable sends the parameters of a two-column table. A cell may name
+// a value the run knows ("the user's email", "the refresh token"); others
+// are sent as written.
+func (s *scenario) askWithTable(table *godog.Table) error {
+	a := tokenAsk{auth: s.clientAuth}
+	for _, row := range table.Rows {
+		if len(row.Cells) != 2 {
+			return fmt.Errorf("each row of the table needs a parameter and a value, got %d cells", len(row.Cells))
+		}
+		value, err := s.value(row.Cells[1].Value)
+		if err != nil {
+			return err
+		}
+		a.set(row.Cells[0].Value, value)
+	}
+	for _, p := range a.params {
+		switch {
+		case p[0] == "username" && p[1] == s.creds.Username, p[0] == "grant_type" && p[1] == "refresh_token":
+			a.holder = "user"
+		}
+	}
+	return s.ask(a)
+}
+
+func (s *scenario) value(cell string) (string, error) {
+	switch cell {
+	case "the user's email":
+		return s.creds.Username, nil
+	case "the user's password":
+		return s.creds.Password, nil
+	case "the refresh token":
+		if err := s.ensureUserToken(); err != nil {
+			return "", err
+		}
+		return s.tokens.refresh, nil
+	}
+	return cell, nil
+}
+
+// keepTokens keeps the tokens of an answer that issued them, for holder.
+func (s *scenario) keepTokens(x *exchange, holder string) {
+	access, _ := x.text("access_token")
+	refresh, _ := x.text("refresh_token")
+	s.learn(access)
+	s.learn(refresh)
+	switch holder {
+	case "user":
+		s.tokens.previous, s.tokens.access = s.tokens.access, access
+		if refresh != "" {
+			s.tokens.refresh = refresh
+		}
+		s.tokens.issuedAt = time.Now()
+		if n, ok := x.json.(map[string]any)["expires_in"].(float64); ok {
+			s.tokens.expiresIn = int64(n)
+		}
+	case "other":
+		s.tokens.other = access
+	}
+}
