@@ -102,7 +102,12 @@ type otherFlaws struct {
 	nextOnLastPage         bool // the last page links "next" to an empty page (API-5)
 	basicOpensAPI          bool // client credentials in Basic authenticate /api/** (AUTH-1)
 	queryToken             bool // the access token is also read from ?access_token= (SVC-4)
-	accessAsRefresh        bool // an access token works as a refresh token (TOK-4)
+	accessAsRefresh        bool // an access token works as a refresh token (TOK-14)
+	refreshAsAccess        bool // a refresh token works as a bearer token on /api/** (TOK-13)
+	refreshWithoutClient   bool // the refresh grant issues tokens without client credentials (TOK-1)
+	refreshAnyClient       bool // the refresh grant takes any Basic credentials, a wrong secret too (TOK-1, TOK-10)
+	nextSamePage           bool // "next" links back to the page it is on (API-5)
+	overlappingPages       bool // each page starts with the last event of the page before (API-5)
 	clientCredentials      bool // the client_credentials grant issues tokens (TOK-9)
 	unknownGETNeedToken    bool // GET on an unknown path under /api/ needs a token (AUTH-2)
 	invalidTokenRefused    bool // an invalid bearer token on GET /api/** is refused (API-2)
@@ -183,6 +188,9 @@ func (o *otherSvc) user(r *http.Request) string {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
+		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.flaws.refreshAsAccess && time.Now().Before(g.expires) {
+			return g.user
+		}
 		return valid(strings.TrimSpace(token))
 	case o.flaws.basicOpensAPI && o.clientOK(r):
 		return o.creds.Username
@@ -204,8 +212,14 @@ func (o *otherSvc) clientOK(r *http.Request) bool {
 
 func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	_, _, basic := r.BasicAuth()
+	refreshing := r.FormValue("grant_type") == "refresh_token"
+	client := o.clientOK(r) ||
+		o.flaws.noClientAuth && r.Header.Get("Authorization") == "" ||
+		o.flaws.refreshWithoutClient && refreshing && r.Header.Get("Authorization") == "" ||
+		o.flaws.refreshAnyClient && refreshing && basic
 	switch {
-	case !o.clientOK(r) && !(o.flaws.noClientAuth && r.Header.Get("Authorization") == ""):
+	case !client:
 		otherError(w, http.StatusBadRequest, "unknown client")
 		return
 	case mt != "application/x-www-form-urlencoded" || r.ParseForm() != nil:
@@ -335,7 +349,11 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	defer o.mu.Unlock()
 	total := len(o.events)
 	items := []any{}
-	for i := (p - 1) * size; i < min(p*size, total); i++ {
+	start := (p - 1) * size
+	if o.flaws.overlappingPages {
+		start = max(0, start-(p-1))
+	}
+	for i := start; i < min(start+size, total); i++ {
 		e := o.events[total-1-i] // newest first
 		items = append(items, e.doc(map[string]any{"self": otherLink("events/" + e.id)}))
 	}
@@ -348,7 +366,10 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	if o.choices.selfAsAsked {
 		links["self"] = otherLink(strings.TrimSuffix("events?"+r.URL.RawQuery, "?"))
 	}
-	if p*size < total || (o.flaws.nextOnLastPage && (p-1)*size < total) {
+	switch {
+	case start+size < total && o.flaws.nextSamePage:
+		links["next"] = at(p)
+	case start+size < total || (o.flaws.nextOnLastPage && start < total):
 		links["next"] = at(p + 1)
 	}
 	if p > 1 {

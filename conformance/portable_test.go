@@ -101,7 +101,12 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 		// Beyond the brief: a flaw for each further rule a remote run checks.
 		{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1"},
 		{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4"},
-		{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-4"},
+		{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14"},
+		{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13"},
+		{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1"},
+		{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1"},
+		{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5"},
+		{"pages overlap", otherFlaws{overlappingPages: true}, "API-5"},
 		{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9"},
 		{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2"},
 		{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2"},
