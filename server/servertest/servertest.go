@@ -4,7 +4,8 @@
 // *server.Server what net/http/httptest is to an http.Handler.
 //
 // A server always listens on 127.0.0.1, on a port the system picks: it is
-// never reachable from another machine.
+// never reachable from another machine. Start takes the server itself, not
+// its server.Options, so that package server's own tests can use it too.
 package servertest
 
 import (
