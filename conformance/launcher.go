@@ -1,12 +1,9 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -16,6 +13,7 @@ import (
 	"eventsvc/server/config"
 	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
+	"eventsvc/server/servertest"
 	"eventsvc/steps"
 )
 
@@ -42,14 +40,14 @@ type InProcess struct {
 	Log io.Writer
 }
 
-// Launch writes cfg as a configuration file, reads it the way `eventsvc
-// serve -config` does, and starts a server with it.
+// Launch makes cfg a configuration with config.New, which refuses what
+// `eventsvc serve -config` refuses in a file, and starts a server with it.
 func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 	file, err := l.configFile(cfg)
 	if err != nil {
 		return nil, err
 	}
-	conf, err := config.Parse("scenario configuration", bytes.NewReader(file))
+	conf, err := config.New(file)
 	if err != nil {
 		return nil, err
 	}
@@ -62,37 +60,26 @@ func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 	if l.Log != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(l.Log, nil))
 	}
-	srv := server.New(opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := servertest.Start(server.New(opts))
 	if err != nil {
-		return nil, fmt.Errorf("listen on loopback: %w", err)
+		return nil, err
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	return &instance{srv: srv, clock: clk, base: "http://" + ln.Addr().String(), served: served}, nil
+	return &instance{srv: srv, clock: clk}, nil
 }
 
 type instance struct {
-	srv    *server.Server
-	clock  *clock.Manual
-	base   string
-	served chan error
+	srv   *servertest.Running
+	clock *clock.Manual
 }
 
-func (i *instance) BaseURL() string         { return i.base }
+func (i *instance) BaseURL() string         { return i.srv.URL }
 func (i *instance) Advance(d time.Duration) { i.clock.Advance(d) }
+func (i *instance) Close() error            { return i.srv.Close() }
 
-func (i *instance) Close() error {
-	if err := i.srv.Shutdown(); err != nil {
-		return fmt.Errorf("stop the reference server: %w", err)
-	}
-	return <-i.served
-}
-
-// configFile renders cfg in the configuration file format, with the default
+// configFile is cfg as the entries of a configuration file, with the default
 // entries where cfg leaves a list nil. Plain secrets and passwords are
 // stored the way `eventsvc hash-password` prints them.
-func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
+func (l InProcess) configFile(cfg steps.ServerConfig) (config.File, error) {
 	c := l.Credentials
 	if cfg.Clients == nil {
 		cfg.Clients = []steps.ClientConfig{{
@@ -112,7 +99,7 @@ func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
 	for _, cl := range cfg.Clients {
 		stored, err := l.store(cl.Stored, cl.Secret)
 		if err != nil {
-			return nil, err
+			return config.File{}, err
 		}
 		doc.Clients = append(doc.Clients, config.ClientEntry{
 			ClientID: cl.ID, ClientSecret: stored, AuthorizedGrantTypes: cl.GrantTypes,
@@ -122,11 +109,11 @@ func (l InProcess) configFile(cfg steps.ServerConfig) ([]byte, error) {
 	for _, a := range cfg.Accounts {
 		stored, err := l.store(a.Stored, a.Password)
 		if err != nil {
-			return nil, err
+			return config.File{}, err
 		}
 		doc.Accounts = append(doc.Accounts, config.AccountEntry{Email: a.Email, Password: stored, Roles: a.Roles})
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	return doc, nil
 }
 
 // store returns stored when it is set, and otherwise plain hashed as

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
+	"eventsvc/server/servertest"
 )
 
 // DisplayBase is the address the examples show: the one `make run` serves.
@@ -43,26 +43,28 @@ type recorder struct {
 
 // Record starts a reference server on a loopback port with the demo
 // credentials and a clock that does not move, sends the documentation's
-// example requests, and returns them with their answers.
+// example requests, stops the server, and returns the requests with their
+// answers.
 func Record() ([]Exchange, error) {
 	cfg, err := config.Demo()
 	if err != nil {
 		return nil, err
 	}
-	srv := server.New(server.Options{Config: cfg, Clock: clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := servertest.Start(server.New(server.Options{Config: cfg, Clock: clock.NewManual(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))}))
 	if err != nil {
-		return nil, fmt.Errorf("listen on loopback: %w", err)
+		return nil, err
 	}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Shutdown()
 	r := &recorder{
-		base:         "http://" + ln.Addr().String(),
+		base:         srv.URL,
 		client:       &http.Client{Timeout: 30 * time.Second},
 		placeholders: map[string]string{},
 	}
-	defer r.client.CloseIdleConnections()
-	if err := r.script(); err != nil {
+	err = r.script()
+	r.client.CloseIdleConnections()
+	if cerr := srv.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return r.exchanges, nil

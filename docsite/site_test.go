@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"eventsvc/features"
 	"eventsvc/server"
 	"eventsvc/server/config"
+	"eventsvc/server/servertest"
 )
 
 // TestCommittedPageIsUpToDate fails when features/, docs/rules.md or the
@@ -158,19 +158,12 @@ func anchors(page string) map[string]bool {
 }
 
 // startServer starts a reference server with the demo configuration on a
-// loopback port, stopped at the end of the test, and returns its address.
+// loopback port, stopped at the end of the test, and returns its base URL.
 func startServer(t *testing.T) string {
 	t.Helper()
 	cfg, err := config.Demo()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Options{Config: cfg})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Shutdown() })
-	return "http://" + ln.Addr().String()
+	return servertest.New(t, server.New(server.Options{Config: cfg})).URL
 }

@@ -23,6 +23,7 @@ import (
 	"eventsvc/server/event"
 	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
+	"eventsvc/server/servertest"
 )
 
 // The size of the load of TestConcurrentLoadLosesNothing: a few hundred
@@ -688,8 +689,7 @@ func (w *loadWorker) run(deadline time.Time) {
 // returns its base URL.
 func startLoadServer(tb testing.TB, conf *config.Config) string {
 	tb.Helper()
-	addr, _ := listenWith(tb, Options{Config: conf, Clock: clock.NewManual(time.Now())})
-	return "http://" + addr
+	return servertest.New(tb, New(Options{Config: conf, Clock: clock.NewManual(time.Now())})).URL
 }
 
 // loadClient is a plain client with a bounded transport and timeouts.
@@ -730,11 +730,7 @@ func loadConfig(t *testing.T) *config.Config {
 	for _, u := range loadUsers {
 		doc.Accounts = append(doc.Accounts, config.AccountEntry{Email: u.email, Password: hash(u.password), Roles: []string{"USER"}})
 	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := config.Parse("load test configuration", bytes.NewReader(data))
+	conf, err := config.New(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"eventsvc/server/servertest"
 )
 
 // syncBuffer is a bytes.Buffer that the server's goroutines may write to.
@@ -34,27 +36,14 @@ func (b *syncBuffer) String() string {
 
 // listenWith starts a server with opts (testConfig unless a Config is set)
 // on a loopback port, until the test ends, and checks that it stops cleanly.
+// It returns the server's address, 127.0.0.1:PORT.
 func listenWith(tb testing.TB, opts Options) (string, *Server) {
 	tb.Helper()
 	if opts.Config == nil {
 		opts.Config = testConfig(tb)
 	}
 	s := New(opts)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	tb.Cleanup(func() {
-		if err := s.Shutdown(); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-		if err := <-served; err != nil {
-			tb.Errorf("serve: %v", err)
-		}
-	})
-	return ln.Addr().String(), s
+	return servertest.New(tb, s).Addr, s
 }
 
 func TestRequestLogTellsWhatHappenedAndNoSecret(t *testing.T) {

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"net"
 	"testing"
 	"time"
@@ -27,19 +25,14 @@ func testConfig(t testing.TB) *config.Config {
 		}
 		return h
 	}
-	f := config.File{
+	cfg, err := config.New(config.File{
 		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"),
 			AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{ResourceID}}},
 		Accounts: []config.AccountEntry{
 			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
 			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
 		},
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse("test configuration", bytes.NewReader(b))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// Package config loads the reference server's client registrations and
-// accounts from a JSON file, or from the embedded demo file.
+// Package config holds the reference server's client registrations and
+// accounts: read from a JSON file (Load, Parse), taken from the embedded
+// demo file (Demo), or built from typed entries in Go (New).
 //
 // The file holds secrets and passwords only in their stored form,
 // "{bcrypt}...":
@@ -50,14 +51,15 @@ var (
 	ErrNoAccounts = errors.New("no accounts")
 )
 
-// File is a configuration file, for programs that write one.
+// File is the content of a configuration file: New makes a Config of it
+// without JSON, and a program that writes a file marshals it.
 type File struct {
 	Clients  []ClientEntry  `json:"clients"`
 	Accounts []AccountEntry `json:"accounts"`
 }
 
-// file is the shape of a configuration file as Parse reads it. Its entries are decoded one by
-// one, so that an error can name the entry.
+// file is the shape of a configuration file as Parse reads it. Its entries
+// are decoded one by one, so that an error can name the entry.
 type file struct {
 	Clients  []json.RawMessage `json:"clients"`
 	Accounts []json.RawMessage `json:"accounts"`
@@ -89,6 +91,18 @@ func Load(path string) (*Config, error) {
 	return Parse(path, f)
 }
 
+// New returns the Config of f's entries: the same validation as Parse,
+// with the same messages after the prefix "config: ", for a program that
+// builds its configuration in Go. Errors name the bad entry by position and
+// id or email, and never hold a secret or a password, stored or plain.
+func New(f File) (*Config, error) {
+	c, err := build(f)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return c, nil
+}
+
 // Parse reads a configuration from r; name names it in errors, which start
 // with `config "NAME": ` and name the bad entry by position and id or email.
 // Unknown properties, a second JSON value, no clients and no accounts are
@@ -102,30 +116,48 @@ func Parse(name string, r io.Reader) (*Config, error) {
 	return c, nil
 }
 
-// parse is Parse without the name in its errors.
+// parse is Parse without the name in its errors: it decodes the file into
+// a File, one entry at a time so that an error can name the entry, and
+// builds the Config as New does.
 func parse(r io.Reader) (*Config, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	var f file
-	if err := decode(data, &f, true); err != nil {
+	var raw file
+	if err := decode(data, &raw, true); err != nil {
 		return nil, err
 	}
+	var f File
+	for i, entry := range raw.Clients {
+		var e ClientEntry
+		if err := decode(entry, &e, false); err != nil {
+			_ = json.Unmarshal(entry, &e) // best effort, for the id in the message
+			return nil, fmt.Errorf("client %d %q: %w", i+1, e.ClientID, err)
+		}
+		f.Clients = append(f.Clients, e)
+	}
+	for i, entry := range raw.Accounts {
+		var e AccountEntry
+		if err := decode(entry, &e, false); err != nil {
+			_ = json.Unmarshal(entry, &e) // best effort, for the email in the message
+			return nil, fmt.Errorf("account %d %q: %w", i+1, e.Email, err)
+		}
+		f.Accounts = append(f.Accounts, e)
+	}
+	return build(f)
+}
+
+// build is New without the prefix in its errors.
+func build(f File) (*Config, error) {
 	if len(f.Clients) == 0 {
 		return nil, fmt.Errorf("%w: \"clients\" must list at least one client", ErrNoClients)
 	}
 	if len(f.Accounts) == 0 {
 		return nil, fmt.Errorf("%w: \"accounts\" must list at least one account", ErrNoAccounts)
 	}
-
 	clients := make([]oauth.Client, len(f.Clients))
-	for i, raw := range f.Clients {
-		var e ClientEntry
-		if err := decode(raw, &e, false); err != nil {
-			_ = json.Unmarshal(raw, &e) // best effort, for the id in the message
-			return nil, fmt.Errorf("client %d %q: %w", i+1, e.ClientID, err)
-		}
+	for i, e := range f.Clients {
 		clients[i] = oauth.Client{
 			ID:          e.ClientID,
 			SecretHash:  e.ClientSecret,
@@ -138,14 +170,8 @@ func parse(r io.Reader) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	accounts := make([]account.Account, len(f.Accounts))
-	for i, raw := range f.Accounts {
-		var e AccountEntry
-		if err := decode(raw, &e, false); err != nil {
-			_ = json.Unmarshal(raw, &e) // best effort, for the email in the message
-			return nil, fmt.Errorf("account %d %q: %w", i+1, e.Email, err)
-		}
+	for i, e := range f.Accounts {
 		roles := make([]account.Role, len(e.Roles))
 		for j, role := range e.Roles {
 			roles[j] = account.Role(role)

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -239,6 +241,144 @@ func TestParseRefuses(t *testing.T) {
 				if strings.Contains(msg, leak) {
 					t.Errorf("Parse() error = %q, shows %q", msg, leak)
 				}
+			}
+		})
+	}
+}
+
+// goodFile is the File of goodClient and goodAccounts.
+func goodFile() File {
+	return File{
+		Clients: []ClientEntry{{ClientID: "app", ClientSecret: testHash,
+			AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"event"}}},
+		Accounts: []AccountEntry{
+			{Email: "a@x.io", Password: testHash, Roles: []string{"ADMIN", "USER"}},
+			{Email: "b@x.io", Password: testHash, Roles: []string{"USER"}},
+		},
+	}
+}
+
+func TestNew(t *testing.T) {
+	cfg, err := New(goodFile())
+	if err != nil {
+		t.Fatalf("New() error = %v", err)
+	}
+	if _, err := cfg.Clients.Authenticate("app", testPlain); err != nil {
+		t.Errorf("client app: %v", err)
+	}
+	a, err := cfg.Accounts.Authenticate("B@x.io", testPlain)
+	if err != nil || a.ID != 2 || !a.HasRole(account.User) || a.HasRole(account.Admin) {
+		t.Errorf("account b = %v, %v; want id 2, roles USER", a, err)
+	}
+}
+
+// TestNewRefusesAsParseDoes gives New a table of bad entries, and Parse the
+// same entries written as a file: both must refuse them with the same
+// error, apart from the prefix, and show no secret.
+func TestNewRefusesAsParseDoes(t *testing.T) {
+	tests := []struct {
+		name     string
+		change   func(*File)
+		wantErr  error
+		wantText string // the message after "config: "
+	}{
+		{
+			name:     "no clients",
+			change:   func(f *File) { f.Clients = nil },
+			wantErr:  ErrNoClients,
+			wantText: `no clients: "clients" must list at least one client`,
+		},
+		{
+			name:     "empty accounts",
+			change:   func(f *File) { f.Accounts = []AccountEntry{} },
+			wantErr:  ErrNoAccounts,
+			wantText: `no accounts: "accounts" must list at least one account`,
+		},
+		{
+			name: "duplicate email",
+			change: func(f *File) {
+				f.Accounts = append(f.Accounts, AccountEntry{Email: "A@X.io", Password: testHash, Roles: []string{"USER"}})
+			},
+			wantErr:  account.ErrDuplicateEmail,
+			wantText: `account 3 "A@X.io": duplicate email, same as account 1`,
+		},
+		{
+			name:     "unknown role",
+			change:   func(f *File) { f.Accounts[1].Roles = []string{"USER", "ROLE_ADMIN"} },
+			wantErr:  account.ErrUnknownRole,
+			wantText: `account 2 "b@x.io": unknown role "ROLE_ADMIN"`,
+		},
+		{
+			name:     "no roles",
+			change:   func(f *File) { f.Accounts[0].Roles = nil },
+			wantErr:  account.ErrUnknownRole,
+			wantText: `account 1 "a@x.io": no roles`,
+		},
+		{
+			name:     "password in plain text",
+			change:   func(f *File) { f.Accounts[1].Password = testPlain },
+			wantErr:  secret.ErrUnknownScheme,
+			wantText: `account 2 "b@x.io": password: unknown encoding scheme: no {scheme} marker`,
+		},
+		{
+			name:     "password {bcrypt} but not a hash",
+			change:   func(f *File) { f.Accounts[0].Password = "{bcrypt}" + testPlain },
+			wantErr:  secret.ErrMalformed,
+			wantText: `account 1 "a@x.io": password: malformed encoded secret`,
+		},
+		{
+			name:     "unknown grant type",
+			change:   func(f *File) { f.Clients[0].AuthorizedGrantTypes = []string{"password", "client_credentials"} },
+			wantErr:  oauth.ErrUnknownGrantType,
+			wantText: `client 1 "app": unknown grant type "client_credentials"`,
+		},
+		{
+			name:     "duplicate client",
+			change:   func(f *File) { f.Clients = append(f.Clients, f.Clients[0]) },
+			wantErr:  oauth.ErrDuplicateClient,
+			wantText: `client 2 "app": duplicate client id, same as client 1`,
+		},
+		{
+			name:     "client secret {noop}",
+			change:   func(f *File) { f.Clients[0].ClientSecret = "{noop}" + testPlain },
+			wantErr:  secret.ErrUnknownScheme,
+			wantText: `client 1 "app": secret: unknown encoding scheme: scheme {noop}`,
+		},
+		{
+			name:     "client secret missing",
+			change:   func(f *File) { f.Clients[0].ClientSecret = "" },
+			wantErr:  secret.ErrUnknownScheme,
+			wantText: `client 1 "app": secret: unknown encoding scheme`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := goodFile()
+			tt.change(&f)
+			cfg, err := New(f)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("New() = %v, %v; want error %v", cfg, err, tt.wantErr)
+			}
+			msg := err.Error()
+			if want := "config: " + tt.wantText; !strings.HasPrefix(msg, want) {
+				t.Errorf("New() error =\n  %s\nwant prefix\n  %s", msg, want)
+			}
+			for _, leak := range []string{testPlain, "$2a$", testHash[len(testHash)-20:]} {
+				if strings.Contains(msg, leak) {
+					t.Errorf("New() error = %q, shows %q", msg, leak)
+				}
+			}
+
+			data, err := json.Marshal(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, perr := Parse("bad.json", bytes.NewReader(data))
+			if !errors.Is(perr, tt.wantErr) {
+				t.Fatalf("Parse() error = %v, want %v", perr, tt.wantErr)
+			}
+			if got, want := strings.TrimPrefix(perr.Error(), `config "bad.json": `), strings.TrimPrefix(msg, "config: "); got != want {
+				t.Errorf("Parse() and New() disagree:\n  Parse: %s\n  New:   %s", got, want)
 			}
 		})
 	}
