@@ -52,9 +52,13 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 	if err := json.Unmarshal(b, &features); err != nil {
 		return nil, fmt.Errorf("read the cucumber report: %w", err)
 	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
+	}
 	byRule := map[string]*RuleResult{}
 	var order []string
-	for _, r := range docs.Rules() {
+	for _, r := range catalogue.Rules() {
 		byRule[r.ID] = &RuleResult{ID: r.ID}
 		order = append(order, r.ID)
 	}

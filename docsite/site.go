@@ -54,8 +54,6 @@ type page struct {
 	Count     int
 }
 
-var sectionHeading = regexp.MustCompile(`^## ([A-Z]+) — (.+)$`)
-
 // Render builds the page from the features, the rule catalogue and the
 // recorded exchanges.
 func Render(features fs.FS, exchanges []Exchange) ([]byte, error) {
@@ -67,25 +65,19 @@ func Render(features fs.FS, exchanges []Exchange) ([]byte, error) {
 	for _, e := range exchanges {
 		p.Exchanges[e.Anchor] = append(p.Exchanges[e.Anchor], e)
 	}
-	rules := map[string]*RuleDoc{}
-	var section *RuleSection
-	byID := map[string]docs.Rule{}
-	for _, r := range docs.Rules() {
-		byID[r.ID] = r
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
 	}
-	for _, line := range strings.Split(docs.RuleCatalogue, "\n") {
-		if m := sectionHeading.FindStringSubmatch(line); m != nil {
-			section = &RuleSection{Code: m[1], Title: m[2]}
-			p.Sections = append(p.Sections, section)
-			continue
-		}
-		for id, r := range byID {
-			if section != nil && strings.HasPrefix(line, "| "+id+" |") {
-				rd := &RuleDoc{Rule: r}
-				rules[id] = rd
-				section.Rules = append(section.Rules, rd)
-			}
-		}
+	sections := map[string]*RuleSection{}
+	for _, s := range catalogue.Sections() {
+		sections[s.Code] = &RuleSection{Code: s.Code, Title: s.Title}
+		p.Sections = append(p.Sections, sections[s.Code])
+	}
+	rules := map[string]*RuleDoc{}
+	for _, r := range catalogue.Rules() {
+		rules[r.ID] = &RuleDoc{Rule: r}
+		sections[r.Section.Code].Rules = append(sections[r.Section.Code].Rules, rules[r.ID])
 	}
 	for _, f := range feats {
 		for _, sc := range f.Scenarios {
