@@ -20,7 +20,7 @@ var writingStep = regexp.MustCompile(`^the user (has created|creates|updates)|^t
 // TestEveryRuleHasAScenarioAndEveryScenarioARule keeps the features and the
 // rule catalogue (docs/rules.md) in step.
 func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
-	scenarios, err := LoadScenarios(features.FS)
+	set, err := features.Load(features.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +29,13 @@ func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := map[string]int{}
-	for _, sc := range scenarios {
-		where := sc.URI + ": " + sc.Name
-		ids := sc.Rules()
+	for _, sc := range set.Pickles() {
+		where := sc.Feature.File + ": " + sc.Name
+		ids := sc.Tags.Rules()
 		if len(ids) == 0 {
 			t.Errorf("%s: no rule tag", where)
 		}
-		spec, ref := sc.Has("@spec"), sc.Has("@ref")
+		spec, ref := sc.Tags.Has("@spec"), sc.Tags.Has("@ref")
 		if spec == ref {
 			t.Errorf("%s: needs exactly one of @spec and @ref", where)
 		}
@@ -50,42 +50,20 @@ func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
 			}
 			checked[id]++
 		}
-		if !sc.Has("@writes") && !sc.Has("@local") {
+		if !sc.Tags.Has("@writes") && !sc.Tags.Has("@local") {
 			for _, step := range sc.Steps {
 				if writingStep.MatchString(step) {
 					t.Errorf("%s: the step %q writes to the target, but the scenario is not tagged @writes", where, step)
 				}
 			}
 		}
-		if sc.Has("@local") && sc.Has("@slow") {
+		if sc.Tags.Has("@local") && sc.Tags.Has("@slow") {
 			t.Errorf("%s: @local and @slow together never run", where)
 		}
 	}
 	for _, r := range catalogue.Rules() {
 		if checked[r.ID] == 0 {
 			t.Errorf("rule %s has no scenario", r.ID)
-		}
-	}
-}
-
-func TestMatchTagsFollowsGodog(t *testing.T) {
-	tags := []string{"@spec", "@AUTH-6", "@writes"}
-	tests := []struct {
-		expr string
-		want bool
-	}{
-		{"", true},
-		{"@spec", true},
-		{"@ref", false},
-		{"@spec && ~@local && ~@slow", true},
-		{"@spec && ~@writes", false},
-		{"@ref,@AUTH-6", true},
-		{"~@spec", false},
-		{"@ref,~@local", true},
-	}
-	for _, tt := range tests {
-		if got := MatchTags(tt.expr, tags); got != tt.want {
-			t.Errorf("MatchTags(%q) = %v, want %v", tt.expr, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/features"
 )
 
 // Rule verdicts of a run.
@@ -48,8 +49,8 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the cucumber report: %w", err)
 	}
-	var features []cucumberFeature
-	if err := json.Unmarshal(b, &features); err != nil {
+	var report []cucumberFeature
+	if err := json.Unmarshal(b, &report); err != nil {
 		return nil, fmt.Errorf("read the cucumber report: %w", err)
 	}
 	catalogue, err := docs.RuleCatalogue()
@@ -62,7 +63,7 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 		byRule[r.ID] = &RuleResult{ID: r.ID}
 		order = append(order, r.ID)
 	}
-	for _, f := range features {
+	for _, f := range report {
 		for _, el := range f.Elements {
 			status := Passed
 			for _, st := range el.Steps {
@@ -79,11 +80,11 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 				// Not run: left out by go test -run, for one.
 				status = "skipped"
 			}
-			var tags []string
+			var tags features.Tags
 			for _, t := range el.Tags {
 				tags = append(tags, t.Name)
 			}
-			for _, id := range (Scenario{Tags: tags}).Rules() {
+			for _, id := range tags.Rules() {
 				r, ok := byRule[id]
 				if !ok {
 					continue
