@@ -44,12 +44,12 @@ func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (string, 
 // choice the specification does not make.
 func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	want := 0
-	all, err := LoadScenarios(features.FS)
+	set, err := features.Load(features.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range all {
-		if MatchTags(RemoteTags, sc.Tags) {
+	for _, p := range set.Pickles() {
+		if MatchTags(RemoteTags, p.Tags) {
 			want++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/features"
 )
 
 // Rule verdicts of a run.
@@ -48,17 +49,21 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the cucumber report: %w", err)
 	}
-	var features []cucumberFeature
-	if err := json.Unmarshal(b, &features); err != nil {
+	var report []cucumberFeature
+	if err := json.Unmarshal(b, &report); err != nil {
 		return nil, fmt.Errorf("read the cucumber report: %w", err)
+	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
 	}
 	byRule := map[string]*RuleResult{}
 	var order []string
-	for _, r := range docs.Rules() {
+	for _, r := range catalogue.Rules() {
 		byRule[r.ID] = &RuleResult{ID: r.ID}
 		order = append(order, r.ID)
 	}
-	for _, f := range features {
+	for _, f := range report {
 		for _, el := range f.Elements {
 			status := Passed
 			for _, st := range el.Steps {
@@ -75,11 +80,11 @@ func Summarize(cucumberJSON string) ([]RuleResult, error) {
 				// Not run: left out by go test -run, for one.
 				status = "skipped"
 			}
-			var tags []string
+			var tags features.Tags
 			for _, t := range el.Tags {
 				tags = append(tags, t.Name)
 			}
-			for _, id := range (Scenario{Tags: tags}).Rules() {
+			for _, id := range tags.Rules() {
 				r, ok := byRule[id]
 				if !ok {
 					continue

@@ -1,31 +1,30 @@
-// Package docs holds what people read about the project; rules.md, the rule
-// catalogue, is embedded for the conformance runner's per-rule summary.
+// Package docs holds what people read about the project: the rule
+// catalogue (rules.md), embedded and parsed here for the conformance runner,
+// the coverage test and the documentation page; the guides; and a copy of
+// the specification (spec/).
 package docs
 
 import (
 	_ "embed"
-	"regexp"
+	"fmt"
+	"sync"
 )
 
-// RuleCatalogue is docs/rules.md.
+// rulesFile is docs/rules.md.
 //
 //go:embed rules.md
-var RuleCatalogue string
+var rulesFile string
 
-// Rule is one entry of the rule catalogue.
-type Rule struct {
-	ID        string // such as "AUTH-6"
-	Kind      string // "spec" or "ref"
-	Statement string
-}
-
-var ruleRow = regexp.MustCompile(`(?m)^\| ([A-Z]+-[0-9]+) \| (spec|ref) \| (.+) \|$`)
-
-// Rules returns the catalogue's rules in the order it lists them.
-func Rules() []Rule {
-	var rules []Rule
-	for _, m := range ruleRow.FindAllStringSubmatch(RuleCatalogue, -1) {
-		rules = append(rules, Rule{ID: m[1], Kind: m[2], Statement: m[3]})
+// ruleCatalogue parses rulesFile on first use.
+var ruleCatalogue = sync.OnceValues(func() (*Catalogue, error) {
+	c, err := ParseCatalogue(rulesFile)
+	if err != nil {
+		return nil, fmt.Errorf("read docs/rules.md: %w", err)
 	}
-	return rules
+	return c, nil
+})
+
+// RuleCatalogue returns the rule catalogue, docs/rules.md, parsed once.
+func RuleCatalogue() (*Catalogue, error) {
+	return ruleCatalogue()
 }

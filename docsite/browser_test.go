@@ -46,7 +46,7 @@ func TestThePageInARealBrowser(t *testing.T) {
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()))
+		chromedp.UserDataDir(userDataDir(t)))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -121,4 +121,25 @@ func TestThePageInARealBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", out, len(shot))
+}
+
+// userDataDir is a fresh profile folder for Chromium. The browser's helper
+// processes may still write to it for a moment after it is stopped, which
+// fails the cleanup of t.TempDir; this one is removed with retries.
+func userDataDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "docsite-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if err = os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the browser profile %s: %v", dir, err)
+	})
+	return dir
 }

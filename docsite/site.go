@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/features"
 )
 
 // Path is where the page is committed, from the module root.
@@ -42,71 +43,61 @@ type RuleSection struct {
 // others.
 type RuleDoc struct {
 	docs.Rule
-	Scenarios []*Scenario
-	SeeAlso   []*Scenario
+	Scenarios []*features.Scenario
+	SeeAlso   []*features.Scenario
 }
 
 // page is what the template renders.
 type page struct {
 	Sections  []*RuleSection
 	Exchanges map[string][]Exchange
-	Features  []*Feature
 	Count     int
 }
 
-var sectionHeading = regexp.MustCompile(`^## ([A-Z]+) — (.+)$`)
-
-// Render builds the page from the features, the rule catalogue and the
-// recorded exchanges.
-func Render(features fs.FS, exchanges []Exchange) ([]byte, error) {
-	feats, err := LoadFeatures(features)
+// Render builds the page from the feature files of fsys, the rule
+// catalogue and the recorded exchanges.
+func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
+	set, err := features.Load(fsys)
 	if err != nil {
 		return nil, err
 	}
-	p := page{Exchanges: map[string][]Exchange{}, Features: feats}
+	p := page{Exchanges: map[string][]Exchange{}}
 	for _, e := range exchanges {
 		p.Exchanges[e.Anchor] = append(p.Exchanges[e.Anchor], e)
 	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
+	}
+	sections := map[string]*RuleSection{}
+	for _, s := range catalogue.Sections() {
+		sections[s.Code] = &RuleSection{Code: s.Code, Title: s.Title}
+		p.Sections = append(p.Sections, sections[s.Code])
+	}
 	rules := map[string]*RuleDoc{}
-	var section *RuleSection
-	byID := map[string]docs.Rule{}
-	for _, r := range docs.Rules() {
-		byID[r.ID] = r
+	for _, r := range catalogue.Rules() {
+		rules[r.ID] = &RuleDoc{Rule: r}
+		sections[r.Section.Code].Rules = append(sections[r.Section.Code].Rules, rules[r.ID])
 	}
-	for _, line := range strings.Split(docs.RuleCatalogue, "\n") {
-		if m := sectionHeading.FindStringSubmatch(line); m != nil {
-			section = &RuleSection{Code: m[1], Title: m[2]}
-			p.Sections = append(p.Sections, section)
-			continue
-		}
-		for id, r := range byID {
-			if section != nil && strings.HasPrefix(line, "| "+id+" |") {
-				rd := &RuleDoc{Rule: r}
-				rules[id] = rd
-				section.Rules = append(section.Rules, rd)
+	for _, sc := range set.Scenarios() {
+		p.Count++
+		for i, id := range sc.Tags.Rules() {
+			rd, ok := rules[id]
+			if !ok {
+				return nil, fmt.Errorf("%s: scenario %q names rule %s, which docs/rules.md does not list", sc.Feature.File, sc.Name, id)
 			}
-		}
-	}
-	for _, f := range feats {
-		for _, sc := range f.Scenarios {
-			p.Count++
-			for i, id := range sc.Rules {
-				rd, ok := rules[id]
-				if !ok {
-					return nil, fmt.Errorf("%s: scenario %q names rule %s, which docs/rules.md does not list", f.File, sc.Name, id)
-				}
-				if i == 0 {
-					rd.Scenarios = append(rd.Scenarios, sc)
-				} else {
-					rd.SeeAlso = append(rd.SeeAlso, sc)
-				}
+			if i == 0 {
+				rd.Scenarios = append(rd.Scenarios, sc)
+			} else {
+				rd.SeeAlso = append(rd.SeeAlso, sc)
 			}
 		}
 	}
 	t, err := template.New("page").Funcs(template.FuncMap{
 		"paragraphs": paragraphs,
 		"code":       code,
-		"first":      func(sc *Scenario) string { return sc.Rules[0] },
+		"first":      func(sc *features.Scenario) string { return sc.Tags.Rules()[0] },
+		"anchor":     anchor,
 	}).Parse(pageTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("parse the page template: %w", err)
@@ -116,6 +107,14 @@ func Render(features fs.FS, exchanges []Exchange) ([]byte, error) {
 		return nil, fmt.Errorf("render the page: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// anchor is the HTML id of a scenario: its file and its name.
+func anchor(sc *features.Scenario) string {
+	s := strings.ToLower(strings.TrimSuffix(sc.Feature.File, ".feature") + "-" + sc.Name)
+	return "scenario-" + strings.Trim(nonWord.ReplaceAllString(s, "-"), "-")
 }
 
 // paragraphs splits a description at blank lines.

@@ -55,7 +55,11 @@ func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
 			t.Errorf("no anchor %q", a)
 		}
 	}
-	for _, r := range docs.Rules() {
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range catalogue.Rules() {
 		if !ids[r.ID] {
 			t.Errorf("no anchor for rule %s", r.ID)
 		}

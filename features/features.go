@@ -1,5 +1,7 @@
 // Package features holds the Gherkin specification of the Event Service API,
-// embedded so that the conformance binary carries it.
+// embedded so that the conformance binary carries it, and the one loader of
+// feature files (Load), which gives both their parse tree and their pickles
+// to the runner, the documentation page and the tests.
 package features
 
 import "embed"

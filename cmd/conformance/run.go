@@ -87,18 +87,18 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 func listScenarios(o conformance.Options, stdout, stderr io.Writer) int {
-	scenarios, err := conformance.LoadScenarios(features.FS)
+	set, err := features.Load(features.FS)
 	if err != nil {
 		fmt.Fprintf(stderr, "conformance: %v\n", err)
 		return exitUsage
 	}
 	n := 0
-	for _, sc := range scenarios {
-		if !conformance.MatchTags(o.SelectedTags(), sc.Tags) {
+	for _, p := range set.Pickles() {
+		if !conformance.MatchTags(o.SelectedTags(), p.Tags) {
 			continue
 		}
 		n++
-		fmt.Fprintf(stdout, "%-22s %s: %s\n", strings.Join(sc.Rules(), ","), sc.Feature, sc.Name)
+		fmt.Fprintf(stdout, "%-22s %s: %s\n", strings.Join(p.Tags.Rules(), ","), p.Feature.Name, p.Name)
 	}
 	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, o.SelectedTags())
 	return exitPassed

@@ -1,0 +1,230 @@
+package features
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+)
+
+// Set is the feature files of a folder, read once in both of the views
+// their readers need: the parse tree, as a reviewer reads it (Features, and
+// each feature's Scenarios), and the pickles, as godog runs them (Pickles).
+type Set struct {
+	Features []*Feature // in file name order
+}
+
+// Feature is one feature file.
+type Feature struct {
+	File        string // its path in the folder, such as "tokens.feature"
+	Name        string
+	Description string // without the indentation of the file
+	Tags        Tags   // the feature's own
+	Background  []Step // the feature's own, not a Rule block's
+	Scenarios   []*Scenario
+	Pickles     []*Pickle
+}
+
+// Scenario is one scenario or scenario outline of the parse tree.
+type Scenario struct {
+	Feature *Feature
+	Keyword string // "Scenario" or "Scenario Outline", as written
+	Name    string
+	// Rule is the name of the Rule block it is in; empty outside one.
+	Rule string
+	// Tags are the feature's, the Rule block's and its own; an outline's
+	// examples tables carry their own.
+	Tags Tags
+	// Background is the background steps it runs after: the feature's, then
+	// its Rule block's.
+	Background []Step
+	Steps      []Step
+	Examples   []Table
+}
+
+// Step is one step of a scenario or a background, with its data table if
+// it has one.
+type Step struct {
+	Keyword string // such as "Given", without blanks
+	Text    string
+	Table   Table // no rows without a data table
+}
+
+// Table is a step's data table or an outline's examples table; the first
+// row of an examples table is its header.
+type Table struct {
+	Name string // an examples table's name
+	Tags Tags   // an examples table's own tags
+	Rows [][]string
+}
+
+// Pickle is what godog runs: a scenario, or one example row of an outline,
+// with its placeholders filled in.
+type Pickle struct {
+	Feature  *Feature
+	Scenario *Scenario // the scenario or outline of the parse tree it comes from
+	Name     string
+	Tags     Tags     // every tag it inherits: feature, Rule block, scenario, examples table
+	Steps    []string // the text of each step, background steps first
+}
+
+// Load parses every *.feature file of fsys, in file name order, such as
+// Load(FS) for the embedded specification.
+func Load(fsys fs.FS) (*Set, error) {
+	set := &Set{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".feature" {
+			return err
+		}
+		f, err := loadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		set.Features = append(set.Features, f)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load the features: %w", err)
+	}
+	return set, nil
+}
+
+// Scenarios returns the scenarios and outlines of every feature, in order.
+func (s *Set) Scenarios() []*Scenario {
+	var out []*Scenario
+	for _, f := range s.Features {
+		out = append(out, f.Scenarios...)
+	}
+	return out
+}
+
+// Pickles returns the pickles of every feature, in order.
+func (s *Set) Pickles() []*Pickle {
+	var out []*Pickle
+	for _, f := range s.Features {
+		out = append(out, f.Pickles...)
+	}
+	return out
+}
+
+// loadFile parses one feature file into both views.
+func loadFile(fsys fs.FS, name string) (*Feature, error) {
+	r, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ids := (&messages.Incrementing{}).NewId
+	doc, err := gherkin.ParseGherkinDocument(r, ids)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", name, err)
+	}
+	if doc.Feature == nil {
+		return nil, fmt.Errorf("parse %s: no feature", name)
+	}
+	f := &Feature{
+		File:        name,
+		Name:        doc.Feature.Name,
+		Description: dedent(doc.Feature.Description),
+		Tags:        tagNames(doc.Feature.Tags),
+	}
+	byID := map[string]*Scenario{} // AST node id → scenario, for the pickles
+	add := func(s *messages.Scenario, rule string, tags Tags, background []Step) {
+		sc := &Scenario{
+			Feature:    f,
+			Keyword:    s.Keyword,
+			Name:       s.Name,
+			Rule:       rule,
+			Tags:       append(append(Tags{}, tags...), tagNames(s.Tags)...),
+			Background: background,
+			Steps:      steps(s.Steps),
+		}
+		for _, ex := range s.Examples {
+			t := Table{Name: ex.Name, Tags: tagNames(ex.Tags)}
+			if ex.TableHeader != nil {
+				t.Rows = append(t.Rows, cells(ex.TableHeader))
+			}
+			for _, row := range ex.TableBody {
+				t.Rows = append(t.Rows, cells(row))
+			}
+			sc.Examples = append(sc.Examples, t)
+		}
+		f.Scenarios = append(f.Scenarios, sc)
+		byID[s.Id] = sc
+	}
+	for _, c := range doc.Feature.Children {
+		switch {
+		case c.Background != nil:
+			f.Background = steps(c.Background.Steps)
+		case c.Scenario != nil:
+			add(c.Scenario, "", f.Tags, f.Background)
+		case c.Rule != nil:
+			tags := append(append(Tags{}, f.Tags...), tagNames(c.Rule.Tags)...)
+			background := f.Background
+			for _, rc := range c.Rule.Children {
+				switch {
+				case rc.Background != nil:
+					background = append(append([]Step{}, f.Background...), steps(rc.Background.Steps)...)
+				case rc.Scenario != nil:
+					add(rc.Scenario, c.Rule.Name, tags, background)
+				}
+			}
+		}
+	}
+	for _, p := range gherkin.Pickles(*doc, name, ids) {
+		pk := &Pickle{Feature: f, Name: p.Name}
+		if len(p.AstNodeIds) > 0 {
+			pk.Scenario = byID[p.AstNodeIds[0]]
+		}
+		for _, t := range p.Tags {
+			pk.Tags = append(pk.Tags, t.Name)
+		}
+		for _, st := range p.Steps {
+			pk.Steps = append(pk.Steps, st.Text)
+		}
+		f.Pickles = append(f.Pickles, pk)
+	}
+	return f, nil
+}
+
+func steps(in []*messages.Step) []Step {
+	var out []Step
+	for _, st := range in {
+		s := Step{Keyword: strings.TrimSpace(st.Keyword), Text: st.Text}
+		if st.DataTable != nil {
+			for _, row := range st.DataTable.Rows {
+				s.Table.Rows = append(s.Table.Rows, cells(row))
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func cells(row *messages.TableRow) []string {
+	out := make([]string, len(row.Cells))
+	for i, c := range row.Cells {
+		out[i] = c.Value
+	}
+	return out
+}
+
+func tagNames(tags []*messages.Tag) Tags {
+	out := make(Tags, len(tags))
+	for i, t := range tags {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// dedent removes the indentation Gherkin descriptions carry.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
