@@ -81,12 +81,12 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 	}
 	for _, sc := range set.Scenarios() {
 		p.Count++
-		for i, id := range sc.Tags.Rules() {
+		for _, id := range sc.Rules() {
 			rd, ok := rules[id]
 			if !ok {
 				return nil, fmt.Errorf("%s: scenario %q names rule %s, which docs/rules.md does not list", sc.Feature.File, sc.Name, id)
 			}
-			if i == 0 {
+			if sc.Leads(id) {
 				rd.Scenarios = append(rd.Scenarios, sc)
 			} else {
 				rd.SeeAlso = append(rd.SeeAlso, sc)
@@ -96,7 +96,7 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 	t, err := template.New("page").Funcs(template.FuncMap{
 		"paragraphs": paragraphs,
 		"code":       code,
-		"first":      func(sc *features.Scenario) string { return sc.Tags.Rules()[0] },
+		"first":      leadRule,
 		"anchor":     anchor,
 	}).Parse(pageTemplate)
 	if err != nil {
@@ -133,4 +133,14 @@ var backticks = regexp.MustCompile("`([^`]+)`")
 // code renders `text` in a catalogue statement as <code>.
 func code(s string) template.HTML {
 	return template.HTML(backticks.ReplaceAllString(template.HTMLEscapeString(s), "<code>$1</code>"))
+}
+
+// leadRule is the first rule sc leads, under which the page writes it out.
+func leadRule(sc *features.Scenario) string {
+	for _, id := range sc.Rules() {
+		if sc.Leads(id) {
+			return id
+		}
+	}
+	return ""
 }

@@ -45,6 +45,36 @@ type Scenario struct {
 	Examples   []Table
 }
 
+// Rules returns the ids of the rules the scenario checks: those of its own
+// tags, then those its examples tables add.
+func (s *Scenario) Rules() []string {
+	all := append(Tags{}, s.Tags...)
+	for _, t := range s.Examples {
+		all = append(all, t.Tags...)
+	}
+	return all.Rules()
+}
+
+// Leads reports whether the scenario is one of the main checks of rule id:
+// id is the first rule of its own tags or of one of its examples tables.
+// Elsewhere it only touches the rule.
+func (s *Scenario) Leads(id string) bool {
+	for _, tags := range append([]Tags{s.Tags}, examplesTags(s.Examples)...) {
+		if rules := tags.Rules(); len(rules) > 0 && rules[0] == id {
+			return true
+		}
+	}
+	return false
+}
+
+func examplesTags(tables []Table) []Tags {
+	var out []Tags
+	for _, t := range tables {
+		out = append(out, t.Tags)
+	}
+	return out
+}
+
 // Step is one step of a scenario or a background, with its data table if
 // it has one.
 type Step struct {

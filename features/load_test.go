@@ -195,3 +195,34 @@ func TestLoadReadsTheSpecification(t *testing.T) {
 		t.Errorf("%d pickles, want %d (one per scenario and example row)", got, rows)
 	}
 }
+
+// TestScenarioRulesIncludeThoseOfItsExamples: an outline whose examples
+// tables name the rules checks each of them, and leads the first rule of
+// its own tags and of each table.
+func TestScenarioRulesIncludeThoseOfItsExamples(t *testing.T) {
+	set := load(t, fstest.MapFS{"f.feature": {Data: []byte(`Feature: F
+  @spec @A-1 @B-1
+  Scenario Outline: Many cases <x>
+    When <x>
+    Then it holds
+
+    @C-1 @D-1
+    Examples: first
+      | x |
+      | a |
+
+    @E-1
+    Examples: second
+      | x |
+      | b |
+`)}})
+	sc := set.Scenarios()[0]
+	if got, want := sc.Rules(), []string{"A-1", "B-1", "C-1", "D-1", "E-1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Rules() = %v, want %v", got, want)
+	}
+	for id, want := range map[string]bool{"A-1": true, "B-1": false, "C-1": true, "D-1": false, "E-1": true, "F-1": false} {
+		if got := sc.Leads(id); got != want {
+			t.Errorf("Leads(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
