@@ -1,0 +1,138 @@
+package steps
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Reading the event list, and what the reference server says of a page.
+
+func (s *scenario) listEvents(who, query string) error {
+	address, err := s.eventsAddress()
+	if err != nil {
+		return err
+	}
+	req, err := s.as(who, s.at("GET", withQuery(address, query)))
+	if err != nil {
+		return err
+	}
+	return s.when(req)
+}
+
+// listItems returns the items of a list: the elements of the arrays under
+// "_embedded" (HAL), or, where there is no "_embedded", of the top-level
+// arrays. The specification does not show the list's shape.
+func listItems(doc map[string]any) []map[string]any {
+	embedded, ok := doc["_embedded"].(map[string]any)
+	if !ok {
+		embedded = doc
+	}
+	var items []map[string]any
+	for _, v := range embedded {
+		list, _ := v.([]any)
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				items = append(items, m)
+			}
+		}
+	}
+	return items
+}
+
+// answerItems returns the events the answer lists.
+func (s *scenario) answerItems() ([]map[string]any, *exchange, error) {
+	x, err := s.theAnswer()
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := x.object()
+	if err != nil {
+		return nil, x, s.about(x, err)
+	}
+	return listItems(obj), x, nil
+}
+
+func (s *scenario) pageHolds(n int) error {
+	items, x, err := s.answerItems()
+	if err == nil && len(items) != n {
+		err = s.failf(x, "the page holds %d events, want %d", len(items), n)
+	}
+	return err
+}
+
+// pageReports checks the reference server's page metadata.
+func (s *scenario) pageReports(total, pages, number int) error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	v, err := x.field("page")
+	if err != nil {
+		return s.about(x, err)
+	}
+	p, _ := v.(map[string]any)
+	want := map[string]any{"totalElements": float64(total), "totalPages": float64(pages), "number": float64(number)}
+	for k, w := range want {
+		if p[k] != w {
+			return s.failf(x, "page.%s is %v, want %v", k, p[k], w)
+		}
+	}
+	return nil
+}
+
+func (s *scenario) listedInOrder(list string) error {
+	items, x, err := s.answerItems()
+	if err != nil {
+		return err
+	}
+	var got []string
+	for _, item := range items {
+		name, _ := item["name"].(string)
+		got = append(got, plainName(name))
+	}
+	if want := splitList(list); !slices.Equal(got, want) {
+		return s.failf(x, "events listed as %q, want %q", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
+}
+
+func (s *scenario) listedEventsLinkToThemselves() error {
+	items, x, err := s.answerItems()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return s.failf(x, "the list holds no events")
+	}
+	for i, item := range items {
+		if hrefs(item)["self"] == "" {
+			return s.failf(x, "listed event %d has no \"self\" link", i+1)
+		}
+	}
+	return nil
+}
+
+// countEvents counts the events of the whole list, page by page.
+func (s *scenario) countEvents() error {
+	n, err := s.numberOfEvents()
+	s.events.count = n
+	return err
+}
+
+func (s *scenario) sameNumberOfEvents() error {
+	n, err := s.numberOfEvents()
+	if err == nil && n != s.events.count {
+		err = fmt.Errorf("the event list holds %d events; it held %d before", n, s.events.count)
+	}
+	return err
+}
+
+func (s *scenario) numberOfEvents() (int, error) {
+	n := 0
+	err := s.eachPage(func(p page, _ *exchange) error {
+		n += len(p.items)
+		return nil
+	})
+	return n, err
+}
