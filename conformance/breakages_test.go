@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,52 +12,64 @@ import (
 
 // flawedLauncher starts the reference server as InProcess does, after
 // breaking how a configuration is taken in one way: what a server that
-// mishandles stored passwords would do with the same file.
+// mishandles stored passwords and secrets would do with the same file.
+// flaw gets each configured plain and stored value and returns them
+// changed.
 type flawedLauncher struct {
 	InProcess
-	flaw func(*steps.AccountConfig)
+	flaw func(plain, stored string) (string, string)
 }
 
 func (l flawedLauncher) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
+	cfg.Accounts, cfg.Clients = slices.Clone(cfg.Accounts), slices.Clone(cfg.Clients) // the scenario's own stay as they are
 	for i := range cfg.Accounts {
-		l.flaw(&cfg.Accounts[i])
+		a := &cfg.Accounts[i]
+		a.Password, a.Stored = l.flaw(a.Password, a.Stored)
+	}
+	for i := range cfg.Clients {
+		c := &cfg.Clients[i]
+		c.Secret, c.Stored = l.flaw(c.Secret, c.Stored)
 	}
 	return l.InProcess.Launch(cfg)
 }
 
-// TestSuiteCatchesBreakagesOfStoredPasswords breaks the handling of stored
-// passwords (rule ACC-3) one way at a time, and requires the @local
-// scenarios of ACC-3 to fail.
-func TestSuiteCatchesBreakagesOfStoredPasswords(t *testing.T) {
-	tests := []struct {
+// TestSuiteCatchesBreakagesOfStoredSecrets breaks the handling of stored
+// passwords (rule ACC-3) and client secrets (CLI-2) one way at a time, and
+// requires the @local scenarios of each rule to fail.
+func TestSuiteCatchesBreakagesOfStoredSecrets(t *testing.T) {
+	flaws := []struct {
 		name string
-		flaw func(*steps.AccountConfig)
+		flaw func(plain, stored string) (string, string)
 	}{
-		{"a stored value without a known marker is taken as the password itself", func(a *steps.AccountConfig) {
-			if a.Stored != "" && !strings.HasPrefix(a.Stored, "{bcrypt}$2") {
-				a.Password, a.Stored = a.Stored, ""
+		{"a stored value without a known marker is taken as the secret itself", func(plain, stored string) (string, string) {
+			if stored != "" && !strings.HasPrefix(stored, "{bcrypt}$2") {
+				return stored, ""
 			}
+			return plain, stored
 		}},
-		{"what eventsvc hash-password prints does not verify the password", func(a *steps.AccountConfig) {
-			if a.Stored == "" {
-				a.Password += "-not-what-was-hashed"
+		{"what eventsvc hash-password prints does not verify the secret", func(plain, stored string) (string, string) {
+			if stored == "" {
+				plain += "-not-what-was-hashed"
 			}
+			return plain, stored
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			creds := DemoCredentials
-			var out bytes.Buffer
-			err := Run(Options{
-				Target: steps.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, tt.flaw}},
-				Tags:   "@ACC-3",
-				Output: &out,
+	for _, rule := range []string{"ACC-3", "CLI-2"} {
+		for _, f := range flaws {
+			t.Run(rule+": "+f.name, func(t *testing.T) {
+				t.Parallel()
+				creds := DemoCredentials
+				var out bytes.Buffer
+				err := Run(Options{
+					Target: steps.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, f.flaw}},
+					Tags:   "@" + rule + " && @local",
+					Output: &out,
+				})
+				if !errors.Is(err, ErrFailed) {
+					t.Fatalf("no @local scenario of %s caught the flaw (Run returned %v)%s", rule, err, failedSteps(out.String()))
+				}
+				t.Logf("caught by %s:\n  %s", rule, strings.Join(failures(out.String()), "\n  "))
 			})
-			if !errors.Is(err, ErrFailed) {
-				t.Fatalf("no scenario of ACC-3 caught the flaw (Run returned %v)%s", err, failedSteps(out.String()))
-			}
-			t.Logf("caught by ACC-3:\n  %s", strings.Join(failures(out.String()), "\n  "))
-		})
+		}
 	}
 }

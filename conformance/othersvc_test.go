@@ -84,11 +84,12 @@ type otherConfig struct {
 
 // otherChoices are further answers the specification leaves open.
 type otherChoices struct {
-	selfAsAsked bool // a list page's "self" repeats the address asked for
-	listAsArray bool // list items in a top-level "events" array, no "_embedded"
-	bareHTML    bool // the docs page leaves out the optional <html>, <head>, <body> tags
-	latin1Docs  bool // the docs page is ISO-8859-1
-	seed        int  // events already there, managed by nobody the suite knows
+	selfAsAsked bool   // a list page's "self" repeats the address asked for
+	listAsArray bool   // list items in a top-level "events" array, no "_embedded"
+	bareHTML    bool   // the docs page leaves out the optional <html>, <head>, <body> tags
+	latin1Docs  bool   // the docs page is ISO-8859-1
+	seed        int    // events already there, managed by nobody the suite knows
+	seedManager string // the manager of the seeded events instead
 }
 
 // otherFlaws break the specification, one at a time.
@@ -143,7 +144,11 @@ func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
 	}
 	o := &otherSvc{otherConfig: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{}}
 	for i := range c.choices.seed {
-		o.events = append(o.events, &otherEvent{id: fmt.Sprintf("ev-%04d", i+1), manager: "carl@example.org",
+		manager := "carl@example.org"
+		if c.choices.seedManager != "" {
+			manager = c.choices.seedManager
+		}
+		o.events = append(o.events, &otherEvent{id: fmt.Sprintf("ev-%04d", i+1), manager: manager,
 			fields: map[string]any{"name": fmt.Sprintf("Seeded %d", i+1), "startsAt": "2026-01-01T10:00:00Z"}})
 	}
 	srv := httptest.NewServer(o)

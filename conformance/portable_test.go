@@ -154,3 +154,46 @@ func failures(out string) (scenarios []string) {
 	}
 	return scenarios
 }
+
+// TestReadOnlyRunsCheckWhatTheTargetHolds: a read-only run creates nothing,
+// checks paging and reading on the events a target already has, and where
+// the target holds too little to check them, skips those scenarios with the
+// reason instead of passing them.
+func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
+	readOnly := func(t *testing.T, c otherConfig) (string, error) {
+		srv := startOtherSvc(t, c)
+		var out bytes.Buffer
+		err := Run(Options{
+			Target:   steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "read-only", EventBody: []byte(otherEventBody)},
+			Tags:     RemoteTags + " && @API-5,@API-7,@API-8",
+			ReadOnly: true,
+			Output:   &out,
+		})
+		return out.String(), err
+	}
+	t.Run("a target with pages of the user's events", func(t *testing.T) {
+		t.Parallel()
+		out, err := readOnly(t, otherConfig{choices: otherChoices{seed: 7, seedManager: otherCreds.Username}})
+		if err != nil {
+			t.Fatalf("Run = %v%s", err, failedSteps(out))
+		}
+		if !regexp.MustCompile(`(?m)^(\d+) scenarios \((\d+) passed\)$`).MatchString(out) || strings.Contains(out, "skipped") {
+			t.Fatalf("want every scenario run and passed:\n%s", out)
+		}
+	})
+	t.Run("an empty target", func(t *testing.T) {
+		t.Parallel()
+		out, err := readOnly(t, otherConfig{})
+		if err != nil {
+			t.Fatalf("Run = %v%s", err, failedSteps(out))
+		}
+		for _, rule := range []string{"API-5", "API-7", "API-8"} {
+			if !regexp.MustCompile(`(?m)^\s+` + rule + `\s+NOT RUN`).MatchString(out) {
+				t.Errorf("the summary does not say %s was not run:\n%s", rule, out)
+			}
+		}
+		if regexp.MustCompile(`(?m)^\d+ steps \(.*(passed|failed)`).MatchString(out) {
+			t.Errorf("want every step skipped:\n%s", out)
+		}
+	})
+}

@@ -82,6 +82,7 @@ func Run(o Options) error {
 		return err
 	}
 	o.Target = target
+	o.Target.ReadOnly = o.ReadOnly
 	reportDir := o.ReportDir
 	if reportDir == "" {
 		tmp, err := os.MkdirTemp("", "conformance-")

@@ -95,6 +95,14 @@ Feature: Accounts and client registrations of the reference server
     Then it refuses to start with a message that mentions "unknown grant type" and "legacy"
 
   @spec @CLI-2 @local
+  Scenario: A client secret stored the way eventsvc hash-password prints it is checked
+    Given the reference server runs with a client "mobile" for the grant types "password,refresh_token" and the resource "event"
+    When the client "mobile" asks for the user's token
+    Then a token is issued
+    When the client "mobile" asks for the user's token with a wrong client secret
+    Then no token is issued
+
+  @spec @CLI-2 @local
   Scenario: A client secret without a known encoding marker stops the server from starting
     Given a configuration with a client "plain" for the grant types "password,refresh_token" and the resource "event"
     And the stored secret of client "plain" is "plain-secret", in plain text

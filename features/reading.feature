@@ -1,10 +1,12 @@
-@writes
 Feature: Reading an event
   Anyone may read an event. The manager of the event, calling with a valid
   access token, is also offered the link to update it; nobody else is.
 
+  The event these scenarios read is one the user creates, or in a
+  read-only run, one the user already manages on the target.
+
   Background:
-    Given the user has created an event
+    Given the user manages an event
 
   @spec @API-7 @SVC-5
   Scenario: Anyone can read an event without a token
@@ -26,7 +28,7 @@ Feature: Reading an event
   @ref @API-8 @API-11
   Scenario: The reference server shows the event, its manager and its links
     When the user reads the event
-    Then the answer is an event in status "DRAFT" with a manager
+    Then the answer is an event with a manager
     And the answer offers the links "self, query-events, update-event, profile"
     And every link of the answer is an absolute address
 

@@ -64,7 +64,7 @@ Feature: Obtaining tokens
         | the user's token without "username"    |
         | the user's token without "password"    |
 
-      @TOK-1 @CLI-2
+      @TOK-1
       Examples: wrong or missing client authentication, on either grant
         | request                                                   |
         | the user's token with a wrong client secret               |
@@ -124,7 +124,7 @@ Feature: Obtaining tokens
         | request                       | status | error         |
         | a refresh of the access token | 400    | invalid_grant |
 
-    @ref @TOK-11 @CLI-2
+    @ref @TOK-11
     Scenario: A wrong client secret is an invalid client, challenged for Basic authentication
       When the client asks for the user's token with a wrong client secret
       Then the token request is refused with status 401 and error "invalid_client"

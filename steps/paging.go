@@ -100,7 +100,8 @@ func (s *scenario) eachPage(fn func(page, *exchange) error) error {
 
 // listHasTwoPages creates events as the user, in batches of 1, 2, 4…, until
 // the first page of the event list links to a next page, at most
-// maxPagingEvents of them.
+// maxPagingEvents of them. A read-only run creates none: on a target whose
+// list has a single page, paging cannot be checked.
 func (s *scenario) listHasTwoPages() error {
 	address, err := s.eventsAddress()
 	if err != nil {
@@ -114,6 +115,9 @@ func (s *scenario) listHasTwoPages() error {
 		}
 		if first.links["next"] != "" {
 			return nil
+		}
+		if s.target.ReadOnly {
+			return notChecked("the target lists its %d events on a single page, and a read-only run creates none to make a second", len(first.items))
 		}
 		if made >= maxPagingEvents {
 			return fmt.Errorf("the first page of the event list has no \"next\" link after %d events were created", made)

@@ -22,6 +22,11 @@ type Target struct {
 	EventBody []byte
 	// RunID marks the names of the events a run creates.
 	RunID string
+	// ReadOnly says the run must create and change nothing on the target.
+	// The steps that would create what a scenario needs then look for it
+	// among what the target holds, and skip the scenario, with the reason,
+	// when they find nothing.
+	ReadOnly bool
 }
 
 // Credentials are the secrets a run uses. They are masked in every message

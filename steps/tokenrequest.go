@@ -97,7 +97,7 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 			return a, fmt.Errorf("%s has no password to get wrong", subject)
 		}
 	case "with a wrong client secret":
-		a.auth = clientAuth{id: s.creds.ClientID, secret: s.madeUp("wrong-secret-")}
+		a.auth = clientAuth{id: s.clientAuth.id, secret: s.madeUp("wrong-secret-")}
 	case "without client credentials":
 		a.auth = clientAuth{none: true}
 	case "with the user's credentials as the client's":
@@ -170,11 +170,13 @@ func (s *scenario) askFor(subject, how string) error {
 	return s.ask(a)
 }
 
-func (s *scenario) namedClientAsksForUserToken(id string) error {
+// namedClientAsksFor asks as a client of the scenario's configuration, which
+// authenticates every later token request too.
+func (s *scenario) namedClientAsksFor(id, subject, how string) error {
 	for _, c := range s.config.Clients {
 		if c.ID == id {
 			s.clientAuth = clientAuth{id: id, secret: c.Secret}
-			return s.askFor("the user's token", "")
+			return s.askFor(subject, how)
 		}
 	}
 	return fmt.Errorf("client %q is not in this scenario's configuration", id)

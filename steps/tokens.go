@@ -17,7 +17,7 @@ func (s *scenario) registerTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the user has a token$`, s.userHasToken)
 	sc.Step(`^the client has not visited the service before$`, s.clientIsNew)
 	sc.Step(`^the client asks for `+tokenRequestPhrase+`$`, s.askFor)
-	sc.Step(`^the client "([^"]*)" asks for the user's token$`, s.namedClientAsksForUserToken)
+	sc.Step(`^the client "([^"]*)" asks for `+tokenRequestPhrase+`$`, s.namedClientAsksFor)
 	sc.Step(`^the client asks for a token with:$`, s.askWithTable)
 	sc.Step(`^a caller asks the authorization endpoint for a code for the client$`, s.askAuthorizationEndpoint)
 
