@@ -51,6 +51,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,9 +78,10 @@ const (
 )
 
 type otherConfig struct {
-	creds   steps.Credentials // zero: otherCreds
-	choices otherChoices
-	flaws   otherFlaws
+	creds     steps.Credentials // zero: otherCreds
+	choices   otherChoices
+	flaws     otherFlaws
+	accessTTL time.Duration // zero: otherAccessTTL
 }
 
 // otherChoices are further answers the specification leaves open.
@@ -109,6 +111,27 @@ type otherFlaws struct {
 	refreshAnyClient       bool // the refresh grant takes any Basic credentials, a wrong secret too (TOK-1, TOK-10)
 	nextSamePage           bool // "next" links back to the page it is on (API-5)
 	overlappingPages       bool // each page starts with the last event of the page before (API-5)
+	tokensNotHonoured      bool // the resource server knows none of the tokens the token endpoint issues (SVC-1)
+	linksAsArray           bool // GET /api has "_links" as an array of {rel, href} (SVC-2)
+	noCreateLinkForUsers   bool // "create-new-event" offered to nobody (SVC-3, API-4)
+	listNeedsToken         bool // GET /api/events needs a valid token (SVC-5)
+	oneUserPerClient       bool // a client gets tokens for the first user it logs in, and no other (CLI-1)
+	scopeReadOnly          bool // the password grant grants only "read" (CLI-4)
+	jsonBodyAccepted       bool // the token endpoint takes a JSON body too (TOK-2)
+	passwordNotChecked     bool // any password of a known user gets a token (TOK-3)
+	refreshTokenParamOnly  bool // the refresh token is read from "refresh_token" only, not "token" (TOK-4)
+	csrfRequired           bool // the token endpoint wants the XSRF cookie of an earlier visit (TOK-6)
+	noRefreshToken         bool // the password grant issues no refresh token (TOK-7)
+	refreshedTokensDead    bool // access tokens issued by the refresh grant do not work (TOK-8)
+	userAsClient           bool // a user's email and password authenticate as a client (TOK-10)
+	noEventsLink           bool // GET /api links the list as "event-list", not "events" (API-1)
+	creatorNotManager      bool // an event's creator does not become its manager (API-6)
+	readNeedsToken         bool // GET of one event needs a valid token (API-7)
+	updateIgnored          bool // a manager's PUT is answered 204 and changes nothing (API-9)
+	brokenEventsHref       bool // the "events" href of GET /api leads nowhere (API-10)
+	openOutsideAPI         bool // requests outside /api, the docs and static files need no token (AUTH-4)
+	accessNeverExpires     bool // access tokens work past the expires_in they were issued with (LIM-1)
+	usernameNotEmail       bool // the password grant's username is the email's local part, not the email (ACC-1)
 	clientCredentials      bool // the client_credentials grant issues tokens (TOK-9)
 	unknownGETNeedToken    bool // GET on an unknown path under /api/ needs a token (AUTH-2)
 	invalidTokenRefused    bool // an invalid bearer token on GET /api/** is refused (API-2)
@@ -121,6 +144,7 @@ type otherFlaws struct {
 type otherSvc struct {
 	otherConfig
 	mu       sync.Mutex
+	client   string                // the one user of the client (flaw oneUserPerClient)
 	access   map[string]otherGrant // by access token
 	refresh  map[string]otherGrant // by refresh token
 	sessions map[string]string     // session id -> user (flaw sessionCookie)
@@ -173,7 +197,7 @@ func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		o.docs(w)
 	case static || strings.HasPrefix(p, "/oauth/"):
 		otherError(w, http.StatusNotFound, "no such file")
-	case o.user(r) == "":
+	case o.user(r) == "" && !o.flaws.openOutsideAPI:
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	default:
 		otherError(w, http.StatusNotFound, "not here")
@@ -185,7 +209,7 @@ func (o *otherSvc) user(r *http.Request) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	valid := func(token string) string {
-		if g, ok := o.access[token]; ok && time.Now().Before(g.expires) {
+		if g, ok := o.access[token]; ok && (time.Now().Before(g.expires) || o.flaws.accessNeverExpires) && !o.flaws.tokensNotHonoured {
 			return g.user
 		}
 		return ""
@@ -210,6 +234,13 @@ func (o *otherSvc) user(r *http.Request) string {
 
 func (o *otherSvc) clientOK(r *http.Request) bool {
 	id, secret, ok := r.BasicAuth()
+	if ok && o.flaws.userAsClient {
+		uid, _ := url.QueryUnescape(id)
+		usecret, _ := url.QueryUnescape(secret)
+		if uid == o.creds.Username && usecret == o.creds.Password {
+			return true
+		}
+	}
 	return ok && id == o.creds.ClientID && subtle.ConstantTimeCompare([]byte(secret), []byte(o.creds.ClientSecret)) == 1
 }
 
@@ -223,27 +254,61 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		o.flaws.noClientAuth && r.Header.Get("Authorization") == "" ||
 		o.flaws.refreshWithoutClient && refreshing && r.Header.Get("Authorization") == "" ||
 		o.flaws.refreshAnyClient && refreshing && basic
+	f := r.PostForm
+	if _, err := r.Cookie("XSRF-TOKEN"); err != nil && o.flaws.csrfRequired {
+		otherError(w, http.StatusForbidden, "no CSRF token")
+		return
+	}
 	switch {
 	case !client:
 		otherError(w, http.StatusBadRequest, "unknown client")
 		return
+	case mt == "application/json" && o.flaws.jsonBodyAccepted:
+		var body map[string]string
+		if json.NewDecoder(r.Body).Decode(&body) != nil {
+			otherError(w, http.StatusBadRequest, "bad JSON")
+			return
+		}
+		f = url.Values{}
+		for k, v := range body {
+			f.Set(k, v)
+		}
 	case mt != "application/x-www-form-urlencoded" || r.ParseForm() != nil:
 		otherError(w, http.StatusBadRequest, "send a form")
 		return
+	default:
+		f = r.PostForm
 	}
-	f := r.PostForm
 	var user, refresh string
 	switch grant := f.Get("grant_type"); {
 	case grant == "password":
-		want, known := map[string]string{o.creds.Username: o.creds.Password, o.creds.OtherUsername: o.creds.OtherPass}[f.Get("username")]
-		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 {
+		username := f.Get("username")
+		if o.flaws.usernameNotEmail {
+			username += "@" + strings.SplitN(o.creds.Username, "@", 2)[1]
+		}
+		want, known := map[string]string{o.creds.Username: o.creds.Password, o.creds.OtherUsername: o.creds.OtherPass}[username]
+		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.flaws.passwordNotChecked {
 			otherError(w, http.StatusBadRequest, "wrong username or password")
 			return
 		}
-		user = f.Get("username")
-	case grant == "refresh_token" && !f.Has("refresh_token"):
+		user = username
 		o.mu.Lock()
-		g, ok := o.refresh[f.Get("token")]
+		if o.client == "" {
+			o.client = user
+		}
+		taken := o.client != user && o.flaws.oneUserPerClient
+		o.mu.Unlock()
+		if taken {
+			otherError(w, http.StatusBadRequest, "this client belongs to another user")
+			return
+		}
+	case grant == "refresh_token" && (!f.Has("refresh_token") || o.flaws.refreshTokenParamOnly):
+		param := "token"
+		if o.flaws.refreshTokenParamOnly {
+			param = "refresh_token"
+		}
+		o.mu.Lock()
+		g, ok := o.refresh[f.Get(param)]
 		if !ok && o.flaws.accessAsRefresh {
 			g, ok = o.access[f.Get("token")]
 		}
@@ -252,7 +317,7 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			otherError(w, http.StatusBadRequest, "unknown or expired refresh token")
 			return
 		}
-		user, refresh = g.user, f.Get("token")
+		user, refresh = g.user, f.Get(param)
 	case grant == "client_credentials" && o.flaws.clientCredentials:
 		user = o.creds.Username
 	default:
@@ -266,8 +331,15 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 // refresh is the one the caller used.
 func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	now, access := time.Now(), otherUUID()
+	ttl := o.accessTTL
+	if ttl == 0 {
+		ttl = otherAccessTTL
+	}
 	o.mu.Lock()
-	o.access[access] = otherGrant{user, now.Add(otherAccessTTL)}
+	if refresh == "" || !o.flaws.refreshedTokensDead {
+		o.access[access] = otherGrant{user, now.Add(ttl)}
+	}
+	refreshed := refresh != ""
 	if refresh == "" {
 		refresh = otherUUID()
 		o.refresh[refresh] = otherGrant{user, now.Add(otherRefreshTTL)}
@@ -282,10 +354,17 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	if o.flaws.tokenTypeMAC {
 		tokenType = "mac"
 	}
-	otherJSON(w, http.StatusOK, map[string]any{
+	body := map[string]any{
 		"access_token": access, "token_type": tokenType, "refresh_token": refresh,
-		"expires_in": int(otherAccessTTL / time.Second), "scope": "read write",
-	})
+		"expires_in": int(ttl / time.Second), "scope": "read write",
+	}
+	if o.flaws.scopeReadOnly {
+		body["scope"] = "read"
+	}
+	if o.flaws.noRefreshToken && !refreshed {
+		delete(body, "refresh_token")
+	}
+	otherJSON(w, http.StatusOK, body)
 }
 
 func otherUUID() string {
@@ -329,7 +408,9 @@ func (o *otherSvc) api(w http.ResponseWriter, r *http.Request) {
 		o.flaws.invalidTokenRefused && user == "" && strings.HasPrefix(r.Header.Get("Authorization"), "Bearer "):
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	case get && rest == "":
-		otherJSON(w, http.StatusOK, map[string]any{"_links": map[string]any{"self": otherLink("api"), "events": otherLink("api/events")}})
+		o.root(w)
+	case get && user == "" && (rest == "/events" && o.flaws.listNeedsToken || isEvent && o.flaws.readNeedsToken):
+		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	case get && rest == "/events":
 		o.list(w, r, user)
 	case r.Method == http.MethodPost && rest == "/events":
@@ -345,6 +426,24 @@ func (o *otherSvc) api(w http.ResponseWriter, r *http.Request) {
 	default:
 		otherError(w, http.StatusMethodNotAllowed, "not allowed here")
 	}
+}
+
+func (o *otherSvc) root(w http.ResponseWriter) {
+	events, rel := "api/events", "events"
+	if o.flaws.brokenEventsHref {
+		events = "api/v1/events"
+	}
+	if o.flaws.noEventsLink {
+		rel = "event-list"
+	}
+	links := map[string]any{"self": otherLink("api"), rel: otherLink(events)}
+	if o.flaws.linksAsArray {
+		otherJSON(w, http.StatusOK, map[string]any{"_links": []any{
+			map[string]any{"rel": "self", "href": "api"}, map[string]any{"rel": rel, "href": events},
+		}})
+		return
+	}
+	otherJSON(w, http.StatusOK, map[string]any{"_links": links})
 }
 
 func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
@@ -380,7 +479,7 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	if p > 1 {
 		links["prev"] = at(min(p-1, max(1, (total+size-1)/size)))
 	}
-	if user != "" || o.flaws.createLinkForAnonymous {
+	if (user != "" || o.flaws.createLinkForAnonymous) && !o.flaws.noCreateLinkForUsers {
 		links["create-new-event"] = otherLink("events")
 	}
 	body := map[string]any{"_embedded": map[string]any{"events": items}, "_links": links}
@@ -406,6 +505,9 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.flaws.creatorNotManager {
+		user = "nobody@example.org"
+	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
 	o.events = append(o.events, e)
 	otherJSON(w, http.StatusOK, e.doc(map[string]any{"self": otherLink("events/" + e.id)}))
@@ -454,7 +556,9 @@ func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user strin
 			otherError(w, http.StatusUnprocessableEntity, err.Error())
 			return
 		}
-		e.fields = fields
+		if !o.flaws.updateIgnored {
+			e.fields = fields
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}
 }

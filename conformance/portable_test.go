@@ -3,11 +3,13 @@ package conformance
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"eventsvc/features"
 	"eventsvc/steps"
@@ -82,46 +84,86 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	}
 }
 
+// breakage is one way to break the specification, and the rule it breaks.
+// A breakage so blunt that the run's preflight refuses the target (its
+// password grant fails) is marked preflight: the run stops there.
+type breakage struct {
+	name      string
+	flaws     otherFlaws
+	rule      string
+	preflight bool
+}
+
+// breakages break the second implementation one way at a time: at least
+// one for every @spec rule a remote run checks
+// (TestEveryRemoteRuleHasABreakage), each the most plausible way to get
+// that rule wrong.
+var breakages = []breakage{
+	{"create-new-event offered to anonymous callers", otherFlaws{createLinkForAnonymous: true}, "API-3", false},
+	{"a non-manager's update answered 401 instead of 403", otherFlaws{nonManager401: true}, "AUTH-6", false},
+	{"a session cookie that authenticates without a token", otherFlaws{sessionCookie: true}, "SVC-4", false},
+	{"token_type mac", otherFlaws{tokenTypeMAC: true}, "TOK-5", false},
+	{"documentation page behind authentication", otherFlaws{docsNeedToken: true}, "SVC-6", false},
+	{"update-event offered to non-managers", otherFlaws{updateLinkForAnyone: true}, "API-8", false},
+	{"next link on the last page", otherFlaws{nextOnLastPage: true}, "API-5", false},
+	{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1", false},
+	{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4", false},
+	{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14", false},
+	{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13", false},
+	{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1", false},
+	{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1", false},
+	{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5", false},
+	{"pages overlap", otherFlaws{overlappingPages: true}, "API-5", false},
+	{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9", false},
+	{"client_credentials grant authorized for the client", otherFlaws{clientCredentials: true}, "CLI-3", false},
+	{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2", false},
+	{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2", false},
+	{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5", false},
+	{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3", false},
+	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false},
+	{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1", false},
+	{"the API knows none of the issued tokens", otherFlaws{tokensNotHonoured: true}, "SVC-1", false},
+	{"_links as an array", otherFlaws{linksAsArray: true}, "SVC-2", false},
+	{"create-new-event offered to nobody", otherFlaws{noCreateLinkForUsers: true}, "SVC-3", false},
+	{"create-new-event not offered to a caller with a token", otherFlaws{noCreateLinkForUsers: true}, "API-4", false},
+	{"the event list needs a token", otherFlaws{listNeedsToken: true}, "SVC-5", false},
+	{"a client serves only the first user it logs in", otherFlaws{oneUserPerClient: true}, "CLI-1", true},
+	{"a user's email and password authenticate as the client", otherFlaws{userAsClient: true}, "CLI-1", false},
+	{"only the read scope granted", otherFlaws{scopeReadOnly: true}, "CLI-4", false},
+	{"a JSON body at the token endpoint", otherFlaws{jsonBodyAccepted: true}, "TOK-2", false},
+	{"any password of a known user", otherFlaws{passwordNotChecked: true}, "TOK-3", false},
+	{"the refresh token read from refresh_token only", otherFlaws{refreshTokenParamOnly: true}, "TOK-4", false},
+	{"a CSRF cookie required at the token endpoint", otherFlaws{csrfRequired: true}, "TOK-6", true},
+	{"the username is not the email", otherFlaws{usernameNotEmail: true}, "ACC-1", true},
+	{"no refresh token with the password grant", otherFlaws{noRefreshToken: true}, "TOK-7", false},
+	{"refreshed access tokens do not work", otherFlaws{refreshedTokensDead: true}, "TOK-8", false},
+	{"a user's email and password authenticate as a client", otherFlaws{userAsClient: true}, "TOK-10", false},
+	{"the list linked as event-list, not events", otherFlaws{noEventsLink: true}, "API-1", false},
+	{"the creator does not become the manager", otherFlaws{creatorNotManager: true}, "API-6", false},
+	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false},
+	{"the manager's update changes nothing", otherFlaws{updateIgnored: true}, "API-9", false},
+	{"the events href leads nowhere", otherFlaws{brokenEventsHref: true}, "API-10", false},
+	{"requests outside the API need no token", otherFlaws{openOutsideAPI: true}, "AUTH-4", false},
+}
+
 // TestSuiteCatchesBreakagesOfASecondImplementation breaks the second
 // implementation in one way at a time and requires the scenarios of the
 // broken rule, as a remote run selects them, to fail.
 func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
-	tests := []struct {
-		name  string
-		flaws otherFlaws
-		rule  string
-	}{
-		{"create-new-event offered to anonymous callers", otherFlaws{createLinkForAnonymous: true}, "API-3"},
-		{"a non-manager's update answered 401 instead of 403", otherFlaws{nonManager401: true}, "AUTH-6"},
-		{"a session cookie that authenticates without a token", otherFlaws{sessionCookie: true}, "SVC-4"},
-		{"token_type mac", otherFlaws{tokenTypeMAC: true}, "TOK-5"},
-		{"documentation page behind authentication", otherFlaws{docsNeedToken: true}, "SVC-6"},
-		{"update-event offered to non-managers", otherFlaws{updateLinkForAnyone: true}, "API-8"},
-		{"next link on the last page", otherFlaws{nextOnLastPage: true}, "API-5"},
-		// Beyond the brief: a flaw for each further rule a remote run checks.
-		{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1"},
-		{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4"},
-		{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14"},
-		{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13"},
-		{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1"},
-		{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1"},
-		{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5"},
-		{"pages overlap", otherFlaws{overlappingPages: true}, "API-5"},
-		{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9"},
-		{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2"},
-		{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2"},
-		{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5"},
-		{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3"},
-		{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3"},
-		{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1"},
-	}
-	for _, tt := range tests {
+	for _, tt := range breakages {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			// The scenarios of the broken rule, for speed; all of a remote
 			// run when they miss it, to tell a gap from a misfiled rule.
 			c := otherConfig{flaws: tt.flaws}
 			out, err := runOther(t, c, RemoteTags+" && @"+tt.rule, false)
+			if tt.preflight {
+				if !errors.Is(err, ErrPreflight) {
+					t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
+				}
+				t.Logf("refused by the preflight: %v", err)
+				return
+			}
 			if !errors.Is(err, ErrFailed) {
 				if out, err = runOther(t, c, RemoteTags, false); errors.Is(err, ErrFailed) {
 					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(out), "\n  "))
@@ -196,4 +238,61 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 			t.Errorf("want every step skipped:\n%s", out)
 		}
 	})
+}
+
+// TestEveryRemoteRuleHasABreakage: every rule a remote run checks has at
+// least one breakage above that the suite must kill, so that no rule is
+// checked only vacuously. The rules a remote run leaves out (@local, @slow
+// only) are reported not run there.
+func TestEveryRemoteRuleHasABreakage(t *testing.T) {
+	set, err := features.Load(features.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := map[string]bool{}
+	for _, b := range breakages {
+		broken[b.rule] = true
+	}
+	checked := map[string]bool{}
+	for _, p := range set.Pickles() {
+		if MatchTags(RemoteTags, p.Tags) {
+			for _, id := range features.Tags(p.Tags).Rules() {
+				checked[id] = true
+			}
+		}
+	}
+	if len(checked) == 0 {
+		t.Fatal("a remote run checks no rule")
+	}
+	for _, id := range slices.Sorted(maps.Keys(checked)) {
+		if !broken[id] {
+			t.Errorf("rule %s is checked by a remote run, but no breakage of the second implementation shows that its scenarios can fail", id)
+		}
+	}
+}
+
+// TestAccessTokenLifetimeIsCheckedInRealTime runs the @slow LIM-1 scenario
+// against the second implementation with a two-second access lifetime: it
+// passes, and fails when access tokens outlive the expires_in they were
+// issued with.
+func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		flaws otherFlaws
+		want  error
+	}{
+		{"tokens that expire", otherFlaws{}, nil},
+		{"tokens that never expire", otherFlaws{accessNeverExpires: true}, ErrFailed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := runOther(t, otherConfig{flaws: tt.flaws, accessTTL: 2 * time.Second}, "@LIM-1 && @slow", false)
+			if !errors.Is(err, tt.want) && err != tt.want {
+				t.Fatalf("Run = %v, want %v%s", err, tt.want, failedSteps(out))
+			}
+			if !strings.Contains(out, "1 scenarios (1 ") {
+				t.Fatalf("want one scenario run:\n%s", out)
+			}
+		})
+	}
 }
