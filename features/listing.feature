@@ -36,6 +36,7 @@ Feature: Listing events
     Then the first page has no "prev" link
     And the last page has no "next" link
     And no event is listed on two pages
+    And every event created for it is listed
     And following "prev" from each later page leads back to the page before it
 
   @ref @API-5 @API-11 @local

@@ -32,6 +32,7 @@ type events struct {
 	name     string         // its name when created
 	body     map[string]any // the body it was created with
 	created  int            // bodies made by this scenario
+	made     []string       // the addresses of the events it created, in order
 	sentName string         // the name in the last new-event body sent
 	nonce    string         // marks the names of this scenario's events
 	count    int            // the number of events counted earlier
@@ -202,6 +203,7 @@ func (s *scenario) userHasCreated(names []string) error {
 		if err := s.created(x); err != nil {
 			return err
 		}
+		s.events.made = append(s.events.made, s.events.address)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ func (s *scenario) registerPagingSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the first page has no "prev" link$`, s.firstPageHasNoPrev)
 	sc.Step(`^the last page has no "next" link$`, s.lastPageHasNoNext)
 	sc.Step(`^no event is listed on two pages$`, s.noEventTwice)
+	sc.Step(`^every event created for it is listed$`, s.madeEventsListed)
 	sc.Step(`^following "prev" from each later page leads back to the page before it$`, s.prevLeadsBack)
 
 	sc.Step(`^the page holds (\d+) events?$`, s.pageHolds)
@@ -181,6 +182,27 @@ func (s *scenario) noEventTwice() error {
 				return fmt.Errorf("an event is listed on page %d and again on page %d: %s", first+1, i+1, s.redactor.String(item))
 			}
 			seen[item] = i
+		}
+	}
+	return nil
+}
+
+// madeEventsListed checks that the walk met every event the scenario
+// created, by its address. The list's items are read by their "self" link,
+// so a target whose items have none cannot show it.
+func (s *scenario) madeEventsListed() error {
+	if err := s.walked(); err != nil {
+		return err
+	}
+	listed := map[string]bool{}
+	for _, p := range s.pages {
+		for _, item := range p.items {
+			listed[item] = true
+		}
+	}
+	for i, address := range s.events.made {
+		if !listed[address] {
+			return fmt.Errorf("event %d of the %d created for the walk is on no page: %s", i+1, len(s.events.made), s.redactor.String(address))
 		}
 	}
 	return nil
