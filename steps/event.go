@@ -16,28 +16,19 @@ func (s *scenario) eventAddress() (string, error) {
 	return s.events.address, nil
 }
 
-func (s *scenario) readEvent(who string) error {
+// atEvent sends method to the address of the event the scenario created,
+// on who's behalf; a request other than GET carries the event's body with
+// changes.
+func (s *scenario) atEvent(who, method string, changes map[string]any) error {
 	address, err := s.eventAddress()
 	if err != nil {
 		return err
 	}
-	req, err := s.as(who, s.at("GET", address))
-	if err != nil {
-		return err
+	req := s.at(method, address)
+	if method != http.MethodGet {
+		req = req.WithJSON(s.updateBody(changes))
 	}
-	return s.when(req)
-}
-
-func (s *scenario) sendToEvent(who, method string) error {
-	address, err := s.eventAddress()
-	if err != nil {
-		return err
-	}
-	req, err := s.as(who, s.at(method, address).WithJSON(s.updateBody(nil)))
-	if err != nil {
-		return err
-	}
-	return s.when(req)
+	return s.whenAs(who, req)
 }
 
 // atEventID sends a request to the event id, at the address the event
@@ -60,20 +51,13 @@ func (s *scenario) atEventID(who, method, id string) error {
 	if method == http.MethodPut {
 		req = req.WithJSON(s.updateBody(nil))
 	}
-	if req, err = s.as(who, req); err != nil {
-		return err
-	}
-	return s.when(req)
+	return s.whenAs(who, req)
 }
 
 func (s *scenario) isEventWithManager(status string) error {
-	x, err := s.theAnswer()
+	x, obj, err := s.answerObject()
 	if err != nil {
 		return err
-	}
-	obj, err := x.object()
-	if err != nil {
-		return s.about(x, err)
 	}
 	if id, ok := obj["id"].(float64); !ok || id != float64(int64(id)) {
 		return s.failf(x, "the event's id %v is not an integer", obj["id"])
@@ -113,13 +97,9 @@ func (s *scenario) eventIsNamed(name string) error {
 }
 
 func (s *scenario) eventIsFree(not, where string) error {
-	x, err := s.theAnswer()
+	x, obj, err := s.answerObject()
 	if err != nil {
 		return err
-	}
-	obj, err := x.object()
-	if err != nil {
-		return s.about(x, err)
 	}
 	if obj["free"] != (not == "") || obj["offline"] != (where == "offline") {
 		return s.failf(x, "free is %v and offline %v; want the event %sfree and %s", obj["free"], obj["offline"], not, where)
@@ -176,18 +156,6 @@ func (s *scenario) updateThroughLinkWith(table *godog.Table) error {
 		return err
 	}
 	return s.updateThroughLink(body)
-}
-
-func (s *scenario) updateAtAddress(who string, changes map[string]any) error {
-	address, err := s.eventAddress()
-	if err != nil {
-		return err
-	}
-	req, err := s.as(who, s.at("PUT", address).WithJSON(s.updateBody(changes)))
-	if err != nil {
-		return err
-	}
-	return s.when(req)
 }
 
 // Validation errors (reference rule API-11).

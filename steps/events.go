@@ -50,7 +50,7 @@ func (s *scenario) registerEventSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer's Location is the event's "self" link$`, s.locationIsSelf)
 	sc.Step(`^no event with the name sent was created$`, s.noEventWithSentName)
 
-	sc.Step(`^`+actor+` reads the event$`, s.readEvent)
+	sc.Step(`^`+actor+` reads the event$`, func(who string) error { return s.atEvent(who, "GET", nil) })
 	sc.Step(`^a caller reads the event "([^"]*)" through the "get-an-event" link of the event list$`, func(id string) error { return s.atEventID("a caller", "GET", id) })
 	sc.Step(`^the answer is an event(?: in status "([^"]*)")? with a manager$`, s.isEventWithManager)
 	sc.Step(`^the event is named "([^"]*)"$`, s.eventIsNamed)
@@ -59,10 +59,10 @@ func (s *scenario) registerEventSteps(sc *godog.ScenarioContext) {
 
 	sc.Step(`^the user updates the event through its "update-event" link, renaming it "([^"]*)"$`, func(name string) error { return s.updateThroughLink(s.updateBody(map[string]any{"name": name})) })
 	sc.Step(`^the user updates the event through its "update-event" link with:$`, s.updateThroughLinkWith)
-	sc.Step(`^`+actor+` sends an update of the event to its address, renaming it "([^"]*)"$`, func(who, name string) error { return s.updateAtAddress(who, map[string]any{"name": name}) })
-	sc.Step(`^the other user sends an invalid update of the event to its address$`, func() error { return s.updateAtAddress("the other user", map[string]any{"name": ""}) })
+	sc.Step(`^`+actor+` sends an update of the event to its address, renaming it "([^"]*)"$`, func(who, name string) error { return s.atEvent(who, "PUT", map[string]any{"name": name}) })
+	sc.Step(`^the other user sends an invalid update of the event to its address$`, func() error { return s.atEvent("the other user", "PUT", map[string]any{"name": ""}) })
 	sc.Step(`^the user sends an update to the event "([^"]*)" through the "get-an-event" link of the event list$`, func(id string) error { return s.atEventID("the user", "PUT", id) })
-	sc.Step(`^`+actor+` sends (PUT|DELETE|PATCH) to the event's address$`, s.sendToEvent)
+	sc.Step(`^`+actor+` sends (PUT|DELETE|PATCH) to the event's address$`, func(who, method string) error { return s.atEvent(who, method, nil) })
 
 	sc.Step(`^the answer is a validation error on "([^"]*)"$`, func(field string) error { return s.validationError(field, "") })
 	sc.Step(`^the answer is a validation error on "([^"]*)" with code "([^"]*)"$`, s.validationError)
@@ -277,10 +277,7 @@ func (s *scenario) sendNewEvent(who, rawBody string) error {
 	} else {
 		req = req.WithJSON(body)
 	}
-	if req, err = s.as(who, req); err != nil {
-		return err
-	}
-	return s.when(req)
+	return s.whenAs(who, req)
 }
 
 // noEventWithSentName walks the whole event list with probes, as anyone

@@ -58,12 +58,33 @@ func (s *scenario) when(req *httpexpect.Request) error {
 	return nil
 }
 
+// whenAs sends req on who's behalf (an actor phrase) as the request of a
+// When step.
+func (s *scenario) whenAs(who string, req *httpexpect.Request) error {
+	req, err := s.as(who, req)
+	if err != nil {
+		return err
+	}
+	return s.when(req)
+}
+
 // theAnswer returns the answer of the last When step.
 func (s *scenario) theAnswer() (*exchange, error) {
 	if s.answer == nil {
 		return nil, errors.New("no request has been sent yet in this scenario")
 	}
 	return s.answer, nil
+}
+
+// answerObject returns the answer of the last When step and its body as a
+// JSON object.
+func (s *scenario) answerObject() (*exchange, map[string]any, error) {
+	x, err := s.theAnswer()
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := x.object()
+	return x, obj, s.about(x, err)
 }
 
 // errNotJSON says that an answer is not JSON.

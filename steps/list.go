@@ -13,11 +13,7 @@ func (s *scenario) listEvents(who, query string) error {
 	if err != nil {
 		return err
 	}
-	req, err := s.as(who, s.at("GET", withQuery(address, query)))
-	if err != nil {
-		return err
-	}
-	return s.when(req)
+	return s.whenAs(who, s.at("GET", withQuery(address, query)))
 }
 
 // listItems returns the items of a list: the elements of the arrays under
@@ -42,13 +38,9 @@ func listItems(doc map[string]any) []map[string]any {
 
 // answerItems returns the events the answer lists.
 func (s *scenario) answerItems() ([]map[string]any, *exchange, error) {
-	x, err := s.theAnswer()
+	x, obj, err := s.answerObject()
 	if err != nil {
-		return nil, nil, err
-	}
-	obj, err := x.object()
-	if err != nil {
-		return nil, x, s.about(x, err)
+		return nil, x, err
 	}
 	return listItems(obj), x, nil
 }
