@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strings"
 
 	"eventsvc/docs"
@@ -43,7 +44,7 @@ type RuleSection struct {
 // others.
 type RuleDoc struct {
 	docs.Rule
-	Scenarios []*features.Scenario
+	Scenarios []ScenarioView
 	SeeAlso   []*features.Scenario
 }
 
@@ -87,7 +88,7 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 				return nil, fmt.Errorf("%s: scenario %q names rule %s, which docs/rules.md does not list", sc.Feature.File, sc.Name, id)
 			}
 			if sc.Leads(id) {
-				rd.Scenarios = append(rd.Scenarios, sc)
+				rd.Scenarios = append(rd.Scenarios, view(sc, id))
 			} else {
 				rd.SeeAlso = append(rd.SeeAlso, sc)
 			}
@@ -110,6 +111,33 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// ScenarioView is a scenario as the page writes it under one rule: an
+// outline shows only the examples tables that check that rule.
+type ScenarioView struct {
+	*features.Scenario
+	// Examples are the tables the rule's article shows: under a rule of
+	// the scenario's own tags, the tables that name no rule or name it;
+	// under a rule only a table names, the tables that name it.
+	Examples []features.Table
+	// Anchor is the view's HTML id: the scenario's anchor under the first
+	// rule it leads, with the rule's id added under the others.
+	Anchor string
+}
+
+func view(sc *features.Scenario, id string) ScenarioView {
+	v := ScenarioView{Scenario: sc, Anchor: anchor(sc)}
+	if id != leadRule(sc) {
+		v.Anchor += "-" + strings.ToLower(id)
+	}
+	own := slices.Contains(sc.Tags.Rules(), id)
+	for _, t := range sc.Examples {
+		if rules := t.Tags.Rules(); slices.Contains(rules, id) || own && len(rules) == 0 {
+			v.Examples = append(v.Examples, t)
+		}
+	}
+	return v
+}
 
 // anchor is the HTML id of a scenario: its file and its name.
 func anchor(sc *features.Scenario) string {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -170,4 +171,37 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return servertest.New(t, server.New(server.Options{Config: cfg})).URL
+}
+
+// TestAnOutlineIsShownUnderEachRuleWithItsOwnExamples: an outline whose
+// examples tables check different rules is written under each of them with
+// only that rule's tables, and every anchor of the page is unique.
+func TestAnOutlineIsShownUnderEachRuleWithItsOwnExamples(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\bid="([^"]+)"`).FindAllStringSubmatch(string(page), -1) {
+		if seen[m[1]] {
+			t.Errorf("the id %q stands twice in the page", m[1])
+		}
+		seen[m[1]] = true
+	}
+	article := func(id string) string {
+		text := string(page)
+		start := strings.Index(text, `<article class="rule" id="`+id+`">`)
+		if start < 0 {
+			t.Fatalf("no article for %s", id)
+		}
+		end := strings.Index(text[start:], "</article>")
+		return text[start : start+end]
+	}
+	tok14, tok3 := article("TOK-14"), article("TOK-3")
+	if !strings.Contains(tok14, "a refresh of the access token") || strings.Contains(tok14, "the user&#39;s token with a wrong password") {
+		t.Errorf("under TOK-14, the outline of refused token requests does not show just its TOK-14 examples:\n%s", tok14)
+	}
+	if !strings.Contains(tok3, "the user&#39;s token with a wrong password") || strings.Contains(tok3, "a refresh of the access token") {
+		t.Errorf("under TOK-3, the outline of refused token requests does not show just its TOK-3 examples:\n%s", tok3)
+	}
 }
