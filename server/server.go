@@ -41,6 +41,10 @@ type Options struct {
 	// throttle package's defaults; negative: no limit.
 	LoginFailures             int
 	LoginWindow, LoginLockout time.Duration
+	// LoginKeys bounds how many users and clients (by address) the
+	// lockout remembers; past it the least recently seen is forgotten.
+	// Zero: throttle.DefaultMaxKeys.
+	LoginKeys int
 	// Logger receives one line per request (requestLog). Nil: no request
 	// log.
 	Logger *slog.Logger
@@ -98,17 +102,20 @@ func loginGuard(opts Options) *throttle.Throttle {
 	if opts.LoginFailures < 0 {
 		return nil
 	}
-	failures, window, lockout := opts.LoginFailures, opts.LoginWindow, opts.LoginLockout
-	if failures == 0 {
-		failures = throttle.DefaultFailures
+	l := throttle.Limits{Failures: opts.LoginFailures, Window: opts.LoginWindow, Lockout: opts.LoginLockout, MaxKeys: opts.LoginKeys}
+	if l.Failures == 0 {
+		l.Failures = throttle.DefaultFailures
 	}
-	if window == 0 {
-		window = throttle.DefaultWindow
+	if l.Window == 0 {
+		l.Window = throttle.DefaultWindow
 	}
-	if lockout == 0 {
-		lockout = throttle.DefaultLockout
+	if l.Lockout == 0 {
+		l.Lockout = throttle.DefaultLockout
 	}
-	return throttle.New(failures, window, lockout, opts.Clock)
+	if l.MaxKeys == 0 {
+		l.MaxKeys = throttle.DefaultMaxKeys
+	}
+	return throttle.New(l, opts.Clock)
 }
 
 func (s *Server) routes(opts Options) {

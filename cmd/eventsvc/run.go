@@ -28,6 +28,7 @@ const (
 const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
+                [-login-keys N]
                 [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
@@ -66,6 +67,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint (0: no limit)")
 	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count")
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
+	loginKeys := fs.Int("login-keys", throttle.DefaultMaxKeys, "how many users and clients, by address, the lockout remembers at most (some 300 bytes each); past it the least recently seen is forgotten")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log")
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +97,10 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintln(stderr, "eventsvc serve: -login-failures must not be negative, -login-window and -login-lockout must be positive")
 		return exitUsage
 	}
+	if *loginKeys < 1 {
+		fmt.Fprintln(stderr, "eventsvc serve: -login-keys must be at least 1")
+		return exitUsage
+	}
 	if *loginFailures == 0 {
 		*loginFailures = -1 // server.Options: no limit
 	}
@@ -111,7 +117,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	opts := server.Options{
 		Config: cfg, Events: events,
-		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
+		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		CORSOrigin: *corsOrigin,
 	}
 	if !*quiet {

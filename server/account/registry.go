@@ -12,7 +12,8 @@ import (
 
 // Sentinel errors, for errors.Is.
 var (
-	// ErrInvalidEmail reports an email that is empty, holds whitespace or
+	// ErrInvalidEmail reports an email that is empty, longer than
+	// MaxEmailLen bytes, holds whitespace or
 	// control characters, or does not have exactly one "@" between a
 	// non-empty local part and domain.
 	ErrInvalidEmail = errors.New("invalid email")
@@ -29,6 +30,13 @@ var (
 	// caller cannot tell which.
 	ErrBadCredentials = errors.New("bad credentials")
 )
+
+// MaxEmailLen is the longest email, in bytes, an account may have: the
+// longest address SMTP carries (RFC 5321 §4.5.3.1.3,
+// https://www.rfc-editor.org/rfc/rfc5321#section-4.5.3.1.3, less the angle
+// brackets). The token endpoint refuses a longer username before any
+// lookup.
+const MaxEmailLen = 254
 
 // dummyPassword is hashed once per registry so that an unknown email costs
 // the same bcrypt comparison as a known one.
@@ -123,6 +131,9 @@ func check(a Account, pos int) (Account, error) {
 func checkEmail(email string) error {
 	if email == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidEmail)
+	}
+	if len(email) > MaxEmailLen {
+		return fmt.Errorf("%w: longer than %d bytes", ErrInvalidEmail, MaxEmailLen)
 	}
 	for _, c := range email {
 		if unicode.IsSpace(c) || unicode.IsControl(c) {

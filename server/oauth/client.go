@@ -105,6 +105,10 @@ func (c Client) clone() Client {
 	return c
 }
 
+// MaxClientIDLen is the longest client id, in bytes, a registration may
+// have; the token endpoint refuses a longer one before any lookup.
+const MaxClientIDLen = 256
+
 // clientDummySecret is hashed once per registry so that an unknown client id
 // costs the same bcrypt comparison as a known one.
 const clientDummySecret = "no client has this secret"
@@ -117,8 +121,8 @@ type Clients struct {
 }
 
 // NewClients checks the registrations and returns a registry holding copies
-// of them. It refuses an empty client id or one with ':' or control
-// characters (ErrInvalidClientEntry), a repeated id (ErrDuplicateClient), a
+// of them. It refuses an empty client id, one longer than MaxClientIDLen
+// bytes, or one with ':' or control characters (ErrInvalidClientEntry), a repeated id (ErrDuplicateClient), a
 // grant type other than password and refresh_token (ErrUnknownGrantType), a
 // scope other than read and write (ErrUnknownScope), no grant types, no
 // scopes, no resource id or an empty one (ErrInvalidClientEntry), and a
@@ -183,6 +187,8 @@ func checkClientID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty client id", ErrInvalidClientEntry)
+	case len(id) > MaxClientIDLen:
+		return fmt.Errorf("%w: client id longer than %d bytes", ErrInvalidClientEntry, MaxClientIDLen)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("%w: client id is not valid UTF-8", ErrInvalidClientEntry)
 	case strings.Contains(id, ":"):

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventsvc/server/account"
+	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
 
@@ -31,7 +32,8 @@ type TokenEndpoint struct {
 	Accounts *account.Registry
 	Store    *Store
 	// Guard refuses, for a while, a client or a user that failed too often
-	// from one address. Nil: no limit.
+	// from one address; every attempt is reserved with it before its
+	// credentials are checked. Nil: no limit.
 	Guard *throttle.Throttle
 
 	// verified remembers client credentials that passed bcrypt, by the
@@ -103,35 +105,50 @@ func (e *TokenEndpoint) ExchangeFrom(remote, authorization, contentType string, 
 // authenticateClient checks the Basic credentials: form-decoded (RFC 6749
 // §2.3.1) first, then, when they do not match or do not decode, as sent,
 // for clients such as curl -u that do not form-encode them. A client id
-// that failed too often from remote is refused before any check.
+// longer than MaxClientIDLen or a secret longer than secret.MaxLen bytes
+// is refused before anything is looked up. Otherwise the attempt is
+// reserved with the Guard before any check, so that a client id that
+// failed too often from remote is refused, however many attempts arrive
+// at once.
 func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client, error) {
-	id, secret, parseErr := ParseBasic(authorization)
+	id, secretText, parseErr := ParseBasic(authorization)
 	rawID, rawSecret, rawOK := rawBasic(authorization)
-	guardID := id
-	if parseErr != nil {
-		guardID = rawID
+	type credentials struct{ id, secret string }
+	var tries []credentials
+	if parseErr == nil {
+		tries = append(tries, credentials{id, secretText})
 	}
-	key := "client\x00" + remote + "\x00" + guardID
-	if left, blocked := e.Guard.Blocked(key); blocked {
+	if rawOK && rawID != "" && (parseErr != nil || rawID != id || rawSecret != secretText) {
+		tries = append(tries, credentials{rawID, rawSecret})
+	}
+	if len(tries) == 0 {
+		return Client{}, parseErr
+	}
+	for _, c := range tries {
+		switch {
+		case len(c.id) > MaxClientIDLen:
+			return Client{}, ErrInvalidClient.WithDescription("the client id is longer than %d bytes", MaxClientIDLen)
+		case len(c.secret) > secret.MaxLen:
+			return Client{}, ErrInvalidClient.WithDescription("the client secret is longer than %d bytes", secret.MaxLen)
+		}
+	}
+	key := throttle.KeyOf("client", remote, tries[0].id)
+	if left, ok := e.Guard.Reserve(key); !ok {
 		return Client{}, tooManyAttempts("client", left)
 	}
-	err := parseErr
 	var client Client
-	if parseErr == nil {
-		client, err = e.authenticate(id, secret)
-	}
-	if (parseErr != nil || errors.Is(err, ErrClientNotAuthenticated)) && rawOK && rawID != "" && (rawID != id || rawSecret != secret) {
-		client, err = e.authenticate(rawID, rawSecret)
+	var err error
+	for _, c := range tries {
+		if client, err = e.authenticate(c.id, c.secret); !errors.Is(err, ErrClientNotAuthenticated) {
+			break
+		}
 	}
 	switch {
 	case err == nil:
 		e.Guard.Reset(key)
 		return client, nil
 	case errors.Is(err, ErrClientNotAuthenticated):
-		e.Guard.Fail(key)
 		return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
-	case errors.Is(err, ErrInvalidClient):
-		return Client{}, err
 	}
 	return Client{}, fmt.Errorf("authenticate client: %w", err)
 }
