@@ -194,6 +194,11 @@ func checkFlood(t *testing.T, statuses <-chan int, allowed, checked int, right f
 // once, and so does the right password.
 func TestConcurrentWrongPasswordsAreCheckedAtMostTheAllowedNumberOfTimes(t *testing.T) {
 	addr := listen(t)
+	// The client's secret is checked once and remembered, as on a server
+	// in use, so that every 429 of the flood is the user's.
+	if code, _, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("first login: %d %s", code, body)
+	}
 	statuses := flood(t, 199, func(c *http.Client, i int) int {
 		return grantStatus(c, addr, "pass", "wrong-"+strconv.Itoa(i))
 	})
@@ -306,5 +311,25 @@ func TestOverlongCredentialsAreRefusedBeforeAnyLookup(t *testing.T) {
 	}
 	if n := s.token.Guard.Len(); n != 0 {
 		t.Errorf("the lockout remembers %d keys, want none", n)
+	}
+}
+
+// TestConcurrentRightPasswordsLockNothingOut sends 50 right passwords for
+// one user at once from one address: those that find 10 already in
+// progress are asked to wait a second (429), none fails, and once they are
+// done the user logs in from that address at once.
+func TestConcurrentRightPasswordsLockNothingOut(t *testing.T) {
+	addr := listen(t)
+	counts := map[int]int{}
+	for code := range flood(t, 50, func(c *http.Client, i int) int {
+		return grantStatus(c, addr, "pass", "user")
+	}) {
+		counts[code]++
+	}
+	if counts[http.StatusOK] == 0 || counts[http.StatusOK]+counts[http.StatusTooManyRequests] != 50 {
+		t.Fatalf("50 right passwords at once: %v, want 200 and 429 only", counts)
+	}
+	if code, h, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("a login after them: %d %s (Retry-After %q)", code, body, h.Get("Retry-After"))
 	}
 }

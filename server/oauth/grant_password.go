@@ -20,8 +20,8 @@ import (
 // secret.MaxLen bytes cannot match any account and is refused before
 // anything is looked up. Otherwise the attempt is reserved with the Guard
 // before the password is checked, so that a username that failed too often
-// from remote is refused, however many attempts arrive at once; a success
-// forgets its failures.
+// from remote, or has as many attempts in progress, is refused, however
+// many arrive at once; a success forgets its failures.
 func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Values) (Issued, error) {
 	username, err := required(form, "username")
 	if err != nil {
@@ -49,12 +49,14 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 		return Issued{}, tooManyAttempts("user", left)
 	}
 	acc, err := e.Accounts.Authenticate(username, password)
-	if errors.Is(err, account.ErrBadCredentials) {
-		return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
-	} else if err != nil {
+	if err != nil {
+		e.Guard.Failed(key)
+		if errors.Is(err, account.ErrBadCredentials) {
+			return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
+		}
 		return Issued{}, fmt.Errorf("authenticate account: %w", err)
 	}
-	e.Guard.Reset(key)
+	e.Guard.Succeeded(key)
 	return e.Store.Issue(Grant{
 		ClientID:    client.ID,
 		AccountID:   acc.ID,

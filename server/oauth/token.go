@@ -133,37 +133,51 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 	}
 	key := throttle.KeyOf("client", remote, tries[0].id)
+	for _, c := range tries {
+		if client, ok := e.verifiedClient(c.id, c.secret); ok {
+			// No bcrypt to pay, so nothing to reserve; but a locked key
+			// is refused even the right secret.
+			if left, ok := e.Guard.Check(key); !ok {
+				return Client{}, tooManyAttempts("client", left)
+			}
+			return client, nil
+		}
+	}
 	if left, ok := e.Guard.Reserve(key); !ok {
 		return Client{}, tooManyAttempts("client", left)
 	}
 	var client Client
 	var err error
 	for _, c := range tries {
-		if client, err = e.authenticate(c.id, c.secret); !errors.Is(err, ErrClientNotAuthenticated) {
+		if client, err = e.Clients.Authenticate(c.id, c.secret); err == nil {
+			e.verified.Store(verifiedKey(c.id, c.secret), client)
 			break
 		}
 	}
-	switch {
-	case err == nil:
-		e.Guard.Reset(key)
-		return client, nil
-	case errors.Is(err, ErrClientNotAuthenticated):
-		return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
+	if err != nil {
+		e.Guard.Failed(key)
+		if errors.Is(err, ErrClientNotAuthenticated) {
+			return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
+		}
+		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	return Client{}, fmt.Errorf("authenticate client: %w", err)
+	e.Guard.Succeeded(key)
+	return client, nil
 }
 
-// authenticate checks a client's credentials, with bcrypt the first time.
-func (e *TokenEndpoint) authenticate(id, secret string) (Client, error) {
-	sum := sha256.Sum256([]byte(id + "\x00" + secret))
-	if c, ok := e.verified.Load(sum); ok {
-		return c.(Client), nil
+// verifiedClient returns the client whose id and secret passed bcrypt
+// before, if they did.
+func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
+	c, ok := e.verified.Load(verifiedKey(id, secret))
+	if !ok {
+		return Client{}, false
 	}
-	c, err := e.Clients.Authenticate(id, secret)
-	if err == nil {
-		e.verified.Store(sum, c)
-	}
-	return c, err
+	return c.(Client), true
+}
+
+// verifiedKey is the key of verified: a digest, never the secret.
+func verifiedKey(id, secret string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(id + "\x00" + secret))
 }
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.

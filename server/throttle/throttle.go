@@ -3,13 +3,14 @@
 // has failed too often, as RFC 6749 §4.3.2 asks of a token endpoint
 // (https://www.rfc-editor.org/rfc/rfc6749#section-4.3.2).
 //
-// An attempt is counted when it is allowed, before the credential is
-// checked, in the same critical section as the decision: however many
-// requests arrive at once, at most the allowed number are let through in a
-// window. A success forgets the key. The keys are fixed-size digests and
-// their number is bounded (the least recently used is forgotten first), so
-// that a flood of failures with huge or unique names cannot grow the
-// memory without bound.
+// An attempt is reserved before the credential is checked, in the same
+// critical section as the decision to let it through: the failures of the
+// window and the attempts still in progress together never exceed the
+// limit, so however many requests arrive at once, at most the allowed
+// number are checked in a window. A success forgets the failures. The keys
+// are fixed-size digests and their number is bounded (the least recently
+// used is forgotten first), so that a flood of failures with huge or unique
+// names cannot grow the memory without bound.
 package throttle
 
 import (
@@ -80,11 +81,16 @@ type Throttle struct {
 
 type entry struct {
 	key          Key
-	count        int       // attempts of the window not followed by a success
-	since        time.Time // the first attempt of the window
+	failures     int       // failures of the window since the last success
+	pending      int       // attempts reserved and not yet done
+	since        time.Time // the first failure of the window
 	blockedUntil time.Time
-	touched      time.Time // the last attempt, allowed or not
+	touched      time.Time // the last use
 }
+
+// Busy is how long a caller is asked to wait when the attempts in progress
+// of a key fill what is left of its limit: about the time they take.
+const Busy = time.Second
 
 // New returns a Throttle with the given limits, reading the time from c.
 // Limits below their minimum are raised to it.
@@ -94,14 +100,15 @@ func New(l Limits, c clock.Clock) *Throttle {
 	return &Throttle{limits: l, clock: c, entries: map[Key]*list.Element{}}
 }
 
-// Reserve decides whether key may make one more attempt. When it may, the
-// attempt is counted as a failure at once, in the same critical section,
-// and ok is true; the caller checks the credential and calls Reset on a
-// success. When it may not, left tells for how much longer.
+// Reserve decides whether key may make one more attempt and, when it may,
+// counts it as in progress in the same critical section. The caller checks
+// the credential and then calls exactly one of Succeeded and Failed. An
+// attempt is refused while the key is locked out, and while its failures
+// of the window and its attempts in progress reach the limit; left tells
+// for how much longer (Busy in the second case).
 //
-// The attempt that reaches the limit is allowed and starts the lockout:
-// with Failures 10, ten attempts are let through in a window and the
-// eleventh is refused, however many arrive at once.
+// With Failures 10, at most ten attempts are checked in a window, however
+// many arrive at once; the others are refused at once.
 func (t *Throttle) Reserve(key Key) (left time.Duration, ok bool) {
 	if t == nil {
 		return 0, true
@@ -111,30 +118,68 @@ func (t *Throttle) Reserve(key Key) (left time.Duration, ok bool) {
 	now := t.clock.Now()
 	t.expire(now)
 	e := t.touch(key, now)
-	if left := e.blockedUntil.Sub(now); left > 0 {
+	if left, ok := t.allowed(e, now); !ok {
 		return left, false
 	}
-	if now.Sub(e.since) > t.limits.Window {
-		e.count, e.since = 0, now
-	}
-	e.count++
-	if e.count >= t.limits.Failures {
-		e.blockedUntil = now.Add(t.limits.Lockout)
-		e.count, e.since = 0, now
-	}
+	e.pending++
 	return 0, true
 }
 
-// Reset forgets the attempts of key, after a success.
-func (t *Throttle) Reset(key Key) {
+// Check reports what Reserve would answer, without reserving anything: for
+// a credential known to be right without checking it again, which must
+// still be refused while its key is.
+func (t *Throttle) Check(key Key) (left time.Duration, ok bool) {
+	if t == nil {
+		return 0, true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	el, found := t.entries[key]
+	if !found {
+		return 0, true
+	}
+	return t.allowed(el.Value.(*entry), t.clock.Now())
+}
+
+// Succeeded ends an attempt of Reserve that succeeded: the failures of key
+// are forgotten.
+func (t *Throttle) Succeeded(key Key) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if el, ok := t.entries[key]; ok {
+	el, ok := t.entries[key]
+	if !ok {
+		return
+	}
+	e := el.Value.(*entry)
+	e.pending = max(e.pending-1, 0)
+	e.failures, e.blockedUntil = 0, time.Time{}
+	if e.pending == 0 {
 		t.order.Remove(el)
 		delete(t.entries, key)
+	}
+}
+
+// Failed ends an attempt of Reserve that failed: it counts as a failure of
+// key, and locks the key when that makes too many in the window.
+func (t *Throttle) Failed(key Key) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.clock.Now()
+	e := t.touch(key, now) // a key forgotten meanwhile starts again
+	e.pending = max(e.pending-1, 0)
+	if e.failures == 0 || now.Sub(e.since) > t.limits.Window {
+		e.failures, e.since = 0, now
+	}
+	e.failures++
+	if e.failures >= t.limits.Failures {
+		e.blockedUntil = now.Add(t.limits.Lockout)
+		e.failures = 0
 	}
 }
 
@@ -146,6 +191,22 @@ func (t *Throttle) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.entries)
+}
+
+// allowed tells whether e may make one more attempt at now, or for how
+// much longer it may not.
+func (t *Throttle) allowed(e *entry, now time.Time) (time.Duration, bool) {
+	if left := e.blockedUntil.Sub(now); left > 0 {
+		return left, false
+	}
+	failures := e.failures
+	if now.Sub(e.since) > t.limits.Window {
+		failures = 0
+	}
+	if failures+e.pending >= t.limits.Failures {
+		return Busy, false
+	}
+	return 0, true
 }
 
 // touch returns the entry of key, made the most recently used, after
@@ -163,7 +224,7 @@ func (t *Throttle) touch(key Key, now time.Time) *entry {
 		t.order.Remove(oldest)
 		delete(t.entries, oldest.Value.(*entry).key)
 	}
-	e := &entry{key: key, since: now, touched: now}
+	e := &entry{key: key, touched: now}
 	t.entries[key] = t.order.PushFront(e)
 	return e
 }

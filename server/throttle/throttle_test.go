@@ -16,18 +16,31 @@ func limits(failures int, window, lockout time.Duration) Limits {
 	return Limits{Failures: failures, Window: window, Lockout: lockout, MaxKeys: DefaultMaxKeys}
 }
 
-func TestLocksAfterTooManyAttemptsAndOpensAgain(t *testing.T) {
+// fail makes one attempt of key that fails, and reports whether it was let
+// through.
+func fail(th *Throttle, key Key) bool {
+	if _, ok := th.Reserve(key); !ok {
+		return false
+	}
+	th.Failed(key)
+	return true
+}
+
+func TestLocksAfterTooManyFailuresAndOpensAgain(t *testing.T) {
 	c := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	th := New(limits(3, time.Minute, 5*time.Minute), c)
 	a := KeyOf("a")
 	for i := 0; i < 3; i++ {
-		if _, ok := th.Reserve(a); !ok {
+		if !fail(th, a) {
 			t.Fatalf("attempt %d refused", i+1)
 		}
 	}
 	left, ok := th.Reserve(a)
 	if ok || left != 5*time.Minute {
-		t.Fatalf("after 3 attempts: allowed %v, %v left, want refused for 5m", ok, left)
+		t.Fatalf("after 3 failures: allowed %v, %v left, want refused for 5m", ok, left)
+	}
+	if left, ok := th.Check(a); ok || left != 5*time.Minute {
+		t.Fatalf("Check after 3 failures: allowed %v, %v left", ok, left)
 	}
 	if _, ok := th.Reserve(KeyOf("b")); !ok {
 		t.Fatal("another key is refused")
@@ -42,53 +55,54 @@ func TestLocksAfterTooManyAttemptsAndOpensAgain(t *testing.T) {
 	}
 }
 
-func TestAttemptsOutsideTheWindowDoNotAddUp(t *testing.T) {
+func TestFailuresOutsideTheWindowDoNotAddUp(t *testing.T) {
 	c := clock.NewManual(time.Unix(0, 0))
 	th := New(limits(3, time.Minute, time.Hour), c)
 	a := KeyOf("a")
-	th.Reserve(a)
-	th.Reserve(a)
+	fail(th, a)
+	fail(th, a)
 	c.Advance(2 * time.Minute)
-	th.Reserve(a)
-	if _, ok := th.Reserve(a); !ok {
-		t.Fatal("attempts of an old window counted")
+	fail(th, a)
+	fail(th, a)
+	if !fail(th, a) {
+		t.Fatal("failures of an old window counted")
 	}
 }
 
-func TestResetForgets(t *testing.T) {
-	th := New(limits(2, time.Minute, time.Hour), clock.System{})
+func TestASuccessForgetsTheFailures(t *testing.T) {
+	th := New(limits(3, time.Minute, time.Hour), clock.System{})
 	a := KeyOf("a")
+	fail(th, a)
+	fail(th, a)
 	th.Reserve(a)
-	th.Reserve(a) // the second attempt locks the key, unless it succeeds
-	th.Reset(a)
-	th.Reserve(a)
-	if _, ok := th.Reserve(a); !ok {
-		t.Fatal("an attempt before the reset counted")
-	}
-	if th.Len() != 1 {
-		t.Fatalf("Len %d, want 1", th.Len())
-	}
-	th.Reset(a)
+	th.Succeeded(a)
 	if th.Len() != 0 {
-		t.Fatalf("Len %d after Reset, want 0", th.Len())
+		t.Fatalf("Len %d after a success, want 0", th.Len())
+	}
+	fail(th, a)
+	fail(th, a)
+	if !fail(th, a) {
+		t.Fatal("a failure before the success counted")
 	}
 }
 
 func TestNilThrottleRefusesNothing(t *testing.T) {
 	var th *Throttle
 	for i := 0; i < 100; i++ {
-		if _, ok := th.Reserve(KeyOf("a")); !ok {
+		if !fail(th, KeyOf("a")) {
 			t.Fatal("a nil throttle refused")
 		}
 	}
-	th.Reset(KeyOf("a"))
-	if th.Len() != 0 {
+	th.Succeeded(KeyOf("a"))
+	if _, ok := th.Check(KeyOf("a")); !ok || th.Len() != 0 {
 		t.Fatal("a nil throttle remembers keys")
 	}
 }
 
-// However many attempts arrive at once, exactly the allowed number are let
-// through: the decision and the count are one step.
+// Attempts in progress count against the limit: however many arrive at
+// once, exactly the allowed number are let through, the decision and the
+// count being one step; the others are asked to wait a moment, not locked
+// out, since none has failed yet.
 func TestConcurrentAttemptsAreLetThroughAtMostTheAllowedNumberOfTimes(t *testing.T) {
 	th := New(limits(10, time.Hour, time.Hour), clock.System{})
 	var allowed atomic.Int64
@@ -110,21 +124,50 @@ func TestConcurrentAttemptsAreLetThroughAtMostTheAllowedNumberOfTimes(t *testing
 	if n := allowed.Load(); n != 10 {
 		t.Fatalf("%d of 500 concurrent attempts were let through, want 10", n)
 	}
+	if left, ok := th.Check(KeyOf("shared")); ok || left != Busy {
+		t.Fatalf("with 10 attempts in progress: allowed %v, %v left, want refused for %v", ok, left, Busy)
+	}
+	for i := 0; i < 10; i++ {
+		th.Failed(KeyOf("shared"))
+	}
+	if left, ok := th.Check(KeyOf("shared")); ok || left <= Busy {
+		t.Fatalf("after they failed: allowed %v, %v left, want locked for about 1h", ok, left)
+	}
+}
+
+// Successes in progress hold a place but lock nothing: once they are done,
+// the key is free again.
+func TestConcurrentSuccessesDoNotLockTheKey(t *testing.T) {
+	th := New(limits(3, time.Hour, time.Hour), clock.System{})
+	a := KeyOf("a")
+	for i := 0; i < 3; i++ {
+		th.Reserve(a)
+	}
+	if _, ok := th.Reserve(a); ok {
+		t.Fatal("a fourth attempt in progress was let through")
+	}
+	for i := 0; i < 3; i++ {
+		th.Succeeded(a)
+	}
+	if _, ok := th.Check(a); !ok || th.Len() != 0 {
+		t.Fatalf("after three successes: allowed %v, Len %d", ok, th.Len())
+	}
 }
 
 func TestTheLeastRecentlyUsedKeyIsForgottenFirst(t *testing.T) {
 	th := New(Limits{Failures: 1, Window: time.Hour, Lockout: time.Hour, MaxKeys: 3}, clock.System{})
 	for _, k := range []string{"a", "b", "c"} {
-		th.Reserve(KeyOf(k)) // each is locked at once
+		fail(th, KeyOf(k)) // each is locked at once
 	}
 	th.Reserve(KeyOf("a")) // refused, and now the most recently used
 	th.Reserve(KeyOf("d")) // forgets b
+	th.Failed(KeyOf("d"))
 	if th.Len() != 3 {
 		t.Fatalf("Len %d, want 3", th.Len())
 	}
 	// b last: being new again, it makes another key be forgotten.
 	for _, k := range []string{"a", "c", "d"} {
-		if _, ok := th.Reserve(KeyOf(k)); ok {
+		if _, ok := th.Check(KeyOf(k)); ok {
 			t.Errorf("key %s is no longer locked", k)
 		}
 	}
@@ -136,15 +179,15 @@ func TestTheLeastRecentlyUsedKeyIsForgottenFirst(t *testing.T) {
 func TestKeysAreForgottenAfterTheWindowAndTheLockout(t *testing.T) {
 	c := clock.NewManual(time.Unix(0, 0))
 	th := New(limits(2, time.Minute, 5*time.Minute), c)
-	th.Reserve(KeyOf("a"))
-	th.Reserve(KeyOf("a"))
+	fail(th, KeyOf("a"))
+	fail(th, KeyOf("a"))
 	c.Advance(6 * time.Minute)
-	th.Reserve(KeyOf("b"))
+	fail(th, KeyOf("b"))
 	if th.Len() != 2 {
 		t.Fatalf("Len %d at the end of the lockout, want 2", th.Len())
 	}
 	c.Advance(time.Second)
-	th.Reserve(KeyOf("c"))
+	fail(th, KeyOf("c"))
 	if th.Len() != 2 {
 		t.Fatalf("Len %d, want 2: a is past its window and lockout", th.Len())
 	}
@@ -183,7 +226,7 @@ func TestAFloodOfHugeUniqueNamesKeepsTheHeapBounded(t *testing.T) {
 	before := heapInUse()
 	for i := 0; i < names; i++ {
 		copy(name, fmt.Sprintf("%08d", i))
-		th.Reserve(KeyOf("user", "127.0.0.1", string(name)))
+		fail(th, KeyOf("user", "127.0.0.1", string(name)))
 	}
 	after := heapInUse()
 	if th.Len() != maxKeys {
