@@ -48,10 +48,17 @@ type Options struct {
 	// Logger receives one line per request (requestLog). Nil: no request
 	// log.
 	Logger *slog.Logger
+	// MaxEventsPerUser is how many events one account may manage: a create
+	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
+	// negative: no limit.
+	MaxEventsPerUser int
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	CORSOrigin string
 }
+
+// DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
+const DefaultMaxEventsPerUser = 10_000
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
@@ -63,6 +70,8 @@ type Server struct {
 	store  *oauth.Store
 	token  *oauth.TokenEndpoint
 	events event.Store
+	// maxEvents is how many events an account may manage; 0: no limit.
+	maxEvents int
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -77,10 +86,14 @@ func New(opts Options) *Server {
 	if opts.Events == nil {
 		opts.Events = event.NewMemory()
 	}
+	if opts.MaxEventsPerUser == 0 {
+		opts.MaxEventsPerUser = DefaultMaxEventsPerUser
+	}
 	store := oauth.NewStore(opts.Clock)
 	s := &Server{
-		events: opts.Events,
-		store:  store,
+		events:    opts.Events,
+		maxEvents: max(opts.MaxEventsPerUser, 0),
+		store:     store,
 		token: &oauth.TokenEndpoint{
 			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
 			Guard: loginGuard(opts),

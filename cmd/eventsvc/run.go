@@ -28,7 +28,7 @@ const (
 const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
-                [-login-keys N]
+                [-login-keys N] [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
@@ -68,6 +68,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count")
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
 	loginKeys := fs.Int("login-keys", throttle.DefaultMaxKeys, "how many users and clients, by address, the lockout remembers at most (some 300 bytes each); past it the least recently seen is forgotten")
+	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log")
 	if err := fs.Parse(args); err != nil {
@@ -104,6 +105,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	if *loginFailures == 0 {
 		*loginFailures = -1 // server.Options: no limit
 	}
+	if *maxEvents < 0 {
+		fmt.Fprintln(stderr, "eventsvc serve: -max-events-per-user must not be negative")
+		return exitUsage
+	}
+	if *maxEvents == 0 {
+		*maxEvents = -1 // server.Options: no limit
+	}
 	if *demoEvents < 0 {
 		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
 		return exitUsage
@@ -118,7 +126,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	opts := server.Options{
 		Config: cfg, Events: events,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
-		CORSOrigin: *corsOrigin,
+		MaxEventsPerUser: *maxEvents,
+		CORSOrigin:       *corsOrigin,
 	}
 	if !*quiet {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
