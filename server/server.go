@@ -48,12 +48,16 @@ type Options struct {
 	// Logger receives one line per request (requestLog). Nil: no request
 	// log.
 	Logger *slog.Logger
+	// ErrorLogger receives one line per answer 500, with its cause, the
+	// request's secrets masked. Nil: Logger.
+	ErrorLogger *slog.Logger
 	// MaxEventsPerUser is how many events one account may manage: a create
 	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
 	// negative: no limit.
 	MaxEventsPerUser int
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
+	// New panics on one CheckCORSOrigin refuses (see Validate).
 	CORSOrigin string
 }
 
@@ -89,6 +93,10 @@ func New(opts Options) *Server {
 	if opts.MaxEventsPerUser == 0 {
 		opts.MaxEventsPerUser = DefaultMaxEventsPerUser
 	}
+	errorLogger := opts.ErrorLogger
+	if errorLogger == nil {
+		errorLogger = opts.Logger
+	}
 	store := oauth.NewStore(opts.Clock)
 	s := &Server{
 		events:    opts.Events,
@@ -104,7 +112,7 @@ func New(opts Options) *Server {
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
-		ErrorHandler:          errorHandler,
+		ErrorHandler:          errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
@@ -135,6 +143,7 @@ func (s *Server) routes(opts Options) {
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
 	}
+	s.app.Use(recoverPanic)
 	s.app.Use(securityHeaders)
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
