@@ -38,8 +38,9 @@ var (
 // lookup.
 const MaxEmailLen = 254
 
-// dummyPassword is hashed once per registry so that an unknown email costs
-// the same bcrypt comparison as a known one.
+// dummyPassword is hashed once per registry, at the highest cost of its
+// accounts, so that an unknown email costs the same bcrypt comparison as
+// the dearest known one.
 const dummyPassword = "no account has this password"
 
 // Registry is the immutable set of accounts, looked up by id or by email
@@ -80,13 +81,17 @@ func NewRegistry(accounts []Account) (*Registry, error) {
 		r.byID[a.ID] = i
 		r.accounts = append(r.accounts, a)
 	}
+	// The dummy costs as much as the dearest account, so that an unknown
+	// email takes as long as any account's wrong password, never less.
 	cost := secret.DefaultCost
-	if len(r.accounts) > 0 {
-		c, err := secret.Cost(r.accounts[0].PasswordHash)
+	for i, a := range r.accounts {
+		c, err := secret.Cost(a.PasswordHash)
 		if err != nil {
-			return nil, fmt.Errorf("account 1 %q: password: %w", r.accounts[0].Email, err)
+			return nil, fmt.Errorf("account %d %q: password: %w", i+1, a.Email, err)
 		}
-		cost = c
+		if i == 0 || c > cost {
+			cost = c
+		}
 	}
 	dummy, err := secret.Hash([]byte(dummyPassword), cost)
 	if err != nil {

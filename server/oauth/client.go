@@ -109,8 +109,9 @@ func (c Client) clone() Client {
 // have; the token endpoint refuses a longer one before any lookup.
 const MaxClientIDLen = 256
 
-// clientDummySecret is hashed once per registry so that an unknown client id
-// costs the same bcrypt comparison as a known one.
+// clientDummySecret is hashed once per registry, at the highest cost of its
+// clients, so that an unknown client id costs the same bcrypt comparison as
+// the dearest known one.
 const clientDummySecret = "no client has this secret"
 
 // Clients is the immutable registry of client registrations, safe for
@@ -143,13 +144,17 @@ func NewClients(clients []Client) (*Clients, error) {
 		first[c.ID] = pos
 		r.byID[c.ID] = c
 	}
+	// The dummy costs as much as the dearest client, so that an unknown
+	// id takes as long as any client's wrong secret, never less.
 	cost := secret.DefaultCost
-	if len(clients) > 0 {
-		c, err := secret.Cost(clients[0].SecretHash)
+	for i, c := range clients {
+		n, err := secret.Cost(c.SecretHash)
 		if err != nil {
-			return nil, fmt.Errorf("client 1 %q: secret: %w", clients[0].ID, err)
+			return nil, fmt.Errorf("client %d %q: secret: %w", i+1, c.ID, err)
 		}
-		cost = c
+		if i == 0 || n > cost {
+			cost = n
+		}
 	}
 	dummy, err := secret.Hash([]byte(clientDummySecret), cost)
 	if err != nil {
