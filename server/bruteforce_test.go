@@ -264,7 +264,7 @@ func TestHugeUsernamesDoNotGrowTheServer(t *testing.T) {
 // TestTheLockoutRemembersAtMostLoginKeys fails 80 unique client ids from
 // one address against a lockout that remembers 20 keys.
 func TestTheLockoutRemembersAtMostLoginKeys(t *testing.T) {
-	addr, s := listenWith(t, Options{LoginKeys: 20})
+	addr, s := listenWith(t, Options{LoginKeys: 20, TokenRate: -1})
 	c := clientFrom("127.0.0.1")
 	defer c.CloseIdleConnections()
 	for i := 0; i < 80; i++ {
@@ -331,5 +331,39 @@ func TestConcurrentRightPasswordsLockNothingOut(t *testing.T) {
 	}
 	if code, h, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user"); code != http.StatusOK {
 		t.Fatalf("a login after them: %d %s (Retry-After %q)", code, body, h.Get("Retry-After"))
+	}
+}
+
+// TestEveryTokenRequestSpendsTheBudgetOfItsAddress: whatever client id or
+// user they name, the requests of one address spend one budget; past it,
+// 429 with Retry-After, before any bcrypt; another address is not
+// affected. Names changed at every request do not dodge it.
+func TestEveryTokenRequestSpendsTheBudgetOfItsAddress(t *testing.T) {
+	addr, _ := listenWith(t, Options{TokenRate: 0.1, TokenBurst: 5})
+	c := clientFrom("127.0.0.1")
+	defer c.CloseIdleConnections()
+	for i := 0; i < 6; i++ {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth("client-"+strconv.Itoa(i), "secret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := http.StatusUnauthorized
+		if i == 5 {
+			want = http.StatusTooManyRequests
+		}
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d %s, want %d", i+1, resp.StatusCode, body, want)
+		}
+		if i == 5 && (resp.Header.Get("Retry-After") != "10" || !strings.Contains(string(body), "from this address")) {
+			t.Fatalf("past the budget: Retry-After %q, body %s", resp.Header.Get("Retry-After"), body)
+		}
+	}
+	if code, _, body := grant(t, clientFrom("127.0.0.2"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("from another address: %d %s", code, body)
 	}
 }

@@ -42,9 +42,17 @@ type Options struct {
 	LoginFailures             int
 	LoginWindow, LoginLockout time.Duration
 	// LoginKeys bounds how many users and clients (by address) the
-	// lockout remembers; past it the least recently seen is forgotten.
-	// Zero: throttle.DefaultMaxKeys.
+	// lockout remembers, and how many addresses the token budget does;
+	// past it the least recently seen is forgotten. Zero:
+	// throttle.DefaultMaxKeys.
 	LoginKeys int
+	// TokenRate and TokenBurst are the budget of one address on the token
+	// endpoint, whatever client or user its requests name: TokenBurst
+	// requests at once, TokenRate a second after that; past it, 429 with
+	// Retry-After before any bcrypt. Zero: throttle.DefaultRate and
+	// throttle.DefaultBurst; a negative TokenRate: no limit.
+	TokenRate  float64
+	TokenBurst int
 	// Logger receives one line per request (requestLog). Nil: no request
 	// log.
 	Logger *slog.Logger
@@ -104,7 +112,7 @@ func New(opts Options) *Server {
 		store:     store,
 		token: &oauth.TokenEndpoint{
 			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
-			Guard: loginGuard(opts),
+			Guard: loginGuard(opts), Budget: tokenBudget(opts),
 		},
 	}
 	s.app = fiber.New(fiber.Config{
@@ -137,6 +145,24 @@ func loginGuard(opts Options) *throttle.Throttle {
 		l.MaxKeys = throttle.DefaultMaxKeys
 	}
 	return throttle.New(l, opts.Clock)
+}
+
+// tokenBudget is the token endpoint's budget per address of Options.
+func tokenBudget(opts Options) *throttle.Budget {
+	if opts.TokenRate < 0 {
+		return nil
+	}
+	l := throttle.BudgetLimits{Rate: opts.TokenRate, Burst: opts.TokenBurst, MaxKeys: opts.LoginKeys}
+	if l.Rate == 0 {
+		l.Rate = throttle.DefaultRate
+	}
+	if l.Burst == 0 {
+		l.Burst = throttle.DefaultBurst
+	}
+	if l.MaxKeys == 0 {
+		l.MaxKeys = throttle.DefaultMaxKeys
+	}
+	return throttle.NewBudget(l, opts.Clock)
 }
 
 func (s *Server) routes(opts Options) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"time"
@@ -28,7 +29,8 @@ const (
 const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
-                [-login-keys N] [-max-events-per-user N]
+                [-login-keys N] [-token-rate R] [-token-burst N]
+                [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
@@ -78,6 +80,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count (at most 24h)")
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts, 429 with Retry-After (at most 24h)")
 	loginKeys := fs.Int("login-keys", throttle.DefaultMaxKeys, "how many users and clients, by address, the lockout remembers at most (some 300 bytes each); past it the least recently seen is forgotten")
+	tokenRate := fs.Float64("token-rate", throttle.DefaultRate, "token requests a second one address may make after its burst, whatever client or user they name; past it 429 (0: no limit)")
+	tokenBurst := fs.Int("token-burst", throttle.DefaultBurst, "token requests one address may make at once")
 	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000: one origin, http or https, no wildcard (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
@@ -100,6 +104,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	check(*loginWindow > 0 && *loginWindow <= maxLoginDuration, fmt.Sprintf("-login-window must be above 0 and at most %v", maxLoginDuration))
 	check(*loginLockout > 0 && *loginLockout <= maxLoginDuration, fmt.Sprintf("-login-lockout must be above 0 and at most %v", maxLoginDuration))
 	check(*loginKeys >= 1, "-login-keys must be at least 1")
+	check(*tokenRate >= 0 && !math.IsInf(*tokenRate, 0), "-token-rate must be a number, 0 or more")
+	check(*tokenBurst >= 1, "-token-burst must be at least 1")
 	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
@@ -117,6 +123,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	if *maxEvents == 0 {
 		*maxEvents = -1 // server.Options: no limit
+	}
+	if *tokenRate == 0 {
+		*tokenRate = -1 // server.Options: no limit
 	}
 	var cfg *config.Config
 	var err error
@@ -139,6 +148,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	opts := server.Options{
 		Config: cfg, Events: events,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
+		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
 		CORSOrigin:       *corsOrigin,
 	}

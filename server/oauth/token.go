@@ -35,6 +35,11 @@ type TokenEndpoint struct {
 	// from one address; every attempt is reserved with it before its
 	// credentials are checked. Nil: no limit.
 	Guard *throttle.Throttle
+	// Budget bounds the requests of one address, whatever client or user
+	// they name: each spends one unit before anything else, and a client
+	// authentication that checks the credentials both form-decoded and as
+	// sent spends one more, for its second bcrypt. Nil: no limit.
+	Budget *throttle.Budget
 
 	// verified remembers client credentials that passed bcrypt, by the
 	// SHA-256 digest of id and secret (never the secret), so that bcrypt
@@ -56,6 +61,9 @@ func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte)
 // form-decoded (RFC 6749 §2.3.1); when they do not match so, they are tried
 // as sent, for clients that do not form-encode them.
 func (e *TokenEndpoint) ExchangeFrom(remote, authorization, contentType string, body []byte) (TokenResponse, error) {
+	if wait, ok := e.Budget.Take(remote, 1); !ok {
+		return TokenResponse{}, tooManyRequests(wait)
+	}
 	client, err := e.authenticateClient(remote, authorization)
 	if err != nil {
 		return TokenResponse{}, err
@@ -143,6 +151,11 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 			return client, nil
 		}
 	}
+	if len(tries) > 1 {
+		if wait, ok := e.Budget.Take(remote, 1); !ok {
+			return Client{}, tooManyRequests(wait)
+		}
+	}
 	if left, ok := e.Guard.Reserve(key); !ok {
 		return Client{}, tooManyAttempts("client", left)
 	}
@@ -182,8 +195,22 @@ func verifiedKey(id, secret string) [sha256.Size]byte {
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.
 func tooManyAttempts(who string, left time.Duration) *Error {
-	secs := int64((left + time.Second - 1) / time.Second)
+	secs := wholeSeconds(left)
 	err := ErrTooManyAttempts.WithDescription("too many failed attempts for this %s from this address; try again in %d seconds", who, secs)
 	err.RetryAfter = time.Duration(secs) * time.Second
 	return err
+}
+
+// tooManyRequests is the refusal of an address past its Budget, retry in
+// wait.
+func tooManyRequests(wait time.Duration) *Error {
+	secs := wholeSeconds(wait)
+	err := ErrTooManyAttempts.WithDescription("too many token requests from this address; try again in %d seconds", secs)
+	err.RetryAfter = time.Duration(secs) * time.Second
+	return err
+}
+
+// wholeSeconds is d rounded up to whole seconds, at least 1.
+func wholeSeconds(d time.Duration) int64 {
+	return max(int64((d+time.Second-1)/time.Second), 1)
 }
