@@ -35,6 +35,12 @@ func errorHandler(l *slog.Logger) fiber.ErrorHandler {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
 			status = fe.Code
+			if unknownTransferCoding(fe) {
+				// RFC 9112 §6.1: a transfer coding the server does not
+				// understand.
+				status = http.StatusNotImplemented
+				c.Context().SetConnectionClose()
+			}
 		} else {
 			logFailure(l, c, err)
 		}
@@ -53,6 +59,8 @@ func errorCode(status int) string {
 		return "request_too_large"
 	case http.StatusInternalServerError:
 		return "server_error"
+	case http.StatusNotImplemented:
+		return "not_implemented"
 	}
 	return "invalid_request"
 }
@@ -67,6 +75,8 @@ func errorDescription(c *fiber.Ctx, status int) string {
 		return fmt.Sprintf("the request body is larger than %d bytes", BodyLimit)
 	case http.StatusInternalServerError:
 		return "the server failed to answer this request"
+	case http.StatusNotImplemented:
+		return "the request's Transfer-Encoding is not one the server implements; send the body with Content-Length or chunked"
 	}
 	return http.StatusText(status)
 }

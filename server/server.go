@@ -170,6 +170,7 @@ func (s *Server) routes(opts Options) {
 		s.app.Use(requestLog(opts.Logger))
 	}
 	s.app.Use(recoverPanic)
+	s.app.Use(refuseAmbiguousFraming)
 	s.app.Use(securityHeaders)
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
