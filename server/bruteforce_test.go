@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +109,261 @@ func TestRepeatedWrongClientSecretsAreRefused(t *testing.T) {
 	}
 	if code, _, _ := grant(t, clientFrom("127.0.0.4"), addr, "pass", "user"); code != http.StatusOK {
 		t.Fatalf("from another address: %d", code)
+	}
+}
+
+// grantStatus is the status of a password grant for user@email.com, or 0
+// when the request fails; it may run outside the test's goroutine.
+func grantStatus(c *http.Client, addr, clientSecret, password string) int {
+	form := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
+	req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("myApp", clientSecret)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// flood sends n requests at once, each on its own connection from
+// 127.0.0.1, made by send, and returns their statuses as they come. The
+// channel is closed when all are answered.
+func flood(t *testing.T, n int, send func(c *http.Client, i int) int) <-chan int {
+	t.Helper()
+	statuses := make(chan int, n)
+	start := make(chan struct{})
+	var clients []*http.Client
+	for i := 0; i < n; i++ {
+		clients = append(clients, clientFrom("127.0.0.1"))
+	}
+	t.Cleanup(func() {
+		for _, c := range clients {
+			c.CloseIdleConnections()
+		}
+	})
+	done := make(chan struct{})
+	for i, c := range clients {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			<-start
+			statuses <- send(c, i)
+		}()
+	}
+	go func() {
+		for range clients {
+			<-done
+		}
+		close(statuses)
+	}()
+	close(start)
+	return statuses
+}
+
+// checkFlood reads the statuses of a flood of wrong credentials until the
+// first 429 (or the end), sends the right credentials with right while the
+// rest of the flood may still be in flight, and then checks that at most
+// allowed of the flood were checked (checked is their status when they
+// were) and that the right credentials got 429.
+func checkFlood(t *testing.T, statuses <-chan int, allowed, checked int, right func() (int, string)) {
+	t.Helper()
+	counts := map[int]int{}
+	for code := range statuses {
+		counts[code]++
+		if code == http.StatusTooManyRequests {
+			break
+		}
+	}
+	rightCode, rightBody := right()
+	for code := range statuses {
+		counts[code]++
+	}
+	if counts[checked] > allowed {
+		t.Errorf("%d wrong guesses sent at once were checked (status %d), want at most %d (all: %v)", counts[checked], checked, allowed, counts)
+	}
+	if rightCode != http.StatusTooManyRequests {
+		t.Errorf("the right credentials sent after the flood: %d %s, want 429", rightCode, rightBody)
+	}
+}
+
+// TestConcurrentWrongPasswordsAreCheckedAtMostTheAllowedNumberOfTimes sends
+// 199 wrong passwords for one user at once, each on its own connection,
+// and then the right one: at most 10 reach bcrypt, the rest get 429 at
+// once, and so does the right password.
+func TestConcurrentWrongPasswordsAreCheckedAtMostTheAllowedNumberOfTimes(t *testing.T) {
+	addr := listen(t)
+	// The client's secret is checked once and remembered, as on a server
+	// in use, so that every 429 of the flood is the user's.
+	if code, _, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("first login: %d %s", code, body)
+	}
+	statuses := flood(t, 199, func(c *http.Client, i int) int {
+		return grantStatus(c, addr, "pass", "wrong-"+strconv.Itoa(i))
+	})
+	checkFlood(t, statuses, 10, http.StatusBadRequest, func() (int, string) {
+		code, _, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user")
+		return code, body
+	})
+}
+
+// TestConcurrentWrongClientSecretsAreCheckedAtMostTheAllowedNumberOfTimes
+// is the same for the secret of one client.
+func TestConcurrentWrongClientSecretsAreCheckedAtMostTheAllowedNumberOfTimes(t *testing.T) {
+	addr := listen(t)
+	statuses := flood(t, 199, func(c *http.Client, i int) int {
+		return grantStatus(c, addr, "wrong-"+strconv.Itoa(i), "user")
+	})
+	checkFlood(t, statuses, 10, http.StatusUnauthorized, func() (int, string) {
+		code, _, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user")
+		return code, body
+	})
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestHugeUsernamesDoNotGrowTheServer sends 16 failed logins with unique
+// usernames of 900 KB each: they are refused before the lockout looks them
+// up, so the heap does not keep them (14 MB in all; the bound is 7 MB).
+func TestHugeUsernamesDoNotGrowTheServer(t *testing.T) {
+	addr := listen(t)
+	c := clientFrom("127.0.0.1")
+	defer c.CloseIdleConnections()
+	name := []byte(strings.Repeat("u", 900_000) + "@email.com")
+	before := heapInUse()
+	for i := 0; i < 16; i++ {
+		copy(name, fmt.Sprintf("%08d", i))
+		form := url.Values{"grant_type": {"password"}, "username": {string(name)}, "password": {"x"}}
+		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth("myApp", "pass")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("a 900 KB username: status %d, want 400", resp.StatusCode)
+		}
+	}
+	after := heapInUse()
+	if grown := int64(after) - int64(before); grown > 7<<20 {
+		t.Errorf("16 failed logins with 900 KB usernames grew the heap by %d MB, want at most 7 MB", grown>>20)
+	}
+}
+
+// TestTheLockoutRemembersAtMostLoginKeys fails 80 unique client ids from
+// one address against a lockout that remembers 20 keys.
+func TestTheLockoutRemembersAtMostLoginKeys(t *testing.T) {
+	addr, s := listenWith(t, Options{LoginKeys: 20, TokenRate: -1})
+	c := clientFrom("127.0.0.1")
+	defer c.CloseIdleConnections()
+	for i := 0; i < 80; i++ {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth("client-"+strconv.Itoa(i), "secret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("unknown client %d: status %d, want 401", i, resp.StatusCode)
+		}
+	}
+	if n := s.token.Guard.Len(); n != 20 {
+		t.Fatalf("the lockout remembers %d keys, want 20", n)
+	}
+}
+
+// TestOverlongCredentialsAreRefusedBeforeAnyLookup: a username, password,
+// client id or secret too long to match anything gets its own error and
+// leaves nothing in the lockout.
+func TestOverlongCredentialsAreRefusedBeforeAnyLookup(t *testing.T) {
+	addr, s := listenWith(t, Options{})
+	long := strings.Repeat("x", 300)
+	for _, tt := range []struct {
+		id, secret, username, password string
+		status                         int
+		says                           string
+	}{
+		{"myApp", "pass", long + "@email.com", "p", http.StatusBadRequest, "username is longer than 254 bytes"},
+		{"myApp", "pass", "user@email.com", long[:73], http.StatusBadRequest, "password is longer than 72 bytes"},
+		{long[:257], "pass", "user@email.com", "user", http.StatusUnauthorized, "client id is longer than 256 bytes"},
+		{"myApp", long[:73], "user@email.com", "user", http.StatusUnauthorized, "client secret is longer than 72 bytes"},
+	} {
+		form := url.Values{"grant_type": {"password"}, "username": {tt.username}, "password": {tt.password}}
+		header := map[string]string{"Authorization": basicHeader(tt.id + ":" + tt.secret), "Content-Type": "application/x-www-form-urlencoded"}
+		resp, body := rawRequest(t, addr, "POST", "/oauth/token", header, form.Encode())
+		if resp.StatusCode != tt.status || !strings.Contains(body, tt.says) {
+			t.Errorf("%s: %d %s, want %d saying %q", tt.says, resp.StatusCode, body, tt.status, tt.says)
+		}
+	}
+	if n := s.token.Guard.Len(); n != 0 {
+		t.Errorf("the lockout remembers %d keys, want none", n)
+	}
+}
+
+// TestConcurrentRightPasswordsLockNothingOut sends 50 right passwords for
+// one user at once from one address: those that find 10 already in
+// progress are asked to wait a second (429), none fails, and once they are
+// done the user logs in from that address at once.
+func TestConcurrentRightPasswordsLockNothingOut(t *testing.T) {
+	addr := listen(t)
+	counts := map[int]int{}
+	for code := range flood(t, 50, func(c *http.Client, i int) int {
+		return grantStatus(c, addr, "pass", "user")
+	}) {
+		counts[code]++
+	}
+	if counts[http.StatusOK] == 0 || counts[http.StatusOK]+counts[http.StatusTooManyRequests] != 50 {
+		t.Fatalf("50 right passwords at once: %v, want 200 and 429 only", counts)
+	}
+	if code, h, body := grant(t, clientFrom("127.0.0.1"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("a login after them: %d %s (Retry-After %q)", code, body, h.Get("Retry-After"))
+	}
+}
+
+// TestEveryTokenRequestSpendsTheBudgetOfItsAddress: whatever client id or
+// user they name, the requests of one address spend one budget; past it,
+// 429 with Retry-After, before any bcrypt; another address is not
+// affected. Names changed at every request do not dodge it.
+func TestEveryTokenRequestSpendsTheBudgetOfItsAddress(t *testing.T) {
+	addr, _ := listenWith(t, Options{TokenRate: 0.1, TokenBurst: 5})
+	c := clientFrom("127.0.0.1")
+	defer c.CloseIdleConnections()
+	for i := 0; i < 6; i++ {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth("client-"+strconv.Itoa(i), "secret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := http.StatusUnauthorized
+		if i == 5 {
+			want = http.StatusTooManyRequests
+		}
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d %s, want %d", i+1, resp.StatusCode, body, want)
+		}
+		if i == 5 && (resp.Header.Get("Retry-After") != "10" || !strings.Contains(string(body), "from this address")) {
+			t.Fatalf("past the budget: Retry-After %q, body %s", resp.Header.Get("Retry-After"), body)
+		}
+	}
+	if code, _, body := grant(t, clientFrom("127.0.0.2"), addr, "pass", "user"); code != http.StatusOK {
+		t.Fatalf("from another address: %d %s", code, body)
 	}
 }

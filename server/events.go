@@ -20,7 +20,7 @@ import (
 // Paging defaults and bounds of GET /api/events.
 const (
 	DefaultPageSize = 20
-	MaxPageSize     = 1000
+	MaxPageSize     = 100
 )
 
 // eventView is an event as the API shows it.
@@ -222,12 +222,24 @@ func (s *Server) handleCreateEvent(c *fiber.Ctx) error {
 	}
 	e := event.Event{Status: event.Draft, ManagerID: caller(c).AccountID}
 	in.Apply(&e)
-	created, err := s.events.Create(e)
-	if err != nil {
+	created, err := s.events.CreateLimited(e, s.maxEvents)
+	if errors.Is(err, event.ErrLimitReached) {
+		return errTooManyEvents(s.maxEvents)
+	} else if err != nil {
 		return fmt.Errorf("create event: %w", err)
 	}
 	c.Location(eventURL(c, created.ID))
 	return hal.Write(c, fiber.StatusCreated, view(created, eventLinks(c, created, "resources-events-create")))
+}
+
+// errTooManyEvents refuses a create by an account that manages limit
+// events already.
+func errTooManyEvents(limit int) *oauth.Error {
+	return &oauth.Error{
+		Code:        "too_many_events",
+		Description: fmt.Sprintf("an account may manage at most %d events, and yours manages that many already; update one of them instead", limit),
+		Status:      http.StatusForbidden,
+	}
 }
 
 // eventID reads the {id} of the path; a malformed one is a missing event.

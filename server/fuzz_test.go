@@ -64,7 +64,7 @@ type pageBody struct {
 // pagingOracle says what GET /api/events should answer to a query, read
 // with net/url independently of Fiber, following docs/reference-choices.md:
 // page a whole number from 0 (default 0; the reference server takes at most
-// 2^31-1), size from 1 to 1000 (default 20), sort=property[,asc|desc] by a
+// 2^31-1), size from 1 to 100 (default 20), sort=property[,asc|desc] by a
 // sortable property, each at most once. It returns the expected page and
 // size, and the parameters that are bad; ok is false when net/url cannot
 // read the query (the oracle then says nothing).
@@ -118,7 +118,7 @@ func pagingOracle(rawQuery string) (page, size int, bad []string, ok bool) {
 //   - a 400 body is JSON with a non-empty "content" array of errors, each
 //     about field page, size or sort, of object "pageable", with a code and
 //     a message;
-//   - a 200 body is JSON whose page has a size from 1 to 1000, a number of
+//   - a 200 body is JSON whose page has a size from 1 to 100, a number of
 //     0 or more, totalElements the number of events, totalPages matching
 //     them, and at most size events, exactly those that page holds;
 //   - whenever net/url can read the query, the answer is the one

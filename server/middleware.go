@@ -44,14 +44,11 @@ func requestLog(l *slog.Logger) fiber.Handler {
 }
 
 // securityHeaders adds X-Content-Type-Options: nosniff to every answer, and
-// Cache-Control: no-store to every answer to an authenticated caller, whose
-// content may be meant for that caller alone.
+// the caching headers of cacheHeaders.
 func securityHeaders(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	err := c.Next()
-	if caller(c) != nil {
-		c.Set(fiber.HeaderCacheControl, "no-store")
-	}
+	cacheHeaders(c)
 	return err
 }
 

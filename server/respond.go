@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,19 +24,29 @@ func writeOAuthError(c *fiber.Ctx, e *oauth.Error) error {
 // errorHandler turns every error that reaches Fiber into a JSON body with the
 // right status: an *oauth.Error as itself, a *fiber.Error (no route, wrong
 // method, body too large) with its status, anything else as a 500 that says
-// nothing of its cause.
-func errorHandler(c *fiber.Ctx, err error) error {
-	var oe *oauth.Error
-	if errors.As(err, &oe) {
-		return writeOAuthError(c, oe)
+// nothing of its cause to the caller, and logs it to l (logFailure).
+func errorHandler(l *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		var oe *oauth.Error
+		if errors.As(err, &oe) {
+			return writeOAuthError(c, oe)
+		}
+		status := http.StatusInternalServerError
+		var fe *fiber.Error
+		if errors.As(err, &fe) {
+			status = fe.Code
+			if unknownTransferCoding(fe) {
+				// RFC 9112 §6.1: a transfer coding the server does not
+				// understand.
+				status = http.StatusNotImplemented
+				c.Context().SetConnectionClose()
+			}
+		} else {
+			logFailure(l, c, err)
+		}
+		e := &oauth.Error{Code: errorCode(status), Description: errorDescription(c, status), Status: status}
+		return writeOAuthError(c, e)
 	}
-	status := http.StatusInternalServerError
-	var fe *fiber.Error
-	if errors.As(err, &fe) {
-		status = fe.Code
-	}
-	e := &oauth.Error{Code: errorCode(status), Description: errorDescription(c, status), Status: status}
-	return writeOAuthError(c, e)
 }
 
 func errorCode(status int) string {
@@ -48,6 +59,8 @@ func errorCode(status int) string {
 		return "request_too_large"
 	case http.StatusInternalServerError:
 		return "server_error"
+	case http.StatusNotImplemented:
+		return "not_implemented"
 	}
 	return "invalid_request"
 }
@@ -62,6 +75,8 @@ func errorDescription(c *fiber.Ctx, status int) string {
 		return fmt.Sprintf("the request body is larger than %d bytes", BodyLimit)
 	case http.StatusInternalServerError:
 		return "the server failed to answer this request"
+	case http.StatusNotImplemented:
+		return "the request's Transfer-Encoding is not one the server implements; send the body with Content-Length or chunked"
 	}
 	return http.StatusText(status)
 }

@@ -41,13 +41,36 @@ type Options struct {
 	// throttle package's defaults; negative: no limit.
 	LoginFailures             int
 	LoginWindow, LoginLockout time.Duration
+	// LoginKeys bounds how many users and clients (by address) the
+	// lockout remembers, and how many addresses the token budget does;
+	// past it the least recently seen is forgotten. Zero:
+	// throttle.DefaultMaxKeys.
+	LoginKeys int
+	// TokenRate and TokenBurst are the budget of one address on the token
+	// endpoint, whatever client or user its requests name: TokenBurst
+	// requests at once, TokenRate a second after that; past it, 429 with
+	// Retry-After before any bcrypt. Zero: throttle.DefaultRate and
+	// throttle.DefaultBurst; a negative TokenRate: no limit.
+	TokenRate  float64
+	TokenBurst int
 	// Logger receives one line per request (requestLog). Nil: no request
 	// log.
 	Logger *slog.Logger
+	// ErrorLogger receives one line per answer 500, with its cause, the
+	// request's secrets masked. Nil: Logger.
+	ErrorLogger *slog.Logger
+	// MaxEventsPerUser is how many events one account may manage: a create
+	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
+	// negative: no limit.
+	MaxEventsPerUser int
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
+	// New panics on one CheckCORSOrigin refuses (see Validate).
 	CORSOrigin string
 }
+
+// DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
+const DefaultMaxEventsPerUser = 10_000
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
@@ -59,6 +82,8 @@ type Server struct {
 	store  *oauth.Store
 	token  *oauth.TokenEndpoint
 	events event.Store
+	// maxEvents is how many events an account may manage; 0: no limit.
+	maxEvents int
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -73,13 +98,21 @@ func New(opts Options) *Server {
 	if opts.Events == nil {
 		opts.Events = event.NewMemory()
 	}
+	if opts.MaxEventsPerUser == 0 {
+		opts.MaxEventsPerUser = DefaultMaxEventsPerUser
+	}
+	errorLogger := opts.ErrorLogger
+	if errorLogger == nil {
+		errorLogger = opts.Logger
+	}
 	store := oauth.NewStore(opts.Clock)
 	s := &Server{
-		events: opts.Events,
-		store:  store,
+		events:    opts.Events,
+		maxEvents: max(opts.MaxEventsPerUser, 0),
+		store:     store,
 		token: &oauth.TokenEndpoint{
 			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
-			Guard: loginGuard(opts),
+			Guard: loginGuard(opts), Budget: tokenBudget(opts),
 		},
 	}
 	s.app = fiber.New(fiber.Config{
@@ -87,7 +120,7 @@ func New(opts Options) *Server {
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
-		ErrorHandler:          errorHandler,
+		ErrorHandler:          errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
@@ -98,23 +131,46 @@ func loginGuard(opts Options) *throttle.Throttle {
 	if opts.LoginFailures < 0 {
 		return nil
 	}
-	failures, window, lockout := opts.LoginFailures, opts.LoginWindow, opts.LoginLockout
-	if failures == 0 {
-		failures = throttle.DefaultFailures
+	l := throttle.Limits{Failures: opts.LoginFailures, Window: opts.LoginWindow, Lockout: opts.LoginLockout, MaxKeys: opts.LoginKeys}
+	if l.Failures == 0 {
+		l.Failures = throttle.DefaultFailures
 	}
-	if window == 0 {
-		window = throttle.DefaultWindow
+	if l.Window == 0 {
+		l.Window = throttle.DefaultWindow
 	}
-	if lockout == 0 {
-		lockout = throttle.DefaultLockout
+	if l.Lockout == 0 {
+		l.Lockout = throttle.DefaultLockout
 	}
-	return throttle.New(failures, window, lockout, opts.Clock)
+	if l.MaxKeys == 0 {
+		l.MaxKeys = throttle.DefaultMaxKeys
+	}
+	return throttle.New(l, opts.Clock)
+}
+
+// tokenBudget is the token endpoint's budget per address of Options.
+func tokenBudget(opts Options) *throttle.Budget {
+	if opts.TokenRate < 0 {
+		return nil
+	}
+	l := throttle.BudgetLimits{Rate: opts.TokenRate, Burst: opts.TokenBurst, MaxKeys: opts.LoginKeys}
+	if l.Rate == 0 {
+		l.Rate = throttle.DefaultRate
+	}
+	if l.Burst == 0 {
+		l.Burst = throttle.DefaultBurst
+	}
+	if l.MaxKeys == 0 {
+		l.MaxKeys = throttle.DefaultMaxKeys
+	}
+	return throttle.NewBudget(l, opts.Clock)
 }
 
 func (s *Server) routes(opts Options) {
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
 	}
+	s.app.Use(recoverPanic)
+	s.app.Use(refuseAmbiguousFraming)
 	s.app.Use(securityHeaders)
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))

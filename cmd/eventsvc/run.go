@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"time"
@@ -28,14 +29,26 @@ const (
 const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
+                [-login-keys N] [-token-rate R] [-token-burst N]
+                [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
-      request logs go to standard error
+      request logs, and the cause of every failure (500), go to standard
+      error
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
 `
+
+// Bounds of serve's flags.
+const (
+	// maxDemoEvents bounds -demo-events: enough to page through, far from
+	// the memory of the machine.
+	maxDemoEvents = 10_000
+	// maxLoginDuration bounds -login-window and -login-lockout.
+	maxLoginDuration = 24 * time.Hour
+)
 
 // run is the whole program, with its surroundings passed in so that tests
 // can drive it. stop ends serve.
@@ -62,18 +75,57 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "address to listen on, HOST:PORT")
 	file := fs.String("config", "", "configuration file of clients and accounts (default: the embedded demo credentials)")
-	demoEvents := fs.Int("demo-events", 25, "number of sample events to start with, managed in turn by each account (0: none)")
+	demoEvents := fs.Int("demo-events", 25, "number of sample events to start with, managed in turn by each account (0: none, at most 10000)")
 	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint (0: no limit)")
-	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count")
-	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
-	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
-	quiet := fs.Bool("quiet", false, "write no request log")
+	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count (at most 24h)")
+	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts, 429 with Retry-After (at most 24h)")
+	loginKeys := fs.Int("login-keys", throttle.DefaultMaxKeys, "how many users and clients, by address, the lockout remembers at most (some 300 bytes each); past it the least recently seen is forgotten")
+	tokenRate := fs.Float64("token-rate", throttle.DefaultRate, "token requests a second one address may make after its burst, whatever client or user they name; past it 429 (0: no limit)")
+	tokenBurst := fs.Int("token-burst", throttle.DefaultBurst, "token requests one address may make at once")
+	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
+	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000: one origin, http or https, no wildcard (default: none)")
+	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "eventsvc serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	// Every flag is checked before anything is read or listened to.
+	var bad []string
+	check := func(ok bool, why string) {
+		if !ok {
+			bad = append(bad, why)
+		}
+	}
+	check(*demoEvents >= 0 && *demoEvents <= maxDemoEvents, fmt.Sprintf("-demo-events must be from 0 to %d", maxDemoEvents))
+	check(*loginFailures >= 0, "-login-failures must not be negative")
+	check(*loginWindow > 0 && *loginWindow <= maxLoginDuration, fmt.Sprintf("-login-window must be above 0 and at most %v", maxLoginDuration))
+	check(*loginLockout > 0 && *loginLockout <= maxLoginDuration, fmt.Sprintf("-login-lockout must be above 0 and at most %v", maxLoginDuration))
+	check(*loginKeys >= 1, "-login-keys must be at least 1")
+	check(*tokenRate >= 0 && !math.IsInf(*tokenRate, 0), "-token-rate must be a number, 0 or more")
+	check(*tokenBurst >= 1, "-token-burst must be at least 1")
+	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
+	if *corsOrigin != "" {
+		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
+			check(false, fmt.Sprintf("-cors-origin %v", err))
+		}
+	}
+	if len(bad) > 0 {
+		for _, why := range bad {
+			fmt.Fprintf(stderr, "eventsvc serve: %s\n", why)
+		}
+		return exitUsage
+	}
+	if *loginFailures == 0 {
+		*loginFailures = -1 // server.Options: no limit
+	}
+	if *maxEvents == 0 {
+		*maxEvents = -1 // server.Options: no limit
+	}
+	if *tokenRate == 0 {
+		*tokenRate = -1 // server.Options: no limit
 	}
 	var cfg *config.Config
 	var err error
@@ -86,22 +138,6 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
-		return exitError
-	}
-	if *loginFailures < 0 || *loginWindow <= 0 || *loginLockout <= 0 {
-		fmt.Fprintln(stderr, "eventsvc serve: -login-failures must not be negative, -login-window and -login-lockout must be positive")
-		return exitUsage
-	}
-	if *loginFailures == 0 {
-		*loginFailures = -1 // server.Options: no limit
-	}
-	if *demoEvents < 0 {
-		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
-		return exitUsage
-	}
 	events := event.NewMemory()
 	for _, e := range event.Demo(*demoEvents, accountIDs(cfg), time.Now()) {
 		if _, err := events.Create(e); err != nil {
@@ -111,11 +147,24 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	opts := server.Options{
 		Config: cfg, Events: events,
-		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
-		CORSOrigin: *corsOrigin,
+		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
+		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
+		MaxEventsPerUser: *maxEvents,
+		CORSOrigin:       *corsOrigin,
 	}
+	// Failures (500) are logged even with -quiet.
+	opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
 	if !*quiet {
-		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+		opts.Logger = opts.ErrorLogger
+	}
+	if err := opts.Validate(); err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
 	}
 	srv := server.New(opts)
 	if *file == "" {

@@ -144,3 +144,82 @@ func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
 		t.Fatal("the port still accepts connections after shutdown")
 	}
 }
+
+// runSafely is run, with a panic turned into a test failure.
+func runSafely(t *testing.T, args []string) (code int, stderr string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	stop := make(chan os.Signal, 1)
+	stop <- syscall.SIGTERM // a server that starts stops at once
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("%q panicked: %v", args, p)
+			}
+		}()
+		code = run(args, nil, &out, &errs, stop)
+	}()
+	return code, errs.String()
+}
+
+// TestServeRefusesEveryBadFlagValueBeforeListening: every flag value out of
+// range stops serve with a message naming the flag, never a panic, and
+// before it listens.
+func TestServeRefusesEveryBadFlagValueBeforeListening(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"-addr", "127.0.0.1:99999"}, exitError, "cannot start"},
+		{[]string{"-config", filepath.Join(t.TempDir(), "missing.json")}, exitError, "cannot start"},
+		{[]string{"-demo-events", "-1"}, exitUsage, "-demo-events"},
+		{[]string{"-demo-events", "10001"}, exitUsage, "-demo-events"},
+		{[]string{"-login-failures", "-1"}, exitUsage, "-login-failures"},
+		{[]string{"-login-window", "0s"}, exitUsage, "-login-window"},
+		{[]string{"-login-window", "25h"}, exitUsage, "-login-window"},
+		{[]string{"-login-lockout", "-1s"}, exitUsage, "-login-lockout"},
+		{[]string{"-login-lockout", "2562047h"}, exitUsage, "-login-lockout"},
+		{[]string{"-login-keys", "0"}, exitUsage, "-login-keys"},
+		{[]string{"-max-events-per-user", "-1"}, exitUsage, "-max-events-per-user"},
+		{[]string{"-token-rate", "-1"}, exitUsage, "-token-rate"},
+		{[]string{"-token-rate", "NaN"}, exitUsage, "-token-rate"},
+		{[]string{"-token-rate", "+Inf"}, exitUsage, "-token-rate"},
+		{[]string{"-token-burst", "0"}, exitUsage, "-token-burst"},
+		{[]string{"-cors-origin", "localhost:3000"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "*"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "http://*"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "http://localhost:3000/app"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "http://a.example,http://b.example"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "ftp://localhost"}, exitUsage, "-cors-origin"},
+		{[]string{"-cors-origin", "http://user@localhost"}, exitUsage, "-cors-origin"},
+	} {
+		// A port taken by another listener shows that a refused flag is
+		// refused before serve listens: the message is about the flag.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"serve", "-addr", ln.Addr().String()}, tt.args...)
+		if tt.args[0] == "-addr" {
+			args = append([]string{"serve"}, tt.args...)
+		}
+		code, stderr := runSafely(t, args)
+		ln.Close()
+		if code != tt.code || !strings.Contains(stderr, tt.says) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d naming %q", tt.args, code, stderr, tt.code, tt.says)
+		}
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "address already in use") {
+			t.Errorf("%q: stderr %q", tt.args, stderr)
+		}
+	}
+}
+
+// A good origin starts the server.
+func TestServeTakesAGoodCORSOrigin(t *testing.T) {
+	for _, origin := range []string{"http://localhost:3000", "https://app.example", "https://app.example/"} {
+		if code, stderr := runSafely(t, []string{"serve", "-addr", "127.0.0.1:0", "-cors-origin", origin, "-demo-events", "0"}); code != exitOK {
+			t.Errorf("-cors-origin %s: exit %d, stderr %q", origin, code, stderr)
+		}
+	}
+}

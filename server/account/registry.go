@@ -12,7 +12,8 @@ import (
 
 // Sentinel errors, for errors.Is.
 var (
-	// ErrInvalidEmail reports an email that is empty, holds whitespace or
+	// ErrInvalidEmail reports an email that is empty, longer than
+	// MaxEmailLen bytes, holds whitespace or
 	// control characters, or does not have exactly one "@" between a
 	// non-empty local part and domain.
 	ErrInvalidEmail = errors.New("invalid email")
@@ -30,8 +31,16 @@ var (
 	ErrBadCredentials = errors.New("bad credentials")
 )
 
-// dummyPassword is hashed once per registry so that an unknown email costs
-// the same bcrypt comparison as a known one.
+// MaxEmailLen is the longest email, in bytes, an account may have: the
+// longest address SMTP carries (RFC 5321 §4.5.3.1.3,
+// https://www.rfc-editor.org/rfc/rfc5321#section-4.5.3.1.3, less the angle
+// brackets). The token endpoint refuses a longer username before any
+// lookup.
+const MaxEmailLen = 254
+
+// dummyPassword is hashed once per registry, at the highest cost of its
+// accounts, so that an unknown email costs the same bcrypt comparison as
+// the dearest known one.
 const dummyPassword = "no account has this password"
 
 // Registry is the immutable set of accounts, looked up by id or by email
@@ -72,13 +81,17 @@ func NewRegistry(accounts []Account) (*Registry, error) {
 		r.byID[a.ID] = i
 		r.accounts = append(r.accounts, a)
 	}
+	// The dummy costs as much as the dearest account, so that an unknown
+	// email takes as long as any account's wrong password, never less.
 	cost := secret.DefaultCost
-	if len(r.accounts) > 0 {
-		c, err := secret.Cost(r.accounts[0].PasswordHash)
+	for i, a := range r.accounts {
+		c, err := secret.Cost(a.PasswordHash)
 		if err != nil {
-			return nil, fmt.Errorf("account 1 %q: password: %w", r.accounts[0].Email, err)
+			return nil, fmt.Errorf("account %d %q: password: %w", i+1, a.Email, err)
 		}
-		cost = c
+		if i == 0 || c > cost {
+			cost = c
+		}
 	}
 	dummy, err := secret.Hash([]byte(dummyPassword), cost)
 	if err != nil {
@@ -123,6 +136,9 @@ func check(a Account, pos int) (Account, error) {
 func checkEmail(email string) error {
 	if email == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidEmail)
+	}
+	if len(email) > MaxEmailLen {
+		return fmt.Errorf("%w: longer than %d bytes", ErrInvalidEmail, MaxEmailLen)
 	}
 	for _, c := range email {
 		if unicode.IsSpace(c) || unicode.IsControl(c) {

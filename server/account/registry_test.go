@@ -50,6 +50,8 @@ func TestNewRegistryRefuses(t *testing.T) {
 		{name: "two at", extra: good("a@b@c"), wantErr: ErrInvalidEmail, wantText: `account 3 "a@b@c"`},
 		{name: "empty local part", extra: good("@b.c"), wantErr: ErrInvalidEmail, wantText: `account 3 "@b.c"`},
 		{name: "whitespace", extra: good("a @b.c"), wantErr: ErrInvalidEmail, wantText: `account 3 "a @b.c"`},
+		{name: "too long", extra: good(strings.Repeat("a", 251) + "@b.c"), wantErr: ErrInvalidEmail,
+			wantText: `account 3 "` + strings.Repeat("a", 251) + `@b.c": invalid email: longer than 254 bytes`},
 		{name: "trailing newline", extra: good("a@b.c\n"), wantErr: ErrInvalidEmail, wantText: `account 3 "a@b.c\n"`},
 		{name: "unknown role", extra: Account{Email: "x@y.z", PasswordHash: hashes["other"], Roles: []Role{User, "GUEST"}},
 			wantErr: ErrUnknownRole, wantText: `account 3 "x@y.z": unknown role "GUEST"`},

@@ -24,6 +24,15 @@ const (
 	CodeWrongPrices  = "wrongPrices"     // the base price is above a non-zero maximum price (global)
 	CodeNotAnObject  = "notAnObject"     // the body is not a JSON object (global)
 	CodeNotUTF8      = "invalidEncoding" // the body is not UTF-8 (global)
+	CodeSize         = "Size"            // a text is longer than its limit
+)
+
+// Longest texts, in characters (Unicode code points): the widths of the
+// original service's columns (docs/reference-choices.md).
+const (
+	MaxNameLen        = 255
+	MaxLocationLen    = 255
+	MaxDescriptionLen = 4000
 )
 
 // FieldError is one reason a body was refused. Field is empty for a global
@@ -99,13 +108,13 @@ func Decode(body []byte) (Input, error) {
 		}}}
 	}
 	v := validator{fields: fields}
-	in.Name = v.text("name")
-	in.Description = v.text("description")
+	in.Name = v.text("name", MaxNameLen)
+	in.Description = v.text("description", MaxDescriptionLen)
 	in.BeginEnrollmentDateTime = v.date("beginEnrollmentDateTime")
 	in.CloseEnrollmentDateTime = v.date("closeEnrollmentDateTime")
 	in.BeginEventDateTime = v.date("beginEventDateTime")
 	in.EndEventDateTime = v.date("endEventDateTime")
-	in.Location = v.optionalText("location")
+	in.Location = v.optionalText("location", MaxLocationLen)
 	in.BasePrice = v.count("basePrice")
 	in.MaxPrice = v.count("maxPrice")
 	in.LimitOfEnrollment = v.count("limitOfEnrollment")
@@ -183,7 +192,7 @@ func (v *validator) ok(fields ...string) bool {
 	return true
 }
 
-func (v *validator) text(name string) string {
+func (v *validator) text(name string, maxLen int) string {
 	raw, ok := v.raw(name)
 	var s string
 	switch {
@@ -193,17 +202,29 @@ func (v *validator) text(name string) string {
 		v.fail(name, CodeTypeMismatch, raw, "%s must be a string", name)
 	case s == "":
 		v.fail(name, CodeNotEmpty, raw, "%s must not be empty", name)
+	default:
+		v.length(name, s, maxLen)
 	}
 	return s
 }
 
-func (v *validator) optionalText(name string) string {
+func (v *validator) optionalText(name string, maxLen int) string {
 	raw, ok := v.raw(name)
 	var s string
 	if ok && json.Unmarshal(raw, &s) != nil {
 		v.fail(name, CodeTypeMismatch, raw, "%s must be a string", name)
+	} else {
+		v.length(name, s, maxLen)
 	}
 	return s
+}
+
+// length refuses a text of more than maxLen characters. The value is not
+// repeated in the error: it may be as large as the body.
+func (v *validator) length(name, s string, maxLen int) {
+	if n := utf8.RuneCountInString(s); n > maxLen {
+		v.fail(name, CodeSize, nil, "%s must be at most %d characters long, not %d", name, maxLen, n)
+	}
 }
 
 func (v *validator) date(name string) time.Time {

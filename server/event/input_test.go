@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -429,5 +430,45 @@ func TestApplyLocationOfOtherWhiteSpaceIsOnline(t *testing.T) {
 		if e.Offline {
 			t.Errorf("location %q: offline = true, want false (blank)", loc)
 		}
+	}
+}
+
+// Texts have the widths of the original service's columns: name and
+// location 255 characters, description 4,000, counted in characters, not
+// bytes. A text too long is refused with code Size; its value is not
+// repeated, since it may be as large as the body.
+func TestDecodeTextLengths(t *testing.T) {
+	long := func(n int, r string) string { return strings.Repeat(r, n) }
+	for _, tt := range []struct {
+		name    string
+		changes map[string]any
+		want    []wantErr
+	}{
+		{"longest name", map[string]any{"name": long(MaxNameLen, "é")}, nil},
+		{"longest location", map[string]any{"location": long(MaxLocationLen, "x")}, nil},
+		{"longest description", map[string]any{"description": long(MaxDescriptionLen, "日")}, nil},
+		{"name too long", map[string]any{"name": long(MaxNameLen+1, "x")}, []wantErr{rejected("name", CodeSize, nil)}},
+		{"location too long", map[string]any{"location": long(MaxLocationLen+1, "é")}, []wantErr{rejected("location", CodeSize, nil)}},
+		{"description too long", map[string]any{"description": long(MaxDescriptionLen+1, "x")}, []wantErr{rejected("description", CodeSize, nil)}},
+		{"all too long", map[string]any{"name": long(300_000, "x"), "description": long(700_000, "x"), "location": long(256, "x")},
+			[]wantErr{fieldErr("name", CodeSize), fieldErr("description", CodeSize), fieldErr("location", CodeSize)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := Decode(body(t, tt.changes))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Decode = %v", err)
+				}
+				return
+			}
+			checkErrors(t, in, err, tt.want...)
+			var verr *ValidationError
+			errors.As(err, &verr)
+			for _, e := range verr.Errors {
+				if !strings.Contains(e.DefaultMessage, "at most") {
+					t.Errorf("%s: message %q does not say the limit", e.Field, e.DefaultMessage)
+				}
+			}
+		})
 	}
 }

@@ -8,13 +8,24 @@ import (
 	"sync"
 )
 
-// ErrNotFound reports an event that does not exist.
-var ErrNotFound = errors.New("event not found")
+// Sentinel errors, for errors.Is.
+var (
+	// ErrNotFound reports an event that does not exist.
+	ErrNotFound = errors.New("event not found")
+	// ErrLimitReached reports a create refused because the manager already
+	// manages as many events as allowed.
+	ErrLimitReached = errors.New("the manager manages as many events as allowed")
+)
 
 // Store keeps events. Implementations are safe for concurrent use.
 type Store interface {
 	// Create stores e as a new event with a fresh ID and returns it.
 	Create(e Event) (Event, error)
+	// CreateLimited is Create, refused with ErrLimitReached when e's
+	// manager already manages limit events or more, as one step: however
+	// many creates run at once, none goes past the limit. A limit of 0 or
+	// less is no limit.
+	CreateLimited(e Event, limit int) (Event, error)
 	// Get returns the event with the ID, or ErrNotFound.
 	Get(id int64) (Event, error)
 	// Update applies change to the event with the ID as one step: no other
@@ -94,18 +105,28 @@ type Memory struct {
 	mu      sync.RWMutex
 	nextID  int64
 	byID    map[int64]*Event
+	managed map[int64]int       // manager ID → number of events
 	indexes map[string][]*Event // "id" always exists
 }
 
 // NewMemory returns an empty Memory store.
 func NewMemory() *Memory {
-	return &Memory{byID: map[int64]*Event{}, indexes: map[string][]*Event{"id": nil}}
+	return &Memory{byID: map[int64]*Event{}, managed: map[int64]int{}, indexes: map[string][]*Event{"id": nil}}
 }
 
 // Create implements Store.
 func (m *Memory) Create(e Event) (Event, error) {
+	return m.CreateLimited(e, 0)
+}
+
+// CreateLimited implements Store.
+func (m *Memory) CreateLimited(e Event, limit int) (Event, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if limit > 0 && m.managed[e.ManagerID] >= limit {
+		return Event{}, fmt.Errorf("manager %d: %w (%d)", e.ManagerID, ErrLimitReached, limit)
+	}
+	m.managed[e.ManagerID]++
 	m.nextID++
 	e.ID = m.nextID
 	e.compute()
@@ -143,6 +164,10 @@ func (m *Memory) Update(id int64, change func(*Event) error) (Event, error) {
 	}
 	next.ID = id
 	next.compute()
+	if next.ManagerID != old.ManagerID {
+		m.managed[old.ManagerID]--
+		m.managed[next.ManagerID]++
+	}
 	for prop := range m.indexes {
 		if sortKeys[prop](old, &next) == 0 {
 			m.replace(prop, old, &next) // same place in this order

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -724,4 +725,48 @@ func TestMemoryConcurrentUpdateOneEvent(t *testing.T) {
 func TestMemoryConcurrentFailedUpdates(t *testing.T) {
 	t.Run("with succeeding ones", func(t *testing.T) { concurrentUpdates(t, 4, 4, 40) })
 	t.Run("alone", func(t *testing.T) { concurrentUpdates(t, 0, 4, 40) })
+}
+
+// CreateLimited refuses an event whose manager already manages limit
+// events, however many creates arrive at once, and counts only that
+// manager's events.
+func TestMemoryCreateLimitedCapsEachManager(t *testing.T) {
+	m := NewMemory()
+	r := rand.New(rand.NewPCG(1, 2))
+	const limit = 25
+	var created, refused atomic.Int64
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				e := Event{ManagerID: 7, Name: fmt.Sprint(g, i)}
+				_, err := m.CreateLimited(e, limit)
+				switch {
+				case err == nil:
+					created.Add(1)
+				case errors.Is(err, ErrLimitReached):
+					refused.Add(1)
+				default:
+					t.Errorf("CreateLimited: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if created.Load() != limit || refused.Load() != 80-limit {
+		t.Fatalf("80 creates at once with a limit of %d: %d created, %d refused", limit, created.Load(), refused.Load())
+	}
+	other := randomEvent(r)
+	other.ManagerID = 8
+	if _, err := m.CreateLimited(other, limit); err != nil {
+		t.Fatalf("another manager: %v", err)
+	}
+	if _, err := m.CreateLimited(Event{ManagerID: 7}, 0); err != nil {
+		t.Fatalf("limit 0 means none: %v", err)
+	}
+	if p := mustList(t, m, Query{Size: 100}); p.Total != limit+2 {
+		t.Fatalf("%d events stored, want %d", p.Total, limit+2)
+	}
 }

@@ -105,8 +105,13 @@ func (c Client) clone() Client {
 	return c
 }
 
-// clientDummySecret is hashed once per registry so that an unknown client id
-// costs the same bcrypt comparison as a known one.
+// MaxClientIDLen is the longest client id, in bytes, a registration may
+// have; the token endpoint refuses a longer one before any lookup.
+const MaxClientIDLen = 256
+
+// clientDummySecret is hashed once per registry, at the highest cost of its
+// clients, so that an unknown client id costs the same bcrypt comparison as
+// the dearest known one.
 const clientDummySecret = "no client has this secret"
 
 // Clients is the immutable registry of client registrations, safe for
@@ -117,8 +122,8 @@ type Clients struct {
 }
 
 // NewClients checks the registrations and returns a registry holding copies
-// of them. It refuses an empty client id or one with ':' or control
-// characters (ErrInvalidClientEntry), a repeated id (ErrDuplicateClient), a
+// of them. It refuses an empty client id, one longer than MaxClientIDLen
+// bytes, or one with ':' or control characters (ErrInvalidClientEntry), a repeated id (ErrDuplicateClient), a
 // grant type other than password and refresh_token (ErrUnknownGrantType), a
 // scope other than read and write (ErrUnknownScope), no grant types, no
 // scopes, no resource id or an empty one (ErrInvalidClientEntry), and a
@@ -139,13 +144,17 @@ func NewClients(clients []Client) (*Clients, error) {
 		first[c.ID] = pos
 		r.byID[c.ID] = c
 	}
+	// The dummy costs as much as the dearest client, so that an unknown
+	// id takes as long as any client's wrong secret, never less.
 	cost := secret.DefaultCost
-	if len(clients) > 0 {
-		c, err := secret.Cost(clients[0].SecretHash)
+	for i, c := range clients {
+		n, err := secret.Cost(c.SecretHash)
 		if err != nil {
-			return nil, fmt.Errorf("client 1 %q: secret: %w", clients[0].ID, err)
+			return nil, fmt.Errorf("client %d %q: secret: %w", i+1, c.ID, err)
 		}
-		cost = c
+		if i == 0 || n > cost {
+			cost = n
+		}
 	}
 	dummy, err := secret.Hash([]byte(clientDummySecret), cost)
 	if err != nil {
@@ -183,6 +192,8 @@ func checkClientID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty client id", ErrInvalidClientEntry)
+	case len(id) > MaxClientIDLen:
+		return fmt.Errorf("%w: client id longer than %d bytes", ErrInvalidClientEntry, MaxClientIDLen)
 	case !utf8.ValidString(id):
 		return fmt.Errorf("%w: client id is not valid UTF-8", ErrInvalidClientEntry)
 	case strings.Contains(id, ":"):

@@ -106,6 +106,8 @@ func TestClientRegistryRefuses(t *testing.T) {
 			wantErr: ErrInvalidClientEntry, wantText: `client 2 "x": invalid client registration: resource ids`},
 		{name: "empty id", extra: clientTestApp(""),
 			wantErr: ErrInvalidClientEntry, wantText: `client 2 "": invalid client registration: empty client id`},
+		{name: "id too long", extra: clientTestApp(strings.Repeat("x", 257)),
+			wantErr: ErrInvalidClientEntry, wantText: `client 2 "` + strings.Repeat("x", 257) + `": invalid client registration: client id longer than 256 bytes`},
 		{name: "colon in id", extra: clientTestApp("my:app"),
 			wantErr: ErrInvalidClientEntry, wantText: `client 2 "my:app": invalid client registration: client id contains ":"`},
 		{name: "control character in id", extra: clientTestApp("my\napp"),

@@ -269,7 +269,7 @@ func fuzzEndpoint(f testing.TB) (*TokenEndpoint, *clock.Manual) {
 		f.Fatalf("setup refresh token %q, %v; want %q", issued.RefreshToken, err, fuzzRefreshToken)
 	}
 	guardClock := clock.NewManual(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
-	guard := throttle.New(fuzzFailures, fuzzWindow, fuzzLockout, guardClock)
+	guard := throttle.New(throttle.Limits{Failures: fuzzFailures, Window: fuzzWindow, Lockout: fuzzLockout, MaxKeys: throttle.DefaultMaxKeys}, guardClock)
 	return &TokenEndpoint{Clients: clients, Accounts: accounts, Store: store, Guard: guard}, guardClock
 }
 

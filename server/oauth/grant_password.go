@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"eventsvc/server/account"
+	"eventsvc/server/secret"
+	"eventsvc/server/throttle"
 )
 
 // passwordGrant is the resource owner password credentials grant (RFC 6749
@@ -14,8 +16,12 @@ import (
 // email as username and its password give an access and a refresh token in
 // one exchange (spec TOK-3, TOK-7).
 //
-// A username that failed too often from remote is refused before its
-// password is checked; a success forgets its failures.
+// A username longer than account.MaxEmailLen or a password longer than
+// secret.MaxLen bytes cannot match any account and is refused before
+// anything is looked up. Otherwise the attempt is reserved with the Guard
+// before the password is checked, so that a username that failed too often
+// from remote, or has as many attempts in progress, is refused, however
+// many arrive at once; a success forgets its failures.
 func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Values) (Issued, error) {
 	username, err := required(form, "username")
 	if err != nil {
@@ -32,18 +38,25 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 	if scopes == nil {
 		scopes = client.Scopes
 	}
-	key := "user\x00" + remote + "\x00" + strings.ToLower(username)
-	if left, blocked := e.Guard.Blocked(key); blocked {
+	switch {
+	case len(username) > account.MaxEmailLen:
+		return Issued{}, ErrInvalidRequest.WithDescription("username is longer than %d bytes", account.MaxEmailLen)
+	case len(password) > secret.MaxLen:
+		return Issued{}, ErrInvalidRequest.WithDescription("password is longer than %d bytes", secret.MaxLen)
+	}
+	key := throttle.KeyOf("user", remote, strings.ToLower(username))
+	if left, ok := e.Guard.Reserve(key); !ok {
 		return Issued{}, tooManyAttempts("user", left)
 	}
 	acc, err := e.Accounts.Authenticate(username, password)
-	if errors.Is(err, account.ErrBadCredentials) {
-		e.Guard.Fail(key)
-		return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
-	} else if err != nil {
+	if err != nil {
+		e.Guard.Failed(key)
+		if errors.Is(err, account.ErrBadCredentials) {
+			return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
+		}
 		return Issued{}, fmt.Errorf("authenticate account: %w", err)
 	}
-	e.Guard.Reset(key)
+	e.Guard.Succeeded(key)
 	return e.Store.Issue(Grant{
 		ClientID:    client.ID,
 		AccountID:   acc.ID,

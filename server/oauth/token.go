@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"eventsvc/server/account"
+	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
 
@@ -31,8 +32,14 @@ type TokenEndpoint struct {
 	Accounts *account.Registry
 	Store    *Store
 	// Guard refuses, for a while, a client or a user that failed too often
-	// from one address. Nil: no limit.
+	// from one address; every attempt is reserved with it before its
+	// credentials are checked. Nil: no limit.
 	Guard *throttle.Throttle
+	// Budget bounds the requests of one address, whatever client or user
+	// they name: each spends one unit before anything else, and a client
+	// authentication that checks the credentials both form-decoded and as
+	// sent spends one more, for its second bcrypt. Nil: no limit.
+	Budget *throttle.Budget
 
 	// verified remembers client credentials that passed bcrypt, by the
 	// SHA-256 digest of id and secret (never the secret), so that bcrypt
@@ -54,6 +61,9 @@ func (e *TokenEndpoint) Exchange(authorization, contentType string, body []byte)
 // form-decoded (RFC 6749 §2.3.1); when they do not match so, they are tried
 // as sent, for clients that do not form-encode them.
 func (e *TokenEndpoint) ExchangeFrom(remote, authorization, contentType string, body []byte) (TokenResponse, error) {
+	if wait, ok := e.Budget.Take(remote, 1); !ok {
+		return TokenResponse{}, tooManyRequests(wait)
+	}
 	client, err := e.authenticateClient(remote, authorization)
 	if err != nil {
 		return TokenResponse{}, err
@@ -103,56 +113,104 @@ func (e *TokenEndpoint) ExchangeFrom(remote, authorization, contentType string, 
 // authenticateClient checks the Basic credentials: form-decoded (RFC 6749
 // §2.3.1) first, then, when they do not match or do not decode, as sent,
 // for clients such as curl -u that do not form-encode them. A client id
-// that failed too often from remote is refused before any check.
+// longer than MaxClientIDLen or a secret longer than secret.MaxLen bytes
+// is refused before anything is looked up. Otherwise the attempt is
+// reserved with the Guard before any check, so that a client id that
+// failed too often from remote is refused, however many attempts arrive
+// at once.
 func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client, error) {
-	id, secret, parseErr := ParseBasic(authorization)
+	id, secretText, parseErr := ParseBasic(authorization)
 	rawID, rawSecret, rawOK := rawBasic(authorization)
-	guardID := id
-	if parseErr != nil {
-		guardID = rawID
+	type credentials struct{ id, secret string }
+	var tries []credentials
+	if parseErr == nil {
+		tries = append(tries, credentials{id, secretText})
 	}
-	key := "client\x00" + remote + "\x00" + guardID
-	if left, blocked := e.Guard.Blocked(key); blocked {
+	if rawOK && rawID != "" && (parseErr != nil || rawID != id || rawSecret != secretText) {
+		tries = append(tries, credentials{rawID, rawSecret})
+	}
+	if len(tries) == 0 {
+		return Client{}, parseErr
+	}
+	for _, c := range tries {
+		switch {
+		case len(c.id) > MaxClientIDLen:
+			return Client{}, ErrInvalidClient.WithDescription("the client id is longer than %d bytes", MaxClientIDLen)
+		case len(c.secret) > secret.MaxLen:
+			return Client{}, ErrInvalidClient.WithDescription("the client secret is longer than %d bytes", secret.MaxLen)
+		}
+	}
+	key := throttle.KeyOf("client", remote, tries[0].id)
+	for _, c := range tries {
+		if client, ok := e.verifiedClient(c.id, c.secret); ok {
+			// No bcrypt to pay, so nothing to reserve; but a locked key
+			// is refused even the right secret.
+			if left, ok := e.Guard.Check(key); !ok {
+				return Client{}, tooManyAttempts("client", left)
+			}
+			return client, nil
+		}
+	}
+	if len(tries) > 1 {
+		if wait, ok := e.Budget.Take(remote, 1); !ok {
+			return Client{}, tooManyRequests(wait)
+		}
+	}
+	if left, ok := e.Guard.Reserve(key); !ok {
 		return Client{}, tooManyAttempts("client", left)
 	}
-	err := parseErr
 	var client Client
-	if parseErr == nil {
-		client, err = e.authenticate(id, secret)
+	var err error
+	for _, c := range tries {
+		if client, err = e.Clients.Authenticate(c.id, c.secret); err == nil {
+			e.verified.Store(verifiedKey(c.id, c.secret), client)
+			break
+		}
 	}
-	if (parseErr != nil || errors.Is(err, ErrClientNotAuthenticated)) && rawOK && rawID != "" && (rawID != id || rawSecret != secret) {
-		client, err = e.authenticate(rawID, rawSecret)
+	if err != nil {
+		e.Guard.Failed(key)
+		if errors.Is(err, ErrClientNotAuthenticated) {
+			return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
+		}
+		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	switch {
-	case err == nil:
-		e.Guard.Reset(key)
-		return client, nil
-	case errors.Is(err, ErrClientNotAuthenticated):
-		e.Guard.Fail(key)
-		return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
-	case errors.Is(err, ErrInvalidClient):
-		return Client{}, err
-	}
-	return Client{}, fmt.Errorf("authenticate client: %w", err)
+	e.Guard.Succeeded(key)
+	return client, nil
 }
 
-// authenticate checks a client's credentials, with bcrypt the first time.
-func (e *TokenEndpoint) authenticate(id, secret string) (Client, error) {
-	sum := sha256.Sum256([]byte(id + "\x00" + secret))
-	if c, ok := e.verified.Load(sum); ok {
-		return c.(Client), nil
+// verifiedClient returns the client whose id and secret passed bcrypt
+// before, if they did.
+func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
+	c, ok := e.verified.Load(verifiedKey(id, secret))
+	if !ok {
+		return Client{}, false
 	}
-	c, err := e.Clients.Authenticate(id, secret)
-	if err == nil {
-		e.verified.Store(sum, c)
-	}
-	return c, err
+	return c.(Client), true
+}
+
+// verifiedKey is the key of verified: a digest, never the secret.
+func verifiedKey(id, secret string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(id + "\x00" + secret))
 }
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.
 func tooManyAttempts(who string, left time.Duration) *Error {
-	secs := int64((left + time.Second - 1) / time.Second)
+	secs := wholeSeconds(left)
 	err := ErrTooManyAttempts.WithDescription("too many failed attempts for this %s from this address; try again in %d seconds", who, secs)
 	err.RetryAfter = time.Duration(secs) * time.Second
 	return err
+}
+
+// tooManyRequests is the refusal of an address past its Budget, retry in
+// wait.
+func tooManyRequests(wait time.Duration) *Error {
+	secs := wholeSeconds(wait)
+	err := ErrTooManyAttempts.WithDescription("too many token requests from this address; try again in %d seconds", secs)
+	err.RetryAfter = time.Duration(secs) * time.Second
+	return err
+}
+
+// wholeSeconds is d rounded up to whole seconds, at least 1.
+func wholeSeconds(d time.Duration) int64 {
+	return max(int64((d+time.Second-1)/time.Second), 1)
 }
