@@ -56,7 +56,7 @@ func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 		start = time.Now()
 	}
 	clk := clock.NewManual(start)
-	opts := server.Options{Config: conf, Clock: clk}
+	opts := server.Options{Config: conf, Clock: clk, MaxEventsPerUser: cfg.MaxEventsPerUser}
 	if l.Log != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(l.Log, nil))
 	}

@@ -71,6 +71,17 @@ Feature: Listing events
     Then every listed event links to itself
     And the "get-an-event" link is a URI template
 
+  @ref @API-11 @SVC-3
+  Scenario Outline: The reference server tells caches that the list depends on the caller
+    When <caller> lists the events
+    Then the answer varies with "Authorization"
+    And the answer's Cache-Control says "<cache>"
+
+    Examples:
+      | caller   | cache    |
+      | a caller | no-cache |
+      | the user | no-store |
+
   @ref @API-11
   Scenario Outline: Bad paging parameters are refused
     When a caller lists the events with the query "<query>"
@@ -81,6 +92,7 @@ Feature: Listing events
       | page=-1           | page  |
       | page=first        | page  |
       | size=0            | size  |
+      | size=101          | size  |
       | size=1001         | size  |
       | size=ten          | size  |
       | sort=nosuch,asc   | sort  |

@@ -113,6 +113,25 @@ Feature: Creating and updating events
       | id                 | 42                  | notAllowed   |
       | eventStatus        | PUBLISHED           | notAllowed   |
       | nickname           | party               | notAllowed   |
+      | name               | (256 characters)    | Size         |
+      | location           | (256 characters)    | Size         |
+      | description        | (4001 characters)   | Size         |
+
+  @ref @API-11
+  Scenario: Texts up to their limits are accepted
+    When the user creates an event with:
+      | name        | (255 characters)  |
+      | location    | (255 characters)  |
+      | description | (4000 characters) |
+    Then the answer has status 201
+
+  @ref @API-11 @local
+  Scenario: The reference server caps the events one user manages
+    Given the reference server runs with at most 2 events per user
+    And the user has created 2 events
+    When the user creates an event through the "create-new-event" link
+    Then the answer is an error with status 403
+    And the error description mentions "at most 2 events"
 
   @ref @API-11
   Scenario: A base price above the maximum price is a global error

@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -19,6 +20,8 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the request is refused as unauthenticated$`, s.refusedAsUnauthenticated)
 	sc.Step(`^the request is not refused for lack of authentication$`, s.notRefused)
 	sc.Step(`^the answer must not be cached$`, s.mustNotBeCached)
+	sc.Step(`^the answer's Cache-Control says "([^"]*)"$`, s.cacheControlSays)
+	sc.Step(`^the answer varies with "([^"]*)"$`, s.variesWith)
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)"$`, func(scheme string) error { return s.challenges(scheme, "") })
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)" and error "([^"]*)"$`, s.challenges)
 	sc.Step(`^the error description mentions "([^"]*)"$`, s.descriptionMentions)
@@ -83,6 +86,42 @@ func (s *scenario) mustNotBeCached() error {
 		err = s.failf(x, "Cache-Control is %q, want no-store", x.header.Get("Cache-Control"))
 	}
 	return err
+}
+
+// headerWords returns the comma-separated elements of every value of a
+// header (RFC 9110 §5.6.1), in lower case.
+func headerWords(h http.Header, name string) []string {
+	var out []string
+	for _, v := range h.Values(name) {
+		for _, w := range strings.Split(v, ",") {
+			if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+func (s *scenario) cacheControlSays(directive string) error {
+	x, err := s.theAnswer()
+	if err == nil && !slices.Contains(headerWords(x.header, "Cache-Control"), strings.ToLower(directive)) {
+		err = s.failf(x, "Cache-Control is %q, want the directive %q", x.header.Values("Cache-Control"), directive)
+	}
+	return err
+}
+
+// variesWith checks that the answer names a request header it depends on
+// in Vary (RFC 9110 §12.5.5); "*" says it depends on everything.
+func (s *scenario) variesWith(header string) error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	vary := headerWords(x.header, "Vary")
+	if !slices.Contains(vary, strings.ToLower(header)) && !slices.Contains(vary, "*") {
+		return s.failf(x, "Vary is %q; it does not name %s", x.header.Values("Vary"), header)
+	}
+	return nil
 }
 
 var challengeScheme = regexp.MustCompile(`^\s*([A-Za-z]+)`)

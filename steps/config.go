@@ -21,6 +21,10 @@ func (s *scenario) registerConfigSteps(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the stored (password of|secret of client) "([^"]*)" is (.+)$`, s.setStored)
 	sc.Step(`^the reference server starts with it$`, s.startWithConfig)
+	sc.Step(`^the reference server runs with at most (\d+) events? per user$`, func(n int) error {
+		s.config.MaxEventsPerUser = n
+		return s.launch(s.config)
+	})
 	sc.Step(`^it refuses to start with a message that mentions "([^"]*)"(?: and "([^"]*)")?$`, s.refusesToStart)
 }
 

@@ -152,7 +152,7 @@ func (s *scenario) updateThroughLink(body map[string]any) error {
 
 func (s *scenario) updateThroughLinkWith(table *godog.Table) error {
 	body := s.updateBody(nil)
-	if err := applyTable(body, table); err != nil {
+	if err := s.applyTable(body, table); err != nil {
 		return err
 	}
 	return s.updateThroughLink(body)

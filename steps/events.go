@@ -3,6 +3,8 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -105,8 +107,13 @@ func plainName(name string) string {
 	return name
 }
 
-// applyTable sets or removes fields of body from a two-column table.
-func applyTable(body map[string]any, table *godog.Table) error {
+// charactersCell is a table value of n characters: "(255 characters)".
+var charactersCell = regexp.MustCompile(`^\((\d+) characters\)$`)
+
+// applyTable sets or removes fields of body from a two-column table. A
+// value "(absent)" removes the field; "(N characters)" is a text of N
+// characters, which for the name ends with the run's marks.
+func (s *scenario) applyTable(body map[string]any, table *godog.Table) error {
 	if table == nil {
 		return nil
 	}
@@ -117,6 +124,15 @@ func applyTable(body map[string]any, table *godog.Table) error {
 		field, value := row.Cells[0].Value, row.Cells[1].Value
 		if value == absent {
 			delete(body, field)
+			continue
+		}
+		if m := charactersCell.FindStringSubmatch(value); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			text := strings.Repeat("x", n)
+			if mark := s.runName(""); field == "name" && n >= len(mark) {
+				text = strings.Repeat("x", n-len(mark)) + mark
+			}
+			body[field] = text
 			continue
 		}
 		var n json.Number
@@ -213,7 +229,7 @@ func (s *scenario) createEvent(table *godog.Table) error {
 	if err != nil {
 		return err
 	}
-	if err := applyTable(body, table); err != nil {
+	if err := s.applyTable(body, table); err != nil {
 		return err
 	}
 	x, err := s.postEvent(body)

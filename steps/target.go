@@ -69,6 +69,9 @@ type Instance interface {
 type ServerConfig struct {
 	Clients  []ClientConfig
 	Accounts []AccountConfig
+	// MaxEventsPerUser is how many events one account may manage. Zero:
+	// the server's default.
+	MaxEventsPerUser int
 }
 
 // ClientConfig is one client registration.
