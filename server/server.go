@@ -47,6 +47,10 @@ type Options struct {
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	CORSOrigin string
+	// Lifetimes of the tokens issued. Zero: oauth.DefaultLifetimes, the
+	// specification's; any other value does not conform (spec CLI-5,
+	// CLI-6).
+	Lifetimes oauth.Lifetimes
 }
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
@@ -73,7 +77,10 @@ func New(opts Options) *Server {
 	if opts.Events == nil {
 		opts.Events = event.NewMemory()
 	}
-	store := oauth.NewStore(opts.Clock)
+	if opts.Lifetimes == (oauth.Lifetimes{}) {
+		opts.Lifetimes = oauth.DefaultLifetimes()
+	}
+	store := oauth.NewStoreWithLifetimes(opts.Clock, opts.Lifetimes)
 	s := &Server{
 		events: opts.Events,
 		store:  store,
@@ -131,6 +138,9 @@ func (s *Server) routes(opts Options) {
 	s.app.Get("/api/events/:id", s.handleGetEvent)
 	s.app.Put("/api/events/:id", s.handleUpdateEvent)
 }
+
+// Lifetimes returns the lifetimes of the tokens the server issues.
+func (s *Server) Lifetimes() oauth.Lifetimes { return s.store.Lifetimes() }
 
 // App returns the Fiber application, for tests that call app.Test.
 func (s *Server) App() *fiber.App { return s.app }

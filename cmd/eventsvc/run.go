@@ -14,6 +14,7 @@ import (
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
+	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
@@ -29,6 +30,7 @@ const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
                 [-cors-origin URL] [-quiet]
+                [-access-ttl D] [-refresh-ttl D]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs go to standard error
@@ -68,6 +70,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts (429 with Retry-After)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log")
+	accessTTL := fs.Duration("access-ttl", oauth.AccessTokenValidity, "lifetime of access tokens, whole seconds; other than 600s does not conform to the specification")
+	refreshTTL := fs.Duration("refresh-ttl", oauth.RefreshTokenValidity, "lifetime of refresh tokens, whole seconds; other than 3600s does not conform to the specification")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -98,6 +102,11 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	if *loginFailures == 0 {
 		*loginFailures = -1 // server.Options: no limit
 	}
+	lifetimes := oauth.Lifetimes{Access: *accessTTL, Refresh: *refreshTTL}
+	if err := lifetimes.Validate(); err != nil {
+		fmt.Fprintf(stderr, "eventsvc serve: -access-ttl, -refresh-ttl: %v\n", err)
+		return exitUsage
+	}
 	if *demoEvents < 0 {
 		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
 		return exitUsage
@@ -112,7 +121,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	opts := server.Options{
 		Config: cfg, Events: events,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
-		CORSOrigin: *corsOrigin,
+		CORSOrigin: *corsOrigin, Lifetimes: lifetimes,
 	}
 	if !*quiet {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -125,6 +134,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
+	if !lifetimes.Conforms() {
+		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
+	}
 	if *demoEvents > 0 {
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
 	}
