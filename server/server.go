@@ -16,6 +16,8 @@ import (
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
+	"eventsvc/server/fault"
+	"eventsvc/server/journal"
 	"eventsvc/server/oauth"
 	"eventsvc/server/throttle"
 )
@@ -51,6 +53,12 @@ type Options struct {
 	// specification's; any other value does not conform (spec CLI-5,
 	// CLI-6).
 	Lifetimes oauth.Lifetimes
+	// Journal, when set, records every request and its answer, masked,
+	// for the control API. Nil: no journal.
+	Journal *journal.Journal
+	// Faults, when set, are applied to every request (after the journal
+	// has seen it). Nil: no faults.
+	Faults *fault.Set
 }
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
@@ -122,9 +130,17 @@ func (s *Server) routes(opts Options) {
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
 	}
+	if opts.Journal != nil {
+		s.app.Use(journal.Handler(opts.Journal))
+	}
 	s.app.Use(securityHeaders)
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
+	}
+	// After the CORS headers, so that a front end in a browser sees an
+	// injected status rather than a CORS error.
+	if opts.Faults != nil {
+		s.app.Use(fault.Handler(opts.Faults))
 	}
 	s.app.Use(publicFiles())
 	s.app.Use(s.resourceServer)

@@ -30,7 +30,8 @@ const usage = `usage:
   eventsvc serve [-addr HOST:PORT] [-config FILE] [-demo-events N]
                 [-login-failures N] [-login-window D] [-login-lockout D]
                 [-cors-origin URL] [-quiet]
-                [-access-ttl D] [-refresh-ttl D]
+                [-access-ttl D] [-refresh-ttl D] [-seed FILE]
+                [-control HOST:PORT [-control-token TOKEN]]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs go to standard error
@@ -71,6 +72,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000 (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log")
 	accessTTL := fs.Duration("access-ttl", oauth.AccessTokenValidity, "lifetime of access tokens, whole seconds; other than 600s does not conform to the specification")
+	mockf := addMockFlags(fs)
 	refreshTTL := fs.Duration("refresh-ttl", oauth.RefreshTokenValidity, "lifetime of refresh tokens, whole seconds; other than 3600s does not conform to the specification")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -111,20 +113,30 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintln(stderr, "eventsvc serve: -demo-events must not be negative")
 		return exitUsage
 	}
-	events := event.NewMemory()
-	for _, e := range event.Demo(*demoEvents, accountIDs(cfg), time.Now()) {
-		if _, err := events.Create(e); err != nil {
-			fmt.Fprintf(stderr, "eventsvc: cannot start: demo events: %v\n", err)
-			return exitError
-		}
+	start, err := mockf.startEvents(cfg, event.Demo(*demoEvents, accountIDs(cfg), time.Now()))
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
 	}
+	events := event.NewMemory()
+	events.Replace(start)
+	controlLn, controlToken, err := mockf.listenControl()
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	m := newMock()
 	opts := server.Options{
-		Config: cfg, Events: events,
+		Config: cfg, Events: events, Clock: m.clock,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout,
 		CORSOrigin: *corsOrigin, Lifetimes: lifetimes,
 	}
 	if !*quiet {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	if controlLn != nil {
+		opts.Journal, opts.Faults = m.journal, m.faults
 	}
 	srv := server.New(opts)
 	if *file == "" {
@@ -137,12 +149,25 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	if !lifetimes.Conforms() {
 		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
 	}
-	if *demoEvents > 0 {
+	switch {
+	case *mockf.seed != "":
+		fmt.Fprintf(stdout, "  %d events from %s\n", len(start), *mockf.seed)
+	case *demoEvents > 0:
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
 	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if controlLn != nil {
+		ctl := m.newControl(srv, cfg, events, start, controlToken, stderr)
+		go func() { _ = ctl.Serve(controlLn) }()
+		defer ctl.Shutdown()
+		auth := "no token: loopback only"
+		if controlToken != "" {
+			auth = "requires its bearer token"
+		}
+		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, faults; see docs/control-api.md\n", displayURL(controlLn.Addr()), auth)
+	}
 	select {
 	case err := <-served:
 		if err != nil {

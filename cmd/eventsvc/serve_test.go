@@ -133,3 +133,86 @@ func TestServeRefusesLifetimesExpiresInCannotTell(t *testing.T) {
 		}
 	}
 }
+
+func TestServeRefusesAControlAPIOffLoopbackWithoutAToken(t *testing.T) {
+	t.Setenv(controlTokenEnv, "")
+	out, errs := newSyncBuffer(), newSyncBuffer()
+	code := run([]string{"serve", "-addr", "127.0.0.1:0", "-control", "0.0.0.0:0"}, nil, out, errs, nil)
+	if code != exitError || !strings.Contains(errs.String(), "loopback") || !strings.Contains(errs.String(), "-control-token") {
+		t.Fatalf("exit %d, stderr %q: want a refusal that names -control-token", code, errs.String())
+	}
+}
+
+func TestServeStartsWithTheEventsOfASeedFile(t *testing.T) {
+	path := t.TempDir() + "/seed.json"
+	seed := `[{"name": "From the seed", "description": "d", "beginEnrollmentDateTime": "2026-11-01T09:00:00",
+	  "closeEnrollmentDateTime": "2026-11-10T17:00:00", "beginEventDateTime": "2026-11-20T18:00:00",
+	  "endEventDateTime": "2026-11-20T20:00:00", "manager": "admin@email.com"}]`
+	if err := os.WriteFile(path, []byte(seed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, "-seed", path)
+	if !strings.Contains(s.out.String(), "1 events from "+path) {
+		t.Errorf("the banner does not tell the seed: %s", s.out.String())
+	}
+	resp, err := http.Get(s.base + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Embedded struct {
+			EventList []struct{ Name string } `json:"eventList"`
+		} `json:"_embedded"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Embedded.EventList) != 1 || body.Embedded.EventList[0].Name != "From the seed" {
+		t.Fatalf("events %+v, want the seed's one", body.Embedded.EventList)
+	}
+}
+
+func TestServeRefusesAnInvalidSeedSayingWhy(t *testing.T) {
+	path := t.TempDir() + "/seed.json"
+	if err := os.WriteFile(path, []byte(`[{"name": ""}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := newSyncBuffer(), newSyncBuffer()
+	code := run([]string{"serve", "-addr", "127.0.0.1:0", "-seed", path}, nil, out, errs, nil)
+	if code != exitError || !strings.Contains(errs.String(), "event 0 of the seed") || !strings.Contains(errs.String(), "name") {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+}
+
+func TestServeControlAPIWithATokenRequiresIt(t *testing.T) {
+	t.Setenv(controlTokenEnv, "from-the-environment")
+	s := startServe(t, "-control", "127.0.0.1:0")
+	if !strings.Contains(s.out.String(), "requires its bearer token") {
+		t.Errorf("the banner does not say the control API needs a token: %s", s.out.String())
+	}
+	resp, err := http.Post(s.control+"/reset", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("reset without the token = %d, want 401", resp.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.control+"/reset", nil)
+	req.Header.Set("Authorization", "Bearer from-the-environment")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reset with the token = %d, want 200", resp.StatusCode)
+	}
+	if !strings.Contains(s.errs.String(), "msg=control method=POST path=/reset status=200") {
+		t.Fatalf("the reset is not logged: %s", s.errs.String())
+	}
+	if strings.Contains(s.errs.String()+s.out.String(), "from-the-environment") {
+		t.Fatal("the token shows in the output")
+	}
+}

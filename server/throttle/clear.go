@@ -1,0 +1,12 @@
+package throttle
+
+// Clear forgets every failure and lifts every lockout, as if the server had
+// just started (the control API's reset).
+func (t *Throttle) Clear() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.entries.Flush()
+}
