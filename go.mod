@@ -13,6 +13,7 @@ require (
 	github.com/gofiber/fiber/v2 v2.52.9
 	github.com/patrickmn/go-cache v2.1.0+incompatible
 	golang.org/x/crypto v0.58.0
+	golang.org/x/oauth2 v0.37.0
 )
 
 require (
