@@ -8,7 +8,10 @@
 #   make conformance          the suite alone, with reports in reports/;
 #                             against a deployment with
 #                             BASE_URL=https://staging.example (READ_ONLY=1
-#                             leaves out the scenarios that write)
+#                             leaves out the scenarios that write); with
+#                             CONTROL_URL=http://127.0.0.1:9090 (a reference
+#                             server's control API) also the token validity
+#                             scenarios, which move its clock
 #   make build                bin/eventsvc and bin/conformance
 #   make docs                 regenerate the documentation page from the
 #                             features and the server (make test fails
@@ -18,6 +21,7 @@ GO         ?= go
 ADDR       ?= :8080
 CONFIG     ?=
 BASE_URL   ?=
+CONTROL_URL ?=
 REPORT_DIR ?= reports
 READ_ONLY  ?=
 FUZZTIME   ?= 2s
@@ -54,7 +58,7 @@ fuzz:
 	done; rm -f /tmp/fuzz.$$$$.out
 
 conformance:
-	BASE_URL=$(BASE_URL) $(GO) run ./cmd/conformance -report-dir $(REPORT_DIR) $(if $(READ_ONLY),-read-only)
+	BASE_URL=$(BASE_URL) CONTROL_URL=$(CONTROL_URL) $(GO) run ./cmd/conformance -report-dir $(REPORT_DIR) $(if $(READ_ONLY),-read-only)
 
 docs:
 	$(GO) run ./cmd/docgen

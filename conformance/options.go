@@ -17,6 +17,11 @@ import (
 const (
 	RemoteTags    = "@spec && ~@local && ~@slow"
 	InProcessTags = "~@slow"
+	// ControlTags are RemoteTags plus the scenarios of token validity
+	// (LIM-1, LIM-2, also their @ref expiry answers), which move the clock:
+	// against a reference server whose control API the run can use
+	// (CONTROL_URL), they run in seconds.
+	ControlTags = "~@slow && ~@local,@LIM-1,@LIM-2 && @spec,@LIM-1,@LIM-2"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default
@@ -68,6 +73,9 @@ func FromEnv(getenv func(string) string) (Options, error) {
 	}
 	o.Target = steps.Target{BaseURL: base, Credentials: creds, RunID: runID(), EventBody: eventBody}
 	o.Tags = or("CONFORMANCE_TAGS", RemoteTags)
+	if err := controlFromEnv(getenv, &o); err != nil {
+		return Options{}, err
+	}
 	return o, nil
 }
 

@@ -81,6 +81,9 @@ func Run(o Options) error {
 	if err != nil {
 		return err
 	}
+	if target, err = withContract(target); err != nil {
+		return err
+	}
 	o.Target = target
 	o.Target.ReadOnly = o.ReadOnly
 	reportDir := o.ReportDir

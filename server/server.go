@@ -16,6 +16,8 @@ import (
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
+	"eventsvc/server/fault"
+	"eventsvc/server/journal"
 	"eventsvc/server/oauth"
 	"eventsvc/server/throttle"
 )
@@ -67,6 +69,16 @@ type Options struct {
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
 	CORSOrigin string
+	// Lifetimes of the tokens issued. Zero: oauth.DefaultLifetimes, the
+	// specification's; any other value does not conform (spec CLI-5,
+	// CLI-6).
+	Lifetimes oauth.Lifetimes
+	// Journal, when set, records every request and its answer, masked,
+	// for the control API. Nil: no journal.
+	Journal *journal.Journal
+	// Faults, when set, are applied to every request (after the journal
+	// has seen it). Nil: no faults.
+	Faults *fault.Set
 }
 
 // DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
@@ -105,7 +117,10 @@ func New(opts Options) *Server {
 	if errorLogger == nil {
 		errorLogger = opts.Logger
 	}
-	store := oauth.NewStore(opts.Clock)
+	if opts.Lifetimes == (oauth.Lifetimes{}) {
+		opts.Lifetimes = oauth.DefaultLifetimes()
+	}
+	store := oauth.NewStoreWithLifetimes(opts.Clock, opts.Lifetimes)
 	s := &Server{
 		events:    opts.Events,
 		maxEvents: max(opts.MaxEventsPerUser, 0),
@@ -171,9 +186,17 @@ func (s *Server) routes(opts Options) {
 	}
 	s.app.Use(recoverPanic)
 	s.app.Use(refuseAmbiguousFraming)
+	if opts.Journal != nil {
+		s.app.Use(journal.Handler(opts.Journal))
+	}
 	s.app.Use(securityHeaders)
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
+	}
+	// After the CORS headers, so that a front end in a browser sees an
+	// injected status rather than a CORS error.
+	if opts.Faults != nil {
+		s.app.Use(fault.Handler(opts.Faults))
 	}
 	s.app.Use(publicFiles())
 	s.app.Use(s.resourceServer)
@@ -187,6 +210,9 @@ func (s *Server) routes(opts Options) {
 	s.app.Get("/api/events/:id", s.handleGetEvent)
 	s.app.Put("/api/events/:id", s.handleUpdateEvent)
 }
+
+// Lifetimes returns the lifetimes of the tokens the server issues.
+func (s *Server) Lifetimes() oauth.Lifetimes { return s.store.Lifetimes() }
 
 // App returns the Fiber application, for tests that call app.Test.
 func (s *Server) App() *fiber.App { return s.app }

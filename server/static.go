@@ -8,6 +8,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	"eventsvc/openapi"
 )
 
 // staticFiles are the public files: the documentation page and the static
@@ -30,6 +32,7 @@ func publicFiles() fiber.Handler {
 		panic(err) // the embedded tree is fixed at build time
 	}
 	files := http.FS(root)
+	contract := openapi.Document()
 	return func(c *fiber.Ctx) error {
 		if !isPublic(c.Path()) {
 			return c.Next()
@@ -42,6 +45,13 @@ func publicFiles() fiber.Handler {
 			return fiber.ErrNotFound
 		}
 		path := c.Path()
+		if path == openapi.Path {
+			// The OpenAPI document lives in package openapi, beside the
+			// contract tests that keep it true.
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+			return c.Send(contract)
+		}
 		switch {
 		case path == "/docs":
 			path = "/docs/index.html"

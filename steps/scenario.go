@@ -64,6 +64,8 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerPagingSteps(sc)
 		s.registerConfigSteps(sc)
 		s.registerClockSteps(sc)
+		s.registerControl(sc)
+		s.registerContract(sc)
 	}
 }
 

@@ -27,6 +27,17 @@ type Target struct {
 	// among what the target holds, and skip the scenario, with the reason,
 	// when they find nothing.
 	ReadOnly bool
+	// ControlURL is the address of the control API of a reference server
+	// run out of process (`eventsvc serve -control`, docs/control-api.md).
+	// With it, the steps that let time pass move that server's clock, so
+	// that the @local scenarios of token validity run against it.
+	ControlURL string
+	// ControlToken is the control API's bearer token, if it needs one. It
+	// is masked like the credentials.
+	ControlToken string
+	// Contract, when set, checks every answer of the @ref scenarios
+	// against the API's OpenAPI document.
+	Contract Contract
 }
 
 // Credentials are the secrets a run uses. They are masked in every message

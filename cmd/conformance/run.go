@@ -22,12 +22,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to check (default $BASE_URL; empty: an in-process reference server)")
+	controlURL := fs.String("control-url", getenv("CONTROL_URL"), "address of the control API of a reference server run with eventsvc serve -control, to move its clock (default $CONTROL_URL; its token in $CONFORMANCE_CONTROL_TOKEN)")
 	tags := fs.String("tags", "", "godog tag expression selecting scenarios (default $CONFORMANCE_TAGS, else \""+conformance.RemoteTags+"\" remotely, \""+conformance.InProcessTags+"\" in-process)")
 	reportDir := fs.String("report-dir", "", "directory for junit.xml and cucumber.json (default $CONFORMANCE_REPORT_DIR, else reports)")
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes)")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -43,6 +44,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	env := func(name string) string {
 		if name == "BASE_URL" {
 			return *baseURL
+		}
+		if name == "CONTROL_URL" {
+			return *controlURL
 		}
 		return getenv(name)
 	}

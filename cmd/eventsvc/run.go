@@ -15,6 +15,7 @@ import (
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
+	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
@@ -32,6 +33,8 @@ const usage = `usage:
                 [-login-keys N] [-token-rate R] [-token-burst N]
                 [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
+                [-access-ttl D] [-refresh-ttl D] [-seed FILE]
+                [-control HOST:PORT [-control-token TOKEN]]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs, and the cause of every failure (500), go to standard
@@ -85,6 +88,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000: one origin, http or https, no wildcard (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
+	accessTTL := fs.Duration("access-ttl", oauth.AccessTokenValidity, "lifetime of access tokens, whole seconds; other than 600s does not conform to the specification")
+	refreshTTL := fs.Duration("refresh-ttl", oauth.RefreshTokenValidity, "lifetime of refresh tokens, whole seconds; other than 3600s does not conform to the specification")
+	mockf := addMockFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -107,6 +113,10 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	check(*tokenRate >= 0 && !math.IsInf(*tokenRate, 0), "-token-rate must be a number, 0 or more")
 	check(*tokenBurst >= 1, "-token-burst must be at least 1")
 	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
+	lifetimes := oauth.Lifetimes{Access: *accessTTL, Refresh: *refreshTTL}
+	if err := lifetimes.Validate(); err != nil {
+		check(false, fmt.Sprintf("-access-ttl, -refresh-ttl: %v", err))
+	}
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
 			check(false, fmt.Sprintf("-cors-origin %v", err))
@@ -138,15 +148,16 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	events := event.NewMemory()
-	for _, e := range event.Demo(*demoEvents, accountIDs(cfg), time.Now()) {
-		if _, err := events.Create(e); err != nil {
-			fmt.Fprintf(stderr, "eventsvc: cannot start: demo events: %v\n", err)
-			return exitError
-		}
+	start, err := mockf.startEvents(cfg, event.Demo(*demoEvents, accountIDs(cfg), time.Now()))
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
 	}
+	events := event.NewMemory()
+	events.Replace(start)
+	m := newMock()
 	opts := server.Options{
-		Config: cfg, Events: events,
+		Config: cfg, Events: events, Clock: m.clock, Lifetimes: lifetimes,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
@@ -166,6 +177,15 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
+	controlLn, controlToken, err := mockf.listenControl()
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	if controlLn != nil {
+		opts.Journal, opts.Faults = m.journal, m.faults
+	}
 	srv := server.New(opts)
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
@@ -174,12 +194,28 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
-	if *demoEvents > 0 {
+	if !lifetimes.Conforms() {
+		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
+	}
+	switch {
+	case *mockf.seed != "":
+		fmt.Fprintf(stdout, "  %d events from %s\n", len(start), *mockf.seed)
+	case *demoEvents > 0:
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
 	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if controlLn != nil {
+		ctl := m.newControl(srv, cfg, events, start, controlToken, stderr)
+		go func() { _ = ctl.Serve(controlLn) }()
+		defer ctl.Shutdown()
+		auth := "no token: loopback only"
+		if controlToken != "" {
+			auth = "requires its bearer token"
+		}
+		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, faults; see docs/control-api.md\n", displayURL(controlLn.Addr()), auth)
+	}
 	select {
 	case err := <-served:
 		if err != nil {

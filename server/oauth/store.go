@@ -59,12 +59,16 @@ type Issued struct {
 type accessEntry struct {
 	grant     Grant
 	expiresAt time.Time
+	issuedAt  time.Time
+	hint      string // the token's first characters, for Live
 }
 
 type refreshEntry struct {
 	grant     Grant
 	expiresAt time.Time
 	accessKey string // the access token this refresh token last issued
+	issuedAt  time.Time
+	hint      string
 }
 
 // Store holds the issued tokens in memory (go-cache), keyed by their SHA-256
@@ -72,19 +76,21 @@ type refreshEntry struct {
 // checked against the injected clock; go-cache's own expiry only frees the
 // memory of tokens that are long dead. Store is safe for concurrent use.
 type Store struct {
-	cache  *cache.Cache
-	clock  clock.Clock
-	random io.Reader
-	mu     sync.Mutex // makes a refresh (revoke old, issue new) one step
+	cache     *cache.Cache
+	clock     clock.Clock
+	random    io.Reader
+	lifetimes Lifetimes
+	mu        sync.Mutex // makes a refresh (revoke old, issue new) one step
 }
 
-// NewStore returns an empty Store that reads the time from c and draws tokens
-// from crypto/rand.
+// NewStore returns an empty Store that reads the time from c, draws tokens
+// from crypto/rand and issues them with DefaultLifetimes.
 func NewStore(c clock.Clock) *Store {
 	return &Store{
-		cache:  cache.New(cache.NoExpiration, time.Minute),
-		clock:  c,
-		random: rand.Reader,
+		cache:     cache.New(cache.NoExpiration, time.Minute),
+		clock:     c,
+		random:    rand.Reader,
+		lifetimes: DefaultLifetimes(),
 	}
 }
 
@@ -101,9 +107,10 @@ func (s *Store) Issue(g Grant) (Issued, error) {
 	if err != nil {
 		return Issued{}, err
 	}
-	s.cache.Set("a:"+accessKey, accessEntry{grant: g, expiresAt: now.Add(AccessTokenValidity)}, AccessTokenValidity)
-	s.cache.Set("r:"+refreshKey, refreshEntry{grant: g, expiresAt: now.Add(RefreshTokenValidity), accessKey: accessKey}, RefreshTokenValidity)
-	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int64(AccessTokenValidity / time.Second), Scopes: g.Scopes}, nil
+	l := s.lifetimes
+	s.cache.Set("a:"+accessKey, accessEntry{grant: g, expiresAt: now.Add(l.Access), issuedAt: now, hint: hint(access)}, l.Access)
+	s.cache.Set("r:"+refreshKey, refreshEntry{grant: g, expiresAt: now.Add(l.Refresh), accessKey: accessKey, issuedAt: now, hint: hint(refresh)}, l.Refresh)
+	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int64(l.Access / time.Second), Scopes: g.Scopes}, nil
 }
 
 // Refresh exchanges a refresh token of clientID for a new access token. The
@@ -141,10 +148,11 @@ func (s *Store) Refresh(refreshToken, clientID string, scopes []string) (Issued,
 		return Issued{}, err
 	}
 	s.cache.Delete("a:" + r.accessKey)
-	s.cache.Set("a:"+accessKey, accessEntry{grant: g, expiresAt: now.Add(AccessTokenValidity)}, AccessTokenValidity)
+	l := s.lifetimes
+	s.cache.Set("a:"+accessKey, accessEntry{grant: g, expiresAt: now.Add(l.Access), issuedAt: now, hint: hint(access)}, l.Access)
 	r.accessKey = accessKey
 	s.cache.Set("r:"+refreshKey, r, r.expiresAt.Sub(now))
-	return Issued{AccessToken: access, RefreshToken: refreshToken, ExpiresIn: int64(AccessTokenValidity / time.Second), Scopes: g.Scopes}, nil
+	return Issued{AccessToken: access, RefreshToken: refreshToken, ExpiresIn: int64(l.Access / time.Second), Scopes: g.Scopes}, nil
 }
 
 // Access returns the grant behind a valid access token, or ErrInvalidToken

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+
+	"eventsvc/server"
+	"eventsvc/server/clock"
+	"eventsvc/server/config"
+	"eventsvc/server/control"
+	"eventsvc/server/event"
+	"eventsvc/server/fault"
+	"eventsvc/server/journal"
+)
+
+// journalSize is how many requests the control API's journal keeps.
+const journalSize = 500
+
+// controlTokenEnv names the variable that may hold the control API's token,
+// so that it need not show in the process list.
+const controlTokenEnv = "EVENTSVC_CONTROL_TOKEN"
+
+// mockFlags are the flags that make the server a mock a client developer
+// drives: a seed and the control API.
+type mockFlags struct {
+	seed, control, token *string
+}
+
+func addMockFlags(fs *flag.FlagSet) mockFlags {
+	return mockFlags{
+		seed:    fs.String("seed", "", "JSON file of events to start with, in place of the demo events (docs/control-api.md)"),
+		control: fs.String("control", "", "address of the control API, HOST:PORT on loopback such as 127.0.0.1:9090 (default: no control API)"),
+		token:   fs.String("control-token", "", "bearer token the control API requires; needed on an address other than loopback (default: $"+controlTokenEnv+")"),
+	}
+}
+
+// startEvents are the events the server starts with: those of -seed, or
+// else demo.
+func (f mockFlags) startEvents(cfg *config.Config, demo []event.Event) ([]event.Event, error) {
+	if *f.seed == "" {
+		return demo, nil
+	}
+	b, err := os.ReadFile(*f.seed)
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	events, err := event.ParseSeed(b, control.ManagerOf(cfg.Accounts))
+	if err != nil {
+		return nil, fmt.Errorf("seed %q: %w", *f.seed, err)
+	}
+	return events, nil
+}
+
+// listenControl opens the control API's listener, or returns nil when
+// there is none. It refuses an address other than loopback without a
+// token.
+func (f mockFlags) listenControl() (net.Listener, string, error) {
+	if *f.control == "" {
+		return nil, "", nil
+	}
+	token := *f.token
+	if token == "" {
+		token = os.Getenv(controlTokenEnv)
+	}
+	if err := control.CheckAddress(*f.control, token); err != nil {
+		return nil, "", err
+	}
+	ln, err := net.Listen("tcp", *f.control)
+	if err != nil {
+		return nil, "", fmt.Errorf("control API: %w", err)
+	}
+	return ln, token, nil
+}
+
+// mock is the server's steerable parts, made when the control API is on.
+type mock struct {
+	clock   *clock.Offset
+	journal *journal.Journal
+	faults  *fault.Set
+}
+
+func newMock() mock {
+	clk := clock.NewOffset(clock.System{})
+	return mock{clock: clk, journal: journal.New(journalSize, clk), faults: fault.NewSet(rand.Float64)}
+}
+
+// newControl is the control API of srv; its writes are logged to stderr,
+// -quiet or not.
+func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start []event.Event, token string, stderr io.Writer) *control.Control {
+	return control.New(control.Options{
+		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts,
+		Clock: m.clock, Faults: m.faults, Journal: m.journal, Token: token,
+		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
+	})
+}

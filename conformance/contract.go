@@ -1,0 +1,23 @@
+package conformance
+
+import (
+	"fmt"
+
+	"eventsvc/contract"
+	"eventsvc/steps"
+)
+
+// withContract gives t the API's OpenAPI document as its Contract, unless
+// it has one: every answer of the @ref scenarios is checked against it, so
+// that the document cannot drift from the reference server.
+func withContract(t steps.Target) (steps.Target, error) {
+	if t.Contract != nil {
+		return t, nil
+	}
+	c, err := contract.Default()
+	if err != nil {
+		return t, fmt.Errorf("the OpenAPI document: %w", err)
+	}
+	t.Contract = c
+	return t, nil
+}

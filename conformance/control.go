@@ -1,0 +1,30 @@
+package conformance
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// controlFromEnv reads CONTROL_URL, the address of the control API of a
+// reference server run out of process (`eventsvc serve -control`), and
+// CONFORMANCE_CONTROL_TOKEN, its bearer token if it needs one. With them
+// the clock steps move that server's clock, and unless CONFORMANCE_TAGS
+// says otherwise the run also selects the scenarios of token validity
+// (ControlTags).
+func controlFromEnv(getenv func(string) string, o *Options) error {
+	control := strings.TrimRight(strings.TrimSpace(getenv("CONTROL_URL")), "/")
+	if control == "" {
+		return nil
+	}
+	u, err := url.Parse(control)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("CONTROL_URL %q is not an http or https address", control)
+	}
+	o.Target.ControlURL = control
+	o.Target.ControlToken = getenv("CONFORMANCE_CONTROL_TOKEN")
+	if getenv("CONFORMANCE_TAGS") == "" {
+		o.Tags = ControlTags
+	}
+	return nil
+}

@@ -1,0 +1,435 @@
+package control
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"eventsvc/server"
+	"eventsvc/server/clock"
+	"eventsvc/server/config"
+	"eventsvc/server/event"
+	"eventsvc/server/fault"
+	"eventsvc/server/journal"
+	"eventsvc/server/secret"
+	"eventsvc/server/servertest"
+)
+
+// rig is a reference server and its control API, each on its own loopback
+// port, as `eventsvc serve -control` runs them.
+type rig struct {
+	public, control string
+	token           string
+	log             *syncBuffer
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startEvents is how many events the rig's server starts with.
+const startEvents = 3
+
+func newRig(t *testing.T, token string) *rig {
+	t.Helper()
+	hash := func(s string) string {
+		h, err := secret.Hash([]byte(s), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	cfg, err := config.New(config.File{
+		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"), AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"event"}}},
+		Accounts: []config.AccountEntry{
+			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
+			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewOffset(clock.System{})
+	events := event.NewMemory()
+	start := event.Demo(startEvents, []int64{1, 2}, time.Now())
+	events.Replace(start)
+	faults := fault.NewSet(rand.Float64)
+	j := journal.New(50, clk)
+	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3})
+	log := &syncBuffer{}
+	ctl := New(Options{
+		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clock: clk,
+		Faults: faults, Journal: j, Token: token,
+		Logger: slog.New(slog.NewTextHandler(log, nil)),
+	})
+	return &rig{
+		public:  servertest.New(t, srv).URL,
+		control: servertest.New(t, ctl).URL,
+		token:   token,
+		log:     log,
+	}
+}
+
+// call sends a request to the control API with its token, and returns
+// the status and the decoded body.
+func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.control+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var body map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &body); err != nil {
+			t.Fatalf("%s %s: body %q is not JSON: %v", req.Method, req.URL.Path, b, err)
+		}
+	}
+	return resp.StatusCode, body
+}
+
+// login asks the public server for tokens; it returns the status and the
+// access token.
+func (r *rig) login(t *testing.T, password string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, r.public+"/oauth/token", strings.NewReader(url.Values{
+		"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password},
+	}.Encode()))
+	req.SetBasicAuth("myApp", "pass")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	status, body := do(t, req)
+	token, _ := body["access_token"].(string)
+	return status, token
+}
+
+// public sends a request to the public server with an optional token.
+func (r *rig) publicCall(t *testing.T, method, path, token, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, r.public+path, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return do(t, req)
+}
+
+func (r *rig) totalEvents(t *testing.T) int {
+	t.Helper()
+	status, body := r.publicCall(t, http.MethodGet, "/api/events", "", "")
+	if status != http.StatusOK {
+		t.Fatalf("GET /api/events = %d", status)
+	}
+	return int(body["page"].(map[string]any)["totalElements"].(float64))
+}
+
+const newEvent = `{"name": "Rehearsal", "description": "Before the show", "beginEnrollmentDateTime": "2026-11-01T09:00:00",
+ "closeEnrollmentDateTime": "2026-11-10T17:00:00", "beginEventDateTime": "2026-11-20T18:00:00", "endEventDateTime": "2026-11-20T20:00:00"}`
+
+func TestStateTellsTheLifetimesAndConformance(t *testing.T) {
+	r := newRig(t, "")
+	status, s := r.call(t, http.MethodGet, "/", "")
+	if status != http.StatusOK || s["conforms"] != true || s["events"] != float64(startEvents) {
+		t.Fatalf("GET / = %d %v", status, s)
+	}
+	lt := s["lifetimes"].(map[string]any)
+	if lt["accessSeconds"] != float64(600) || lt["refreshSeconds"] != float64(3600) {
+		t.Fatalf("lifetimes %v", lt)
+	}
+}
+
+func TestResetPutsTheStartStateBack(t *testing.T) {
+	r := newRig(t, "")
+	_, token := r.login(t, "user")
+	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusCreated {
+		t.Fatalf("create = %d", status)
+	}
+	for range 3 {
+		r.login(t, "wrong")
+	}
+	if status, _ := r.login(t, "user"); status != http.StatusTooManyRequests {
+		t.Fatalf("after 3 failures, login = %d, want 429", status)
+	}
+	r.call(t, http.MethodPost, "/faults", `{"path": "/docs/**", "status": 500}`)
+	r.call(t, http.MethodPost, "/clock", `{"advance": "30s"}`)
+
+	status, s := r.call(t, http.MethodPost, "/reset", "")
+	if status != http.StatusOK {
+		t.Fatalf("reset = %d %v", status, s)
+	}
+	if s["events"] != float64(startEvents) || s["liveTokens"] != float64(0) || s["faults"] != float64(0) || s["clock"].(map[string]any)["movedSeconds"] != float64(0) {
+		t.Fatalf("state after reset: %v", s)
+	}
+	if n := r.totalEvents(t); n != startEvents {
+		t.Fatalf("%d events after reset, want %d", n, startEvents)
+	}
+	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusUnauthorized {
+		t.Fatalf("a token from before the reset: %d, want 401", status)
+	}
+	if status, _ := r.login(t, "user"); status != http.StatusOK {
+		t.Fatalf("login after reset = %d, want 200 (the lockout lifted)", status)
+	}
+}
+
+func TestSeedReplacesTheEvents(t *testing.T) {
+	r := newRig(t, "")
+	seed := `[{"name": "Seeded", "description": "One", "beginEnrollmentDateTime": "2026-11-01T09:00:00",
+	  "closeEnrollmentDateTime": "2026-11-10T17:00:00", "beginEventDateTime": "2026-11-20T18:00:00",
+	  "endEventDateTime": "2026-11-20T20:00:00", "manager": "user@email.com", "eventStatus": "PUBLISHED"}]`
+	status, body := r.call(t, http.MethodPut, "/events", seed)
+	if status != http.StatusOK || body["events"] != float64(1) {
+		t.Fatalf("seed = %d %v", status, body)
+	}
+	status, e := r.publicCall(t, http.MethodGet, "/api/events/1", "", "")
+	if status != http.StatusOK || e["name"] != "Seeded" || e["eventStatus"] != "PUBLISHED" || e["manager"].(map[string]any)["id"] != float64(2) {
+		t.Fatalf("GET /api/events/1 = %d %v", status, e)
+	}
+	if n := r.totalEvents(t); n != 1 {
+		t.Fatalf("%d events after the seed, want 1", n)
+	}
+	if !strings.Contains(r.log.String(), "seed: 1 events replace all") {
+		t.Fatalf("the seed is not logged: %s", r.log.String())
+	}
+}
+
+func TestClockMovesTokensToTheirExpiry(t *testing.T) {
+	r := newRig(t, "")
+	_, token := r.login(t, "user")
+	status, c := r.call(t, http.MethodPost, "/clock", `{"advance": "599s"}`)
+	if status != http.StatusOK || c["movedSeconds"] != float64(599) || c["moved"] != "9m59s" {
+		t.Fatalf("advance = %d %v", status, c)
+	}
+	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusCreated {
+		t.Fatalf("after 599 s: %d, want 201", status)
+	}
+	r.call(t, http.MethodPost, "/clock", `{"advance": "1s"}`)
+	status, body := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent)
+	if status != http.StatusUnauthorized || !strings.Contains(body["error_description"].(string), "expired") {
+		t.Fatalf("after 600 s: %d %v, want 401 expired", status, body)
+	}
+	if status, c := r.call(t, http.MethodGet, "/clock", ""); status != http.StatusOK || c["movedSeconds"] != float64(600) {
+		t.Fatalf("GET /clock = %d %v", status, c)
+	}
+}
+
+func TestTokensAreListedMasked(t *testing.T) {
+	r := newRig(t, "")
+	_, token := r.login(t, "user")
+	status, body := r.call(t, http.MethodGet, "/tokens", "")
+	tokens, _ := body["tokens"].([]any)
+	if status != http.StatusOK || len(tokens) != 2 {
+		t.Fatalf("GET /tokens = %d %v", status, body)
+	}
+	first := tokens[0].(map[string]any)
+	if first["kind"] != "access" || first["user"] != "user@email.com" || first["client"] != "myApp" || first["issued"] == nil || first["expires"] == nil {
+		t.Fatalf("token %v", first)
+	}
+	raw, _ := json.Marshal(body)
+	if strings.Contains(string(raw), token) || strings.Contains(string(raw), token[:10]) {
+		t.Fatalf("GET /tokens shows a token: %s", raw)
+	}
+}
+
+func TestJournalShowsTheLastRequestsMasked(t *testing.T) {
+	r := newRig(t, "")
+	_, token := r.login(t, "user")
+	r.publicCall(t, http.MethodGet, "/api/events?size=2", token, "")
+	status, body := r.call(t, http.MethodGet, "/journal?limit=1", "")
+	entries, _ := body["entries"].([]any)
+	if status != http.StatusOK || len(entries) != 1 {
+		t.Fatalf("GET /journal?limit=1 = %d %v", status, body)
+	}
+	last := entries[0].(map[string]any)
+	if last["method"] != "GET" || last["path"] != "/api/events" || last["query"] != "size=2" || last["status"] != float64(200) {
+		t.Fatalf("last entry %v", last)
+	}
+	_, body = r.call(t, http.MethodGet, "/journal", "")
+	raw, _ := json.Marshal(body)
+	if len(body["entries"].([]any)) != 2 || strings.Contains(string(raw), token) || strings.Contains(string(raw), "password=user") {
+		t.Fatalf("the whole journal: %s", raw)
+	}
+	if !strings.Contains(string(raw), "Bearer ***") || !strings.Contains(string(raw), `password=***`) {
+		t.Fatalf("the journal does not show the masked credentials: %s", raw)
+	}
+}
+
+func TestFaultsApplyToThePublicServerAndCanBeCleared(t *testing.T) {
+	r := newRig(t, "")
+	status, rule := r.call(t, http.MethodPost, "/faults", `{"method": "GET", "path": "/api/events", "status": 503}`)
+	if status != http.StatusCreated || rule["id"] != float64(1) || rule["fraction"] != float64(1) {
+		t.Fatalf("add = %d %v", status, rule)
+	}
+	status, body := r.publicCall(t, http.MethodGet, "/api/events", "", "")
+	if status != http.StatusServiceUnavailable || body["error"] != "injected_fault" {
+		t.Fatalf("GET /api/events with the fault = %d %v", status, body)
+	}
+	if status, _ := r.publicCall(t, http.MethodGet, "/api", "", ""); status != http.StatusOK {
+		t.Fatalf("GET /api, which no rule matches = %d", status)
+	}
+	r.call(t, http.MethodPost, "/faults", `{"path": "/api", "drop": true, "fraction": 0.5}`)
+	_, list := r.call(t, http.MethodGet, "/faults", "")
+	faults := list["faults"].([]any)
+	if len(faults) != 2 || faults[0].(map[string]any)["hits"] != float64(1) {
+		t.Fatalf("GET /faults = %v", list)
+	}
+	if status, body := r.call(t, http.MethodDelete, "/faults/1", ""); status != http.StatusOK || body["removed"] != float64(1) {
+		t.Fatalf("DELETE /faults/1 = %d %v", status, body)
+	}
+	if status, body := r.call(t, http.MethodDelete, "/faults/1", ""); status != http.StatusNotFound || body["error"] != "not_found" {
+		t.Fatalf("DELETE /faults/1 again = %d %v", status, body)
+	}
+	if status, body := r.call(t, http.MethodDelete, "/faults", ""); status != http.StatusOK || body["cleared"] != float64(1) {
+		t.Fatalf("DELETE /faults = %d %v", status, body)
+	}
+	if status, _ := r.publicCall(t, http.MethodGet, "/api/events", "", ""); status != http.StatusOK {
+		t.Fatalf("GET /api/events after clearing = %d", status)
+	}
+	for _, want := range []string{"faults: added rule 1: GET /api/events", "faults: removed rule 1", "faults: cleared 1 rules"} {
+		if !strings.Contains(r.log.String(), want) {
+			t.Errorf("the log does not say %q: %s", want, r.log.String())
+		}
+	}
+}
+
+// TestBadInputIsRefusedAndChangesNothing: every bad write gets 400 with a
+// body that says what was wrong, and the server's state is as before.
+func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
+	r := newRig(t, "")
+	r.call(t, http.MethodPost, "/faults", `{"path": "/docs/x", "status": 500}`)
+	_, before := r.call(t, http.MethodGet, "/", "")
+	for _, c := range []struct{ method, path, body, want string }{
+		{"POST", "/faults", `{"path": "/api",`, "not valid JSON"},
+		{"POST", "/faults", `{"path": "/api", "status": 503, "colour": "red"}`, `unknown field "colour"`},
+		{"POST", "/faults", `{"path": "/api", "latency": "-2s"}`, "must not be negative"},
+		{"POST", "/faults", `{"path": "/api", "status": 503, "fraction": 1.5}`, "at most 1"},
+		{"POST", "/faults", ``, "empty"},
+		{"POST", "/clock", `{"advance": "-1h"}`, "must not be negative"},
+		{"POST", "/clock", `{"advance": "soon"}`, "not a duration"},
+		{"POST", "/clock", `{"advanc": "1h"}`, `unknown field "advanc"`},
+		{"POST", "/clock", `{}`, "advance is required"},
+		{"POST", "/clock", `["1h"]`, "one JSON object"},
+		{"POST", "/clock", `{"advance": "1h"} {}`, "nothing after it"},
+		{"PUT", "/events", `[{"name": "Only a name"}]`, "event 0 of the seed"},
+		{"PUT", "/events", `[` + strings.TrimSuffix(newEvent, "}") + `, "manager": "nobody@example.com"}]`, "nobody@example.com"},
+		{"PUT", "/events", `{"name": "not a list"}`, "JSON array"},
+		{"PUT", "/events", `[{]`, "JSON array"},
+		{"GET", "/journal?limit=-1", ``, "limit"},
+	} {
+		status, body := r.call(t, c.method, c.path, c.body)
+		desc, _ := body["error_description"].(string)
+		if status != http.StatusBadRequest || body["error"] != "invalid_request" || !strings.Contains(desc, c.want) {
+			t.Errorf("%s %s %s = %d %v, want 400 saying %q", c.method, c.path, c.body, status, body, c.want)
+		}
+	}
+	status, body := r.call(t, http.MethodPut, "/events", `[`+newEvent+`, {"name": ""}]`)
+	if status != http.StatusBadRequest || body["content"] == nil {
+		t.Fatalf("a seed with one invalid event = %d %v, want 400 listing the problems", status, body)
+	}
+	_, after := r.call(t, http.MethodGet, "/", "")
+	delete(before, "clock")
+	delete(after, "clock")
+	b, _ := json.Marshal(before)
+	a, _ := json.Marshal(after)
+	if string(a) != string(b) {
+		t.Fatalf("bad input changed the state:\nbefore %s\nafter  %s", b, a)
+	}
+	if n := r.totalEvents(t); n != startEvents {
+		t.Fatalf("%d events after refused seeds, want %d", n, startEvents)
+	}
+	if !strings.Contains(r.log.String(), "refused: ") {
+		t.Errorf("refused writes are not logged: %s", r.log.String())
+	}
+}
+
+func TestUnknownAddressesAndMethods(t *testing.T) {
+	r := newRig(t, "")
+	if status, body := r.call(t, http.MethodGet, "/nothing", ""); status != http.StatusNotFound || body["error"] != "not_found" {
+		t.Errorf("GET /nothing = %d %v", status, body)
+	}
+	if status, body := r.call(t, http.MethodPatch, "/clock", "{}"); status != http.StatusMethodNotAllowed && status != http.StatusNotFound {
+		t.Errorf("PATCH /clock = %d %v", status, body)
+	}
+}
+
+func TestTheTokenIsRequiredWhenSet(t *testing.T) {
+	const secretToken = "control-token-for-tests"
+	r := newRig(t, secretToken)
+	for _, header := range []string{"", "Bearer wrong", "Basic " + secretToken, "Bearer " + secretToken + "x"} {
+		req, _ := http.NewRequest(http.MethodPost, r.control+"/reset", nil)
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer realm="control"` || !strings.Contains(string(b), "unauthorized") {
+			t.Errorf("Authorization %q: %d %s %q", header, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
+		}
+		if strings.Contains(string(b), secretToken) {
+			t.Errorf("the answer shows the token: %s", b)
+		}
+	}
+	if status, _ := r.call(t, http.MethodGet, "/", ""); status != http.StatusOK {
+		t.Fatalf("with the token: %d", status)
+	}
+	if strings.Contains(r.log.String(), secretToken) {
+		t.Fatalf("the log shows the token: %s", r.log.String())
+	}
+}
+
+func TestCheckAddressKeepsTheControlAPIOnLoopbackWithoutAToken(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:9090", "localhost:9090", "[::1]:9090", "127.0.0.2:0"} {
+		if err := CheckAddress(addr, ""); err != nil {
+			t.Errorf("CheckAddress(%q, no token) = %v", addr, err)
+		}
+	}
+	for _, addr := range []string{":9090", "0.0.0.0:9090", "[::]:9090", "192.168.1.2:9090", "example.com:9090"} {
+		if err := CheckAddress(addr, ""); err == nil {
+			t.Errorf("CheckAddress(%q, no token) = nil", addr)
+		}
+		if err := CheckAddress(addr, "a-token"); err != nil {
+			t.Errorf("CheckAddress(%q, a token) = %v", addr, err)
+		}
+	}
+	if err := CheckAddress("9090", ""); err == nil {
+		t.Error("CheckAddress without a port separator = nil")
+	}
+}

@@ -1,0 +1,52 @@
+package control
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/account"
+	"eventsvc/server/event"
+)
+
+// handleSeed is PUT /events: the body, a JSON array of events (see
+// event.ParseSeed), replaces every event. A seed with any invalid event is
+// refused whole with 400, listing every problem, and nothing changes.
+func (c *Control) handleSeed(ctx *fiber.Ctx) error {
+	events, err := event.ParseSeed(ctx.Body(), c.managerOf)
+	var serr *event.SeedError
+	switch {
+	case errors.As(err, &serr):
+		e := badRequest("%s", serr.Error())
+		e.Content = serr.Problems
+		return e
+	case err != nil:
+		return badRequest("%s", err.Error())
+	}
+	stored := c.opts.Events.Replace(events)
+	said(ctx, "seed: %d events replace all", len(stored))
+	return answer(ctx, http.StatusOK, fiber.Map{"events": len(stored)})
+}
+
+// managerOf finds an account by email; "" is the first account.
+func (c *Control) managerOf(email string) (int64, bool) {
+	return ManagerOf(c.opts.Accounts)(email)
+}
+
+// ManagerOf returns the lookup event.ParseSeed needs: an account's id by
+// its email, and for "" the first account's.
+func ManagerOf(accounts *account.Registry) func(email string) (int64, bool) {
+	return func(email string) (int64, bool) {
+		if email == "" {
+			for id := int64(1); id <= int64(accounts.Len()); id++ {
+				if _, ok := accounts.ByID(id); ok {
+					return id, true
+				}
+			}
+			return 0, false
+		}
+		a, ok := accounts.ByEmail(email)
+		return a.ID, ok
+	}
+}

@@ -1,0 +1,101 @@
+package control
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/event"
+	"eventsvc/server/oauth"
+)
+
+// State is what GET / answers: how the server stands.
+type State struct {
+	// Conforms is false when the server no longer behaves as the
+	// specification says (other token lifetimes); NonConformance says why.
+	Conforms       bool     `json:"conforms"`
+	NonConformance []string `json:"nonConformance,omitempty"`
+	Lifetimes      struct {
+		AccessSeconds  int64 `json:"accessSeconds"`
+		RefreshSeconds int64 `json:"refreshSeconds"`
+	} `json:"lifetimes"`
+	Clock      Clock        `json:"clock"`
+	Events     int          `json:"events"`
+	LiveTokens int          `json:"liveTokens"`
+	Faults     int          `json:"faults"`
+	Journal    JournalState `json:"journal"`
+}
+
+// JournalState tells how full the journal is.
+type JournalState struct {
+	Entries  int `json:"entries"`
+	Capacity int `json:"capacity"`
+}
+
+// Clock is the server's clock as the control API shows it.
+type Clock struct {
+	Now time.Time `json:"now"`
+	// Moved is how far the clock has been moved forward, as a duration
+	// ("1h0m0s") and in seconds.
+	Moved        string  `json:"moved"`
+	MovedSeconds float64 `json:"movedSeconds"`
+}
+
+func (c *Control) state() (State, error) {
+	var s State
+	l := c.opts.Server.Lifetimes()
+	s.Conforms = l.Conforms()
+	def := oauth.DefaultLifetimes()
+	if l.Access != def.Access {
+		s.NonConformance = append(s.NonConformance, fmt.Sprintf("access tokens live %d s; the specification says %d s (CLI-5)", l.Access/time.Second, def.Access/time.Second))
+	}
+	if l.Refresh != def.Refresh {
+		s.NonConformance = append(s.NonConformance, fmt.Sprintf("refresh tokens live %d s; the specification says %d s (CLI-6)", l.Refresh/time.Second, def.Refresh/time.Second))
+	}
+	s.Lifetimes.AccessSeconds = int64(l.Access / time.Second)
+	s.Lifetimes.RefreshSeconds = int64(l.Refresh / time.Second)
+	s.Clock = c.clock()
+	page, err := c.opts.Events.List(event.Query{Size: 1})
+	if err != nil {
+		return State{}, fmt.Errorf("count events: %w", err)
+	}
+	s.Events = page.Total
+	s.LiveTokens = len(c.opts.Server.Tokens().Live())
+	s.Faults = len(c.opts.Faults.List())
+	s.Journal = JournalState{Entries: c.opts.Journal.Len(), Capacity: c.opts.Journal.Capacity()}
+	return s, nil
+}
+
+func (c *Control) clock() Clock {
+	moved := c.opts.Clock.Moved()
+	return Clock{Now: c.opts.Clock.Now(), Moved: moved.String(), MovedSeconds: moved.Seconds()}
+}
+
+// handleState is GET /.
+func (c *Control) handleState(ctx *fiber.Ctx) error {
+	s, err := c.state()
+	if err != nil {
+		return err
+	}
+	return answer(ctx, http.StatusOK, s)
+}
+
+// handleReset is POST /reset: the events the server started with, no
+// token, no lockout, no fault, an empty journal and the clock back on the
+// machine's time.
+func (c *Control) handleReset(ctx *fiber.Ctx) error {
+	c.opts.Events.Replace(c.opts.Start)
+	c.opts.Server.Tokens().Reset()
+	c.opts.Server.ClearLockouts()
+	faults := c.opts.Faults.Clear()
+	c.opts.Journal.Clear()
+	c.opts.Clock.Reset()
+	said(ctx, "reset: %d start events, tokens, lockouts, %d faults, the journal and the clock", len(c.opts.Start), faults)
+	s, err := c.state()
+	if err != nil {
+		return err
+	}
+	return answer(ctx, http.StatusOK, s)
+}

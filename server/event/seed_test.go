@@ -1,0 +1,91 @@
+package event
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func managers(email string) (int64, bool) {
+	switch email {
+	case "", "admin@email.com":
+		return 1, true
+	case "user@email.com":
+		return 2, true
+	}
+	return 0, false
+}
+
+const seedEvent1 = `{"name": "Go meetup", "description": "Talks", "beginEnrollmentDateTime": "2026-11-01T09:00:00",
+ "closeEnrollmentDateTime": "2026-11-10T17:00:00", "beginEventDateTime": "2026-11-20T18:00:00",
+ "endEventDateTime": "2026-11-20T20:00:00", "location": "Room 1", "basePrice": 10, "maxPrice": 20`
+
+func TestParseSeedReadsEventsWithManagerAndStatus(t *testing.T) {
+	body := `[` + seedEvent1 + `, "manager": "user@email.com", "eventStatus": "PUBLISHED"},` + seedEvent1 + `}]`
+	events, err := ParseSeed([]byte(body), managers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 {
+		t.Fatalf("%d events, want 2", len(events))
+	}
+	if e := events[0]; e.Name != "Go meetup" || e.ManagerID != 2 || e.Status != Published || !e.Offline || e.Free {
+		t.Fatalf("first event %+v", e)
+	}
+	if e := events[1]; e.ManagerID != 1 || e.Status != Draft {
+		t.Fatalf("second event: manager %d, status %s; want the first account and DRAFT", e.ManagerID, e.Status)
+	}
+}
+
+func TestParseSeedListsEveryProblem(t *testing.T) {
+	body := `[` + seedEvent1 + `}, {"name": ""}, ` + seedEvent1 + `, "manager": "nobody@example.com", "eventStatus": "DONE", "id": 4}]`
+	_, err := ParseSeed([]byte(body), managers)
+	var serr *SeedError
+	if !errors.As(err, &serr) || len(serr.Problems) != 2 {
+		t.Fatalf("err = %v, want a SeedError for events 1 and 2", err)
+	}
+	if serr.Problems[0].Index != 1 || serr.Problems[1].Index != 2 {
+		t.Fatalf("problems at %d and %d", serr.Problems[0].Index, serr.Problems[1].Index)
+	}
+	codes := map[string]string{}
+	for _, fe := range serr.Problems[1].Errors {
+		codes[fe.Field] = fe.Code
+	}
+	if codes["manager"] != CodeWrongValue || codes["eventStatus"] != CodeWrongValue || codes["id"] != CodeNotAllowed {
+		t.Fatalf("event 2's errors: %+v", serr.Problems[1].Errors)
+	}
+	if !strings.Contains(err.Error(), "event 1 of the seed") || !strings.Contains(err.Error(), "1 more") {
+		t.Fatalf("message %q", err.Error())
+	}
+	for _, bad := range []string{``, `{}`, `[1] [2]`, `null`, `[`} {
+		if _, err := ParseSeed([]byte(bad), managers); err == nil || errors.As(err, &serr) && bad != `[1] [2]` {
+			t.Errorf("ParseSeed(%q) = %v, want a refusal of the whole body", bad, err)
+		}
+	}
+	if _, err := ParseSeed([]byte(`[1]`), managers); !errors.As(err, &serr) || serr.Problems[0].Errors[0].Code != CodeNotAnObject {
+		t.Errorf("a number as an event: %v", err)
+	}
+}
+
+func TestReplaceMakesTheEventsTheWholeContent(t *testing.T) {
+	m := NewMemory()
+	for range 3 {
+		m.Create(Event{Name: "old"})
+	}
+	m.List(Query{Size: 10, Sort: "name"}) // build an index, which Replace must drop
+	got := m.Replace([]Event{{Name: "b", BasePrice: 1}, {Name: "a"}})
+	if len(got) != 2 || got[0].ID != 1 || got[1].ID != 2 || !got[1].Free {
+		t.Fatalf("Replace = %+v", got)
+	}
+	page, _ := m.List(Query{Size: 10, Sort: "name"})
+	if page.Total != 2 || page.Events[0].Name != "a" || page.Events[1].Name != "b" {
+		t.Fatalf("sorted by name after Replace: %+v", page)
+	}
+	if e, _ := m.Create(Event{Name: "c"}); e.ID != 3 {
+		t.Fatalf("the next event has id %d, want 3", e.ID)
+	}
+	m.Replace(nil)
+	if page, _ := m.List(Query{Size: 10}); page.Total != 0 {
+		t.Fatalf("after Replace(nil): %+v", page)
+	}
+}

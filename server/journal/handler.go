@@ -1,0 +1,97 @@
+package journal
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/redact"
+	"eventsvc/server/fault"
+)
+
+// Handler is the Fiber middleware that records every request that reaches
+// it, and its answer, in j. It masks by place (the Authorization and cookie
+// headers, and the form fields and JSON properties that carry passwords,
+// secrets and tokens: see package redact), so that no credential or token
+// reaches the journal. It lets Fiber's error handler write an error answer
+// first, so that the entry tells the status the client got.
+func Handler(j *Journal) fiber.Handler {
+	var mask redact.Redactor
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		// Fiber's strings live in buffers it reuses for the next request:
+		// the entry keeps copies.
+		e := Entry{
+			Time:   j.clock.Now(),
+			Method: strings.Clone(c.Method()),
+			Path:   strings.Clone(strings.ToValidUTF8(c.Path(), "?")),
+			Remote: strings.Clone(c.IP()),
+		}
+		if q := c.Request().URI().QueryString(); len(q) > 0 {
+			e.Query = mask.Body(fiber.MIMEApplicationForm, q)
+		}
+		e.Request = message(&mask, requestHeaders(c), c.Get(fiber.HeaderContentType), c.Body(), false)
+		err := c.Next()
+		if err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+			err = nil
+		}
+		if r, ok := c.Locals(fault.AppliedKey).(fault.Rule); ok {
+			e.Fault = r.ID
+			e.Dropped = r.Drop
+		}
+		if !e.Dropped {
+			resp := c.Response()
+			e.Status = resp.StatusCode()
+			var body []byte
+			if !resp.IsBodyStream() {
+				body = resp.Body()
+			}
+			e.Response = message(&mask, responseHeaders(c), string(resp.Header.ContentType()), body, resp.IsBodyStream())
+		}
+		e.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+		j.Add(e)
+		return err
+	}
+}
+
+// message is the masked record of headers and a body; a streamed body (a
+// file) is not read.
+func message(mask *redact.Redactor, h http.Header, contentType string, body []byte, streamed bool) Message {
+	m := Message{Headers: mask.Header(h)}
+	switch {
+	case streamed:
+		m.Body = "(a file, not recorded)"
+	case len(body) == 0:
+	case !utf8.Valid(body):
+		m.Body = "(not UTF-8 text, not recorded)"
+	default:
+		masked := mask.Body(contentType, body)
+		if len(masked) > MaxBody {
+			cut := MaxBody
+			for cut > 0 && !utf8.RuneStart(masked[cut]) {
+				cut--
+			}
+			masked, m.Truncated = masked[:cut], true
+		}
+		m.Body = masked
+	}
+	return m
+}
+
+func requestHeaders(c *fiber.Ctx) http.Header {
+	h := http.Header{}
+	c.Request().Header.VisitAll(func(k, v []byte) { h.Add(string(k), string(v)) })
+	return h
+}
+
+func responseHeaders(c *fiber.Ctx) http.Header {
+	h := http.Header{}
+	c.Response().Header.VisitAll(func(k, v []byte) { h.Add(string(k), string(v)) })
+	return h
+}

@@ -1,0 +1,13 @@
+package throttle
+
+// Clear forgets every failure and lifts every lockout, as if the server had
+// just started (the control API's reset).
+func (t *Throttle) Clear() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.entries)
+	t.order.Init()
+}
