@@ -6,6 +6,10 @@ import "eventsvc/server/oauth"
 // the live tokens and forget them all.
 func (s *Server) Tokens() *oauth.Store { return s.store }
 
-// ClearLockouts forgets every failed login and lifts every lockout of the
-// token endpoint.
-func (s *Server) ClearLockouts() { s.token.Guard.Clear() }
+// ClearLockouts forgets every failed login, lifts every lockout of the
+// token endpoint and gives every address its whole budget of token
+// requests back.
+func (s *Server) ClearLockouts() {
+	s.token.Guard.Clear()
+	s.token.Budget.Clear()
+}

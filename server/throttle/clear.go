@@ -11,3 +11,15 @@ func (t *Throttle) Clear() {
 	clear(t.entries)
 	t.order.Init()
 }
+
+// Clear gives every address its whole budget back, as if the server had
+// just started (the control API's reset).
+func (b *Budget) Clear() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	clear(b.buckets)
+	b.order.Init()
+}

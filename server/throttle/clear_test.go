@@ -29,3 +29,19 @@ func TestClearLiftsEveryLockout(t *testing.T) {
 	var none *Throttle
 	none.Clear() // a nil Throttle has nothing to clear
 }
+
+func TestClearGivesEveryBudgetBack(t *testing.T) {
+	b := NewBudget(BudgetLimits{Rate: 1, Burst: 2, MaxKeys: 10}, clock.NewManual(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)))
+	for range 2 {
+		b.Take("127.0.0.1", 1)
+	}
+	if _, ok := b.Take("127.0.0.1", 1); ok {
+		t.Fatal("a third request within the burst of 2 was let through")
+	}
+	b.Clear()
+	if _, ok := b.Take("127.0.0.1", 1); !ok {
+		t.Error("the budget is still spent after Clear")
+	}
+	var none *Budget
+	none.Clear() // a nil Budget has nothing to clear
+}
