@@ -48,15 +48,15 @@ func TestSuiteCatchesBreakagesOfStoredPasswords(t *testing.T) {
 			t.Parallel()
 			creds := DemoCredentials
 			var out bytes.Buffer
-			err := Run(Options{
+			rep, err := Run(Options{
 				Target: steps.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, tt.flaw}},
 				Tags:   "@ACC-3",
 				Output: &out,
 			})
 			if !errors.Is(err, ErrFailed) {
-				t.Fatalf("no scenario of ACC-3 caught the flaw (Run returned %v)%s", err, failedSteps(out.String()))
+				t.Fatalf("no scenario of ACC-3 caught the flaw (Run returned %v)\n%s", err, failedSteps(out.String()))
 			}
-			t.Logf("caught by ACC-3:\n  %s", strings.Join(failures(out.String()), "\n  "))
+			t.Logf("caught by ACC-3:\n  %s", strings.Join(failures(rep), "\n  "))
 		})
 	}
 }

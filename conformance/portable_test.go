@@ -3,9 +3,6 @@ package conformance
 import (
 	"bytes"
 	"errors"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,7 +13,7 @@ import (
 // runOther runs the scenarios a remote run selects against a second
 // implementation (othersvc_test.go) configured with c. With t, each scenario
 // is a subtest of t.
-func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (string, error) {
+func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (*Report, string, error) {
 	t.Helper()
 	srv := startOtherSvc(t, c)
 	creds := c.creds
@@ -32,8 +29,8 @@ func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (string, 
 	if subtests {
 		o.TestingT = t
 	}
-	err := Run(o)
-	return buf.String(), err
+	rep, err := Run(o)
+	return rep, buf.String(), err
 }
 
 // TestSpecScenariosPassAgainstASecondImplementation: every @spec scenario of
@@ -48,8 +45,12 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	remote, err := ParseTags(RemoteTags)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range set.Pickles() {
-		if MatchTags(RemoteTags, p.Tags) {
+		if remote.Match(p.Tags) {
 			want++
 		}
 	}
@@ -70,13 +71,18 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := runOther(t, v.c, RemoteTags, true)
+			rep, out, err := runOther(t, v.c, RemoteTags, true)
 			if err != nil {
-				t.Fatalf("the suite fails a correct implementation: %v%s", err, failedSteps(out))
+				t.Fatalf("the suite fails a correct implementation: %v\n%s", err, failedSteps(out))
 			}
-			m := regexp.MustCompile(`(?m)^(\d+) scenarios \((\d+) passed\)$`).FindStringSubmatch(out)
-			if m == nil || m[1] != m[2] || m[1] != strconv.Itoa(want) {
-				t.Fatalf("want %d scenarios run and passed; godog says %q\n%s", want, m, out)
+			passed := 0
+			for _, s := range rep.Scenarios {
+				if s.Verdict == Passed {
+					passed++
+				}
+			}
+			if passed != want {
+				t.Fatalf("want %d scenarios run and passed, got %d\n%s", want, passed, out)
 			}
 		})
 	}
@@ -121,35 +127,35 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 			// The scenarios of the broken rule, for speed; all of a remote
 			// run when they miss it, to tell a gap from a misfiled rule.
 			c := otherConfig{flaws: tt.flaws}
-			out, err := runOther(t, c, RemoteTags+" && @"+tt.rule, false)
+			rep, out, err := runOther(t, c, RemoteTags+" && @"+tt.rule, false)
 			if !errors.Is(err, ErrFailed) {
-				if out, err = runOther(t, c, RemoteTags, false); errors.Is(err, ErrFailed) {
-					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(out), "\n  "))
+				if rep, out, err = runOther(t, c, RemoteTags, false); errors.Is(err, ErrFailed) {
+					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
 				}
-				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
+				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)\n%s", err, failedSteps(out))
 			}
-			t.Logf("caught by %s:\n  %s", tt.rule, strings.Join(failures(out), "\n  "))
+			t.Logf("caught by %s:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
 		})
 	}
 }
 
-var failedScenario = regexp.MustCompile(`(?m)^\s+(Scenario(?: Outline)?: .*?)\s+# (\S+)$`)
-
-// failedSteps returns the "--- Failed steps:" section of a run's output.
+// failedSteps returns the "Failures:" section of a run's output.
 func failedSteps(out string) string {
-	if i := strings.Index(out, "--- Failed steps:"); i >= 0 {
+	if i := strings.Index(out, "\nFailures:"); i >= 0 {
 		section, _, _ := strings.Cut(out[i:], "\nRules: ")
-		return "\n" + section
+		return section
 	}
 	return ""
 }
 
-// failures returns the scenarios a run's output lists under "--- Failed
-// steps:", each with its place.
-func failures(out string) (scenarios []string) {
-	for _, m := range failedScenario.FindAllStringSubmatch(failedSteps(out), -1) {
-		if s := m[1] + " (" + m[2] + ")"; !slices.Contains(scenarios, s) {
-			scenarios = append(scenarios, s)
+// failures returns the failed scenarios of a run, each with its place.
+func failures(rep *Report) (scenarios []string) {
+	if rep == nil {
+		return nil
+	}
+	for _, s := range rep.Scenarios {
+		if s.Verdict == Failed {
+			scenarios = append(scenarios, s.Name+" ("+s.Place()+")")
 		}
 	}
 	return scenarios

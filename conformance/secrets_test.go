@@ -61,7 +61,7 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 
 	dir := t.TempDir()
 	var out bytes.Buffer
-	err = Run(Options{
+	_, err = Run(Options{
 		Target:    steps.Target{BaseURL: inst.BaseURL(), Credentials: creds, RunID: "leak-check"},
 		Features:  fstest.MapFS{"leaky.feature": {Data: []byte(leakyFeature)}},
 		ReportDir: dir,

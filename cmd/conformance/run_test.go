@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 }
 
 func TestListShowsSelectedScenariosWithRuleIDs(t *testing.T) {
@@ -58,7 +58,74 @@ func TestBadEventFileIsAUsageError(t *testing.T) {
 	}
 	var out, errs bytes.Buffer
 	code := run([]string{"-list"}, env(map[string]string{"CONFORMANCE_EVENT_FILE": path}), &out, &errs)
-	if code != exitUsage || !strings.Contains(errs.String(), "not a JSON object") {
+	if code != exitUsage || !strings.Contains(errs.String(), "the JSON is an array, not an object") {
 		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+}
+
+func TestBadTagsStopTheRunWithOneLineAndExit2(t *testing.T) {
+	for expr, want := range map[string]string{
+		"@spce && ~@local":           "did you mean @spec?",
+		"@spec &&":                   `"&&" at the end has nothing after it`,
+		"@AUTH-66":                   "not a rule of docs/rules.md",
+		"@auth-6":                    "rule ids are upper case (@AUTH-6)",
+		"@spec and @ref and @writes": "select no scenario",
+	} {
+		var out, errs bytes.Buffer
+		code := run([]string{"-tags", expr, "-report-dir", t.TempDir()}, env(nil), &out, &errs)
+		msg := strings.TrimSpace(errs.String())
+		if code != exitUsage || !strings.Contains(msg, want) || strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine") {
+			t.Errorf("-tags %q: exit %d, stderr %q; want exit 2 and one line saying %q", expr, code, msg, want)
+		}
+	}
+}
+
+func TestCucumberTagSyntaxAndParenthesesSelect(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-list", "-tags", "@spec and not (@local or @slow) and (@AUTH-6 or @API-1)"}, env(nil), &out, &errs)
+	if code != exitPassed || !strings.Contains(out.String(), "AUTH-6") || strings.Contains(out.String(), "TOK-") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+}
+
+func TestTheBinaryHonoursReadOnlyFromTheEnvironment(t *testing.T) {
+	for v, writes := range map[string]bool{"1": false, "true": false, "0": true, "false": true} {
+		var out, errs bytes.Buffer
+		code := run([]string{"-list"}, env(map[string]string{"READ_ONLY": v}), &out, &errs)
+		if code != exitPassed {
+			t.Fatalf("READ_ONLY=%s: exit %d: %s", v, code, errs.String())
+		}
+		if got := strings.Contains(out.String(), "Another user may not update the event"); got != writes {
+			t.Errorf("READ_ONLY=%s: a writing scenario listed: %v, want %v", v, got, writes)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-list"}, env(map[string]string{"READ_ONLY": "yes"}), &out, &errs); code != exitUsage {
+		t.Errorf("READ_ONLY=yes: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestARunSaysWhichCredentialsItUsesButNoSecret(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir()}, env(map[string]string{
+		"CONFORMANCE_CLIENT_ID": "qa-app", "CONFORMANCE_CLIENT_SECRET": "qa-Secret-42",
+		"CONFORMANCE_USERNAME": "qa@example.com", "CONFORMANCE_PASSWORD": "qa-Password-42",
+		"CONFORMANCE_OTHER_USERNAME": "qa2@example.com", "CONFORMANCE_OTHER_PASSWORD": "qa2-Password-42",
+	}), &out, &errs)
+	if code != exitPassed {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+	if !strings.Contains(out.String(), `Credentials: client "qa-app", user "qa@example.com", other user "qa2@example.com"`) {
+		t.Errorf("the run does not say which credentials it uses:\n%s", out.String())
+	}
+	for _, s := range []string{"qa-Secret-42", "qa-Password-42", "qa2-Password-42", "demo credentials"} {
+		if strings.Contains(out.String()+errs.String(), s) {
+			t.Errorf("the output holds %q", s)
+		}
+	}
+	out.Reset()
+	run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir(), "-color", "always"}, env(nil), &out, &errs)
+	if !strings.Contains(out.String(), "the reference server's demo credentials") || !strings.Contains(out.String(), "\x1b[32m") {
+		t.Errorf("without variables the run does not say it uses the demo credentials, or -color always does not colour:\n%s", out.String())
 	}
 }
