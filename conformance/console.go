@@ -228,19 +228,34 @@ func (c *console) closing(rep *Report) string {
 			scenarios++
 		}
 	}
+	flaky := ""
+	if ids := rulesWith(rep, Flaky); len(ids) > 0 {
+		flaky = fmt.Sprintf("; flaky (failed, then passed on a retry): %s", strings.Join(ids, ", "))
+	}
 	switch rep.Outcome {
 	case OutcomeThrottled:
 		return c.paint(yellow, "THROTTLED: "+rep.Error)
 	case OutcomeFailed:
-		var ids []string
-		for _, r := range rep.Rules {
-			if r.Verdict == Failed || r.Stale {
-				ids = append(ids, r.ID)
+		what := rulesWith(rep, Failed)
+		for _, b := range rep.Baseline {
+			if b.Status == EntryStale {
+				what = append(what, "stale baseline entry: "+b.Expectation.String())
 			}
 		}
-		return c.paint(red, fmt.Sprintf("FAILED: %s (%s); %d scenario%s in %s", countsText(counts), strings.Join(ids, ", "), scenarios, plural(scenarios), took))
+		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d scenario%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, plural(scenarios), took))
 	}
-	return c.paint(green, fmt.Sprintf("PASSED: %s; %d scenario%s in %s", countsText(counts), scenarios, plural(scenarios), took))
+	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d scenario%s in %s", countsText(counts), flaky, scenarios, plural(scenarios), took))
+}
+
+// rulesWith returns the ids of the rules with verdict v.
+func rulesWith(rep *Report, v string) []string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == v {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
 }
 
 // countsText is "37 passed, 2 failed, …", verdicts with none left out

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +66,25 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 		return Options{}, err
 	}
 	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, DemoCredentials: demo}
+	if o.Concurrency, err = parseCount("CONFORMANCE_CONCURRENCY", get("CONFORMANCE_CONCURRENCY"), 1, 64); err != nil {
+		return Options{}, err
+	}
+	if o.Retries, err = parseCount("CONFORMANCE_RETRIES", get("CONFORMANCE_RETRIES"), 0, 10); err != nil {
+		return Options{}, err
+	}
+	if file := get("CONFORMANCE_EXPECTED_FAILURES"); file != "" {
+		if o.Baseline, err = ReadBaseline(file); err != nil {
+			return Options{}, err
+		}
+	}
+	timeout, err := ParseDuration("CONFORMANCE_TIMEOUT", get("CONFORMANCE_TIMEOUT"))
+	if err != nil {
+		return Options{}, err
+	}
+	transport, err := Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: proxyFromEnv(lookup)}.Transport()
+	if err != nil {
+		return Options{}, err
+	}
 	var eventBody []byte
 	if file := get("CONFORMANCE_EVENT_FILE"); file != "" {
 		b, err := readEventFile(file)
@@ -77,7 +97,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	tagsSet = tagsSet && strings.TrimSpace(tags) != ""
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody}
+		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
 		o.Tags, o.DefaultTags = InProcessTags, true
 	} else {
 		u, err := url.Parse(base)
@@ -87,7 +107,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 		if u.RawQuery != "" || u.Fragment != "" {
 			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
 		}
-		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody}
+		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
 		o.Tags, o.DefaultTags = RemoteTags, true
 	}
 	if tagsSet {
@@ -135,6 +155,29 @@ func ParseDuration(name, v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: %s=%q: want a positive duration such as 30s or 2m", ErrUsage, name, v)
 	}
 	return d, nil
+}
+
+// parseCount reads a whole number between lo and hi; empty is lo.
+func parseCount(name, v string, lo, hi int) (int, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return lo, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number from %d to %d", ErrUsage, name, v, lo, hi)
+	}
+	return n, nil
+}
+
+// Variables are the environment variables FromEnv reads, besides the
+// standard proxy variables.
+var Variables = []string{
+	"BASE_URL", "READ_ONLY",
+	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
+	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
+	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",
+	"CONFORMANCE_TIMEOUT", "CONFORMANCE_CA_FILE",
 }
 
 // runID names one run: the time it started, to the second, in UTC.

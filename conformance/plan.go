@@ -17,14 +17,15 @@ import (
 
 // Why a scenario is not run (Planned.Reason).
 const (
-	ReasonRef      = "@ref"      // a reference-server choice, left out against a deployment unless asked
-	ReasonLocal    = "@local"    // needs the in-process reference server
-	ReasonSlow     = "@slow"     // waits in real time, left out unless asked
-	ReasonReadOnly = "read-only" // creates or changes events, and the run is read-only
-	ReasonTags     = "tags"      // the tag expression leaves it out
-	ReasonTarget   = "target"    // a step found that the target cannot show the rule
-	ReasonFiltered = "filtered"  // go test -run left it out
-	ReasonThrottle = "throttled" // the target answered 429 during the run
+	ReasonRef      = "@ref"        // a reference-server choice, left out against a deployment unless asked
+	ReasonLocal    = "@local"      // needs the in-process reference server
+	ReasonSlow     = "@slow"       // waits in real time, left out unless asked
+	ReasonReadOnly = "read-only"   // creates or changes events, and the run is read-only
+	ReasonTags     = "tags"        // the tag expression leaves it out
+	ReasonTarget   = "target"      // a step found that the target cannot show the rule
+	ReasonFiltered = "filtered"    // go test -run left it out
+	ReasonThrottle = "throttled"   // the target answered 429 during the run
+	ReasonNoStart  = "not started" // the run did not start
 )
 
 // reasonText says what each reason means, for people.
@@ -37,6 +38,7 @@ var reasonText = map[string]string{
 	ReasonTarget:   "the target cannot show it",
 	ReasonFiltered: "left out by go test -run",
 	ReasonThrottle: "the target throttled the run",
+	ReasonNoStart:  "the run did not start",
 }
 
 // Planned is one scenario of a run (a scenario, or one example row of an
@@ -56,8 +58,9 @@ type Planned struct {
 	Run    bool
 	Reason string
 
-	pickleName string // godog's name for it
-	index      int    // its place in the plan
+	pickleName   string // godog's name for it
+	scenarioLine int    // of the scenario or outline, which godog selects by
+	index        int    // its place in the plan
 }
 
 // PlannedStep is one step of a planned scenario, background steps first.
@@ -161,6 +164,7 @@ func loadPlan(fsys fs.FS) ([]*Planned, error) {
 			pl := &Planned{File: p, Feature: doc.Feature.Name, Name: pk.Name, pickleName: pk.Name}
 			if len(pk.AstNodeIds) > 0 {
 				pl.Line = int(lines[pk.AstNodeIds[0]])
+				pl.scenarioLine = pl.Line
 			}
 			if len(pk.AstNodeIds) > 1 {
 				row := pk.AstNodeIds[len(pk.AstNodeIds)-1]
@@ -190,6 +194,27 @@ func loadPlan(fsys fs.FS) ([]*Planned, error) {
 		return nil, fmt.Errorf("load the features: %w", err)
 	}
 	return out, nil
+}
+
+// failedLogin is the text of a step that asks for a token with wrong
+// credentials: a failed login the target may count towards a lockout.
+var failedLogin = regexp.MustCompile(`(?i)wrong (password|client secret)|unknown user|credentials as the (client|user)'s`)
+
+// FailedLogins returns how many token requests with wrong credentials the
+// selected scenarios of plan send.
+func FailedLogins(plan []*Planned) int {
+	n := 0
+	for _, p := range plan {
+		if !p.Run {
+			continue
+		}
+		for _, s := range p.Steps {
+			if failedLogin.MatchString(s.Text) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Selection says what a run selects.

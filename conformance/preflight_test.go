@@ -17,7 +17,7 @@ import (
 
 // startReference starts a reference server on a loopback port with the
 // demo credentials, as InProcess would, after options changes opts.
-func startReference(t *testing.T, cfg steps.ServerConfig, options func(*server.Options)) string {
+func startReference(t testing.TB, cfg steps.ServerConfig, options func(*server.Options)) string {
 	t.Helper()
 	l := InProcess{Credentials: DemoCredentials}
 	file, err := l.configFile(cfg)
@@ -150,6 +150,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 	if !errors.Is(err, ErrPreflight) {
 		t.Fatalf("Run = %v", err)
 	}
+	checkReports(t, dir)
 	doc := readJUnit(t, dir)
 	if len(doc.Suites) != 1 || doc.Suites[0].Cases[0].Name != "preflight" || doc.Suites[0].Cases[0].Error == nil ||
 		!strings.Contains(doc.Suites[0].Cases[0].Error.Text, "is not the Event Service API") {

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +66,14 @@ type Options struct {
 	TestingT *testing.T
 	// Features holds the *.feature files. Default: features.FS.
 	Features fs.FS
-	// Concurrency is how many scenarios run at once. Default: 1.
+	// Concurrency is how many scenarios run at once. Default: 1. The
+	// verdicts and reports are those of a serial run.
 	Concurrency int
+	// Retries is how many more times a failed scenario runs; one that then
+	// passes is flaky, never a plain pass. Not with TestingT.
+	Retries int
+	// Baseline expects some failures; nil: none.
+	Baseline *Baseline
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
@@ -86,6 +94,7 @@ type Options struct {
 type Report struct {
 	Target    string // the address checked, or "in-process"
 	RunID     string
+	Version   string // the suite's (SuiteVersion)
 	Tags      string // the expression as given
 	Selection string // the expression in effect, with what the runner adds
 	ReadOnly  bool
@@ -97,6 +106,13 @@ type Report struct {
 	Error     string
 	Scenarios []*ScenarioResult
 	Rules     []*RuleResult
+	// Baseline is what became of each expected failure.
+	Baseline    []BaselineStatus
+	Concurrency int
+	Retries     int
+	// FailedLogins is how many token requests with wrong credentials the
+	// selected scenarios send (FailedLogins).
+	FailedLogins int
 }
 
 // Outcomes of a run.
@@ -142,7 +158,8 @@ func Run(o Options) (*Report, error) {
 	if o.Progress == 0 {
 		o.Progress = 30 * time.Second
 	}
-	report := &Report{RunID: o.Target.RunID, Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL}
+	report := &Report{RunID: o.Target.RunID, Version: SuiteVersion(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
 	if report.Target == "" {
 		report.Target = "in-process"
 	}
@@ -155,6 +172,12 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	report.Selection = effective.String()
+	report.FailedLogins = FailedLogins(plan)
+	if o.Baseline != nil {
+		if err := o.Baseline.check(catalogue, plan); err != nil {
+			return nil, err
+		}
+	}
 	godogTags, err := effective.Godog()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -194,17 +217,34 @@ func Run(o Options) (*Report, error) {
 	out := newConsole(o.Output, o.Format, o.Color)
 	col := newCollector(plan, redactor, watch, out.scenarioEnded)
 	stop := out.watch(col, o.Progress)
-	status := runGodog(o, col, godogTags)
+	status := 0
+	for _, phase := range phases(plan, o.Concurrency, o.Target.Launcher == nil) {
+		p := o
+		p.Concurrency = phase.concurrency
+		status |= runGodog(p, col, godogTags, phase.paths)
+	}
+	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.hit() == nil; attempt++ {
+		again, paths := retries(col.results, o.Baseline)
+		if len(again) == 0 {
+			break
+		}
+		col.startAttempt(attempt, again)
+		runGodog(o, col, godogTags, paths)
+	}
 	stop()
 	report.Scenarios = col.finish()
+	report.Baseline = o.Baseline.apply(report.Scenarios)
 	report.Rules = ruleResults(catalogue, report.Scenarios)
+	stale := markBaseline(report)
 	report.Duration = time.Since(report.Started)
 	report.Outcome = OutcomePassed
 	switch {
 	case watch.hit() != nil:
 		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
-	case status != 0 || report.Counts()[Failed] > 0:
+	case report.Counts()[Failed] > 0 || stale > 0:
 		report.Outcome = OutcomeFailed
+	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
+		report.Outcome = OutcomeFailed // a failure no rule counts
 	}
 	if !o.NoSummary {
 		out.summary(report)
@@ -273,8 +313,119 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 	return plan, effective, nil
 }
 
-// runGodog runs the selected scenarios once, and its godog status.
-func runGodog(o Options, col *collector, tags string) int {
+// exclusive is the text of a step that looks at the event list as a
+// whole (its size, its pages, its order): a scenario with one must not run
+// while other scenarios create events on the same target.
+var exclusive = regexp.MustCompile(`(?i)listed on two pages|walks through the event list|has more than one page|holds some number of events|as many events as before|the page (holds|reports)|listed in the order`)
+
+// phase is one godog run of a concurrent run.
+type phase struct {
+	paths       []string
+	concurrency int
+}
+
+// phases splits a concurrent run into godog runs. In-process, where every
+// scenario has its own server, it is one run of everything. Against a
+// deployment, scenarios that look at the event list as a whole (exclusive,
+// or tagged @serial) must not overlap with scenarios that create events,
+// nor with each other: first the scenarios that do not write run together
+// with the first such scenario, then those that write, then the other
+// exclusive ones one at a time. Within a run the scenarios with the most
+// steps start first, so that none starts last and holds up the end. A
+// serial run is one run of everything, in order.
+func phases(plan []*Planned, concurrency int, remote bool) []phase {
+	if concurrency <= 1 {
+		return []phase{{paths: []string{"."}, concurrency: 1}}
+	}
+	type group struct {
+		place     string
+		steps     int
+		writes    bool
+		exclusive bool
+	}
+	var groups []*group
+	byPlace := map[string]*group{}
+	for _, p := range plan {
+		if !p.Run {
+			continue
+		}
+		place := fmt.Sprintf("%s:%d", p.File, p.scenarioLine)
+		g, ok := byPlace[place]
+		if !ok {
+			g = &group{place: place}
+			byPlace[place] = g
+			groups = append(groups, g)
+		}
+		g.steps += len(p.Steps)
+		g.writes = g.writes || slices.Contains(p.Tags, "@writes")
+		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
+			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return exclusive.MatchString(s.Text) })
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return b.steps - a.steps })
+	readers, writers, alone := phase{concurrency: concurrency}, phase{concurrency: concurrency}, phase{concurrency: 1}
+	for _, g := range groups {
+		switch {
+		case !remote:
+			readers.paths = append(readers.paths, g.place)
+		case g.exclusive && !slices.ContainsFunc(groups, func(o *group) bool { return o.exclusive && slices.Contains(readers.paths, o.place) }):
+			readers.paths = append(readers.paths, g.place)
+		case g.exclusive:
+			alone.paths = append(alone.paths, g.place)
+		case g.writes:
+			writers.paths = append(writers.paths, g.place)
+		default:
+			readers.paths = append(readers.paths, g.place)
+		}
+	}
+	var out []phase
+	for _, ph := range []phase{readers, writers, alone} {
+		if len(ph.paths) > 0 {
+			out = append(out, ph)
+		}
+	}
+	return out
+}
+
+// retries returns the scenarios that failed and no baseline entry
+// expects to fail, and the godog paths of their scenarios.
+func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool, []string) {
+	again := map[*ScenarioResult]bool{}
+	var paths []string
+	for _, r := range results {
+		if r.Verdict != Failed {
+			continue
+		}
+		if _, expected := bl.covers(r); expected {
+			continue
+		}
+		again[r] = true
+		if p := fmt.Sprintf("%s:%d", r.File, r.scenarioLine); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return again, paths
+}
+
+// markBaseline marks the rules a baseline entry names, and returns how
+// many entries are stale.
+func markBaseline(rep *Report) int {
+	stale := 0
+	for _, b := range rep.Baseline {
+		if b.Status == EntryStale {
+			stale++
+		}
+		for _, r := range rep.Rules {
+			if b.Rule == r.ID {
+				r.Expectation, r.Stale = b.Reason, b.Status == EntryStale
+			}
+		}
+	}
+	return stale
+}
+
+// runGodog runs the selected scenarios of paths once, and its godog
+// status.
+func runGodog(o Options, col *collector, tags string, paths []string) int {
 	initializer := o.Steps
 	if initializer == nil {
 		initializer = steps.Initializer
@@ -289,7 +440,7 @@ func runGodog(o Options, col *collector, tags string) int {
 			NoColors:    true,
 			Tags:        tags,
 			FS:          o.Features,
-			Paths:       []string{"."},
+			Paths:       paths,
 			TestingT:    o.TestingT,
 			Concurrency: o.Concurrency,
 		},
@@ -302,6 +453,9 @@ func runGodog(o Options, col *collector, tags string) int {
 func notStarted(plan []*Planned) []*ScenarioResult {
 	var out []*ScenarioResult
 	for _, p := range plan {
+		if p.Run {
+			p.Reason = ReasonNoStart
+		}
 		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
 	}
 	return out

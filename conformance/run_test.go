@@ -57,6 +57,10 @@ const fakeFeature = `Feature: The runner's own checks
     Given it waits 300 ms
 `
 
+// longValue is a header value of the failing step's exchange: a line no
+// narrow screen holds.
+var longValue = strings.Repeat("a-very-long-unbroken-value-", 20)
+
 // fakeSteps are the steps of fakeFeature. check, when set, runs in the
 // step "a step that passes".
 func fakeSteps(check func() error) func(steps.Target) func(*godog.ScenarioContext) {
@@ -69,7 +73,9 @@ func fakeSteps(check func() error) func(steps.Target) func(*godog.ScenarioContex
 				return nil
 			})
 			sc.Step(`^a step that gets (\w+)$`, func(string) error { return nil })
-			sc.Step(`^a step fails with "([^"]*)"$`, func(m string) error { return errors.New(m + "\n\nrequest:\nGET /api/events HTTP/1.1") })
+			sc.Step(`^a step fails with "([^"]*)"$`, func(m string) error {
+				return errors.New(m + "\n\nrequest:\nGET /api/events HTTP/1.1\nX-Trace: " + longValue)
+			})
 			sc.Step(`^the target cannot show it because (.*)$`, func(r string) error { return fmt.Errorf("%w: %s", godog.ErrSkip, r) })
 			sc.Step(`^it waits (\d+) ms$`, func(ms int) error { time.Sleep(time.Duration(ms) * time.Millisecond); return nil })
 		}
@@ -247,6 +253,7 @@ func TestJUnitFitsCITestViews(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
+	checkReports(t, dir)
 	doc := readJUnit(t, dir)
 	cases := map[string]int{}
 	for i, c := range doc.Suites[0].Cases {
@@ -290,18 +297,22 @@ func TestJUnitFitsCITestViews(t *testing.T) {
 
 func TestReportsSayARunHasNotFinishedUntilItHas(t *testing.T) {
 	dir := t.TempDir()
-	var during string
+	var during, duringJSON string
 	_, out, err := runFake(t, Options{Tags: "@SVC-1", ReportDir: dir, Steps: fakeSteps(func() error {
 		b, err := os.ReadFile(filepath.Join(dir, JUnitReport))
 		during = string(b)
+		j, _ := os.ReadFile(filepath.Join(dir, JSONReport))
+		duringJSON = string(j)
 		return err
 	})})
 	if err != nil {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
-	if !strings.Contains(during, "did not finish") {
-		t.Errorf("during the run, junit.xml does not say the run has not finished:\n%s", during)
+	if !strings.Contains(during, "did not finish") || !strings.Contains(duringJSON, `"outcome": "incomplete"`) {
+		t.Errorf("during the run, the reports do not say the run has not finished:\n%s\n%s", during, duringJSON)
 	}
+	checkJSONReport(t, []byte(duringJSON))
+	checkReports(t, dir)
 	after := readJUnit(t, dir)
 	if len(after.Suites) != 1 || after.Suites[0].Cases[0].Name != "A check that holds" {
 		t.Errorf("after the run junit.xml is not its result: %+v", after)

@@ -26,6 +26,8 @@ var reportFiles = []struct {
 }{
 	{JUnitReport, junitXML},
 	{CucumberReport, cucumberJSON},
+	{JSONReport, reportJSON},
+	{HTMLReport, reportHTML},
 }
 
 // start replaces the reports of an earlier run by ones saying that this

@@ -30,8 +30,19 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
 	format := fs.String("format", conformance.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	// Flags that stand for a variable: given, they replace it.
+	overlay := map[string]*string{}
+	for _, f := range []struct{ flag, variable, usage string }{
+		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many scenarios run at once (1 to 64; default 1); verdicts and reports are those of a serial run"},
+		{"retries", "CONFORMANCE_RETRIES", "how many more times a failed scenario runs (0 to 10); one that then passes is flaky"},
+		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
+		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA"},
+		{"expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason"},
+	} {
+		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
+	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list] [-format compact|pretty]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +63,12 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		if name == "BASE_URL" {
 			return *baseURL, true
 		}
+		if name == "READ_ONLY" && *readOnly {
+			return "1", true
+		}
+		if v, ok := overlay[name]; ok && *v != "" {
+			return *v, true
+		}
 		return lookup(name)
 	}
 	o, err := conformance.FromEnv(env)
@@ -67,12 +84,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if o.ReportDir == "" {
 		o.ReportDir = "reports"
 	}
-	o.ReadOnly = o.ReadOnly || *readOnly
 	o.Output = stdout
 	o.Format = *format
+	if o.Format != conformance.FormatCompact && o.Format != conformance.FormatPretty {
+		return fail(fmt.Errorf("-format %q: want %s or %s", o.Format, conformance.FormatCompact, conformance.FormatPretty))
+	}
 	switch *color {
 	case "auto":
-		o.Color = isTerminal(stdout) && getenv("NO_COLOR") == ""
+		o.Color = getenv("NO_COLOR") == "" && isTerminal(stdout)
 	case "always":
 		o.Color = true
 	case "never":
@@ -98,17 +117,31 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		creds += " (the reference server's demo credentials: no CONFORMANCE_* credential is set)"
 	}
 	fmt.Fprintf(stdout, "Credentials: %s\n", creds)
-	fmt.Fprintf(stdout, "Scenarios: %s\n\n", selectionLine(plan, effective))
+	fmt.Fprintf(stdout, "Scenarios: %s\n", selectionLine(plan, effective))
+	if o.Concurrency > 1 || o.Retries > 0 || o.Baseline != nil {
+		fmt.Fprintf(stdout, "Concurrency %d, retries %d, %d expected failures\n", max(o.Concurrency, 1), o.Retries, baselineSize(o.Baseline))
+	}
+	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan))
 
 	rep, err := conformance.Run(o)
-	reports := fmt.Sprintf("Reports: %s/%s, %s/%s", o.ReportDir, conformance.JUnitReport, o.ReportDir, conformance.CucumberReport)
+	var names []string
+	for _, n := range []string{conformance.HTMLReport, conformance.JSONReport, conformance.JUnitReport, conformance.CucumberReport} {
+		names = append(names, o.ReportDir+"/"+n)
+	}
+	reports := "Reports: " + strings.Join(names, ", ")
 	switch {
 	case err == nil:
 		fmt.Fprintf(stdout, "%s\n", reports)
+		if flaky := flakyRules(rep); flaky != "" {
+			fmt.Fprintf(stderr, "conformance: passed, but %s\n", flaky)
+		}
 		return exitPassed
 	case errors.Is(err, conformance.ErrFailed):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: FAILED: %s\n", failedRules(rep))
+		if flaky := flakyRules(rep); flaky != "" {
+			fmt.Fprintf(stderr, "conformance: %s\n", flaky)
+		}
 		return exitFailed
 	case errors.Is(err, conformance.ErrThrottled):
 		fmt.Fprintf(stdout, "%s\n", reports)
@@ -124,16 +157,65 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 
 // failedRules is the one-line reason of a failed run.
 func failedRules(rep *conformance.Report) string {
+	var parts []string
+	if ids := rulesWith(rep, conformance.Failed); len(ids) > 0 {
+		parts = append(parts, fmt.Sprintf("%d rule%s failed: %s", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
+	}
+	var stale []string
+	for _, b := range rep.Baseline {
+		if b.Status == conformance.EntryStale {
+			stale = append(stale, b.Expectation.String())
+		}
+	}
+	if len(stale) > 0 {
+		parts = append(parts, fmt.Sprintf("%d baseline entr%s now pass%s, remove %s: %s", len(stale),
+			map[bool]string{true: "y", false: "ies"}[len(stale) == 1], map[bool]string{true: "es", false: ""}[len(stale) == 1],
+			map[bool]string{true: "it", false: "them"}[len(stale) == 1], strings.Join(stale, ", ")))
+	}
+	if len(parts) == 0 {
+		return "some selected scenarios failed (see above and the reports)"
+	}
+	return strings.Join(parts, "; ") + " (see above and the reports)"
+}
+
+// flakyRules says which rules passed only on a retry.
+func flakyRules(rep *conformance.Report) string {
+	ids := rulesWith(rep, conformance.Flaky)
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d rule%s flaky (failed, then passed on a retry): %s", len(ids), plural(len(ids)), strings.Join(ids, ", "))
+}
+
+func rulesWith(rep *conformance.Report, verdict string) []string {
 	var ids []string
 	for _, r := range rep.Rules {
-		if r.Verdict == conformance.Failed {
+		if r.Verdict == verdict {
 			ids = append(ids, r.ID)
 		}
 	}
-	if len(ids) == 0 {
-		return "some selected scenarios failed (see above and the reports)"
+	return ids
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
 	}
-	return fmt.Sprintf("%d rule%s failed: %s (see above and the reports)", len(ids), map[bool]string{true: "", false: "s"}[len(ids) == 1], strings.Join(ids, ", "))
+	return "s"
+}
+
+func baselineSize(bl *conformance.Baseline) int {
+	if bl == nil {
+		return 0
+	}
+	return len(bl.Entries)
+}
+
+// failedLoginsLine says how many failed logins the selection causes, which
+// a target that locks out accounts counts.
+func failedLoginsLine(plan []*conformance.Planned) string {
+	n := conformance.FailedLogins(plan)
+	return fmt.Sprintf("Failed logins: these scenarios send %d token request%s with a wrong password or client secret on purpose; a target that locks out after fewer will throttle the run (exit 3)", n, plural(n))
 }
 
 // selectionLine says how many scenarios run, by which expression, and how
@@ -173,6 +255,7 @@ func listScenarios(plan []*conformance.Planned, effective conformance.TagExpr, s
 		fmt.Fprintf(stdout, "%-22s %s  %s: %s\n", strings.Join(p.Rules, ","), p.Place(), p.Feature, p.Name)
 	}
 	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, effective.String())
+	fmt.Fprintln(stdout, failedLoginsLine(plan))
 	return exitPassed
 }
 

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -127,5 +130,61 @@ func TestARunSaysWhichCredentialsItUsesButNoSecret(t *testing.T) {
 	run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir(), "-color", "always"}, env(nil), &out, &errs)
 	if !strings.Contains(out.String(), "the reference server's demo credentials") || !strings.Contains(out.String(), "\x1b[32m") {
 		t.Errorf("without variables the run does not say it uses the demo credentials, or -color always does not colour:\n%s", out.String())
+	}
+}
+
+func TestListSaysHowManyFailedLoginsTheSelectionCauses(t *testing.T) {
+	count := func(tags string) string {
+		var out, errs bytes.Buffer
+		if code := run([]string{"-list", "-base-url", "https://staging.example", "-tags", tags}, env(nil), &out, &errs); code != exitPassed {
+			t.Fatalf("exit %d: %s", code, errs.String())
+		}
+		m := regexp.MustCompile(`these scenarios send (\d+) token requests? with a wrong password or client secret`).FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("-list does not say how many failed logins:\n%s", out.String())
+		}
+		return m[1]
+	}
+	if n := count("@TOK-3"); n != "2" {
+		t.Errorf("@TOK-3 (a wrong password, an unknown user): %s failed logins", n)
+	}
+	if n := count("@SVC-1"); n != "0" {
+		t.Errorf("@SVC-1: %s failed logins", n)
+	}
+}
+
+func TestPipelineFlagsAreCheckedBeforeTheRun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.json")
+	for _, args := range [][]string{
+		{"-concurrency", "0"}, {"-concurrency", "many"}, {"-retries", "-1"}, {"-timeout", "soon"},
+		{"-expected-failures", missing}, {"-ca-file", missing}, {"-format", "html"}, {"-color", "sometimes"},
+	} {
+		var out, errs bytes.Buffer
+		code := run(append(args, "-list"), env(nil), &out, &errs)
+		if msg := strings.TrimSpace(errs.String()); code != exitUsage || msg == "" || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, msg)
+		}
+	}
+}
+
+func TestAThrottledRunExits3(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api" {
+			w.Write([]byte(`{"_links": {"events": {"href": "/api/events"}}}`))
+			return
+		}
+		w.Header().Set("Retry-After", "120")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"-base-url", srv.URL, "-report-dir", dir}, env(nil), &out, &errs)
+	if code != exitThrottled || !strings.Contains(errs.String(), "Retry-After: 120") || !strings.Contains(errs.String(), "Wait for the lockout to end") {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	if err != nil || !strings.Contains(string(b), `"outcome": "throttled"`) {
+		t.Errorf("conformance.json of a throttled run: %v\n%s", err, b)
 	}
 }
