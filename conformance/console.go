@@ -38,9 +38,10 @@ func (c *console) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// verdictLabel is a scenario's or rule's verdict, upper case and coloured.
-func (c *console) verdictLabel(v string) string {
-	label := strings.ToUpper(v)
+// verdictLabel is a scenario's or rule's verdict, upper case, padded to
+// width and coloured.
+func (c *console) verdictLabel(v string, width int) string {
+	label := fmt.Sprintf("%-*s", width, strings.ToUpper(v))
 	switch v {
 	case Passed:
 		return c.paint(green, label)
@@ -68,7 +69,7 @@ func (c *console) scenarioEnded(r *ScenarioResult) {
 		c.pretty(r, attempt)
 		return
 	}
-	line := fmt.Sprintf("%-8s %s  %s", c.verdictLabel(verdict), c.paint(grey, r.Place()), r.Name)
+	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, r.Place()), r.Name)
 	if r.Verdict == NotRun {
 		line += c.paint(grey, " — "+c.why(r))
 	} else {
@@ -107,7 +108,7 @@ func (c *console) pretty(r *ScenarioResult, attempt string) {
 		}
 	}
 	if r.Verdict == NotRun {
-		fmt.Fprintf(c.w, "    %s — %s\n", c.verdictLabel(NotRun), c.why(r))
+		fmt.Fprintf(c.w, "    %s — %s\n", c.verdictLabel(NotRun, 0), c.why(r))
 	}
 }
 
@@ -160,7 +161,7 @@ func (c *console) summary(rep *Report) {
 	if len(failed) > 0 && c.format == FormatCompact {
 		fmt.Fprintf(c.w, "\n%s\n", c.paint(bold, "Failures:"))
 		for i, s := range failed {
-			fmt.Fprintf(c.w, "\n%d) %s %s  %s\n", i+1, c.verdictLabel(s.Verdict), s.Name, c.paint(grey, s.Place()))
+			fmt.Fprintf(c.w, "\n%d) %s %s  %s\n", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
 			if s.Expectation != "" {
 				fmt.Fprintf(c.w, "   expected by the baseline: %s\n", s.Expectation)
 			}
@@ -198,7 +199,7 @@ func (c *console) summary(rep *Report) {
 		if r.Stale {
 			detail += c.paint(red, " — STALE: the baseline expects it to fail; remove the entry")
 		}
-		fmt.Fprintf(c.w, "  %-8s %-18s %s\n", r.ID, c.verdictLabel(r.Verdict), detail)
+		fmt.Fprintf(c.w, "  %-8s %s %s\n", r.ID, c.verdictLabel(r.Verdict, 18), detail)
 	}
 	unselected := 0
 	for _, r := range rep.Rules {

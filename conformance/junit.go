@@ -87,7 +87,7 @@ func junitXML(rep *Report) ([]byte, error) {
 	}
 	index := map[string]int{}
 	for _, sc := range rep.Scenarios {
-		if !sc.Run && (sc.Reason == ReasonTags || sc.Reason == ReasonRef) {
+		if !sc.Run && (sc.Reason == ReasonTags || sc.Reason == ReasonRef || sc.Reason == ReasonFiltered) {
 			continue
 		}
 		i, ok := index[sc.Feature]
