@@ -75,10 +75,9 @@ func junitXML(rep *Report) ([]byte, error) {
 	doc := junitSuites{Name: "event-service-conformance", Time: seconds(rep.Duration)}
 	if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeIncomplete || (rep.Outcome == OutcomeThrottled && rep.Error != "" && len(ran(rep)) == 0) {
 		s := junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Time: seconds(rep.Duration), Timestamp: rep.Started.Format("2006-01-02T15:04:05")}
-		name := "the run did not finish"
-		if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeThrottled {
-			name = "preflight"
-		}
+		name := map[string]string{
+			OutcomeIncomplete: "the run did not finish", OutcomeNotStarted: "the run could not start", OutcomeThrottled: "throttled by the target",
+		}[rep.Outcome]
 		s.Cases = []junitCase{{Name: name, Classname: "conformance run", Time: seconds(rep.Duration),
 			Error: &junitProblem{Message: firstLine(rep.Error), Type: rep.Outcome, Text: rep.Error}}}
 		doc.Suites = append(doc.Suites, s)

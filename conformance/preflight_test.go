@@ -152,7 +152,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 	}
 	checkReports(t, dir)
 	doc := readJUnit(t, dir)
-	if len(doc.Suites) != 1 || doc.Suites[0].Cases[0].Name != "preflight" || doc.Suites[0].Cases[0].Error == nil ||
+	if len(doc.Suites) != 1 || doc.Suites[0].Cases[0].Name != "the run could not start" || doc.Suites[0].Cases[0].Error == nil ||
 		!strings.Contains(doc.Suites[0].Cases[0].Error.Text, "is not the Event Service API") {
 		t.Errorf("junit.xml after a preflight failure: %+v", doc)
 	}

@@ -169,12 +169,18 @@ func Run(o Options) (*Report, error) {
 	}
 	plan, effective, err := Plan(o)
 	if err != nil {
+		if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+			return nil, werr
+		}
 		return nil, err
 	}
 	report.Selection = effective.String()
 	report.FailedLogins = FailedLogins(plan)
 	if o.Baseline != nil {
 		if err := o.Baseline.check(catalogue, plan); err != nil {
+			if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+				return nil, werr
+			}
 			return nil, err
 		}
 	}
@@ -448,6 +454,19 @@ func runGodog(o Options, col *collector, tags string, paths []string) int {
 		},
 	}
 	return suite.Run()
+}
+
+// WriteNotStarted writes in dir the reports of a run that could not
+// start, saying why, in place of an earlier run's: a CI job never reads an
+// old green report after a run that did not happen. rep may be nil.
+func WriteNotStarted(dir string, rep *Report, why error) error {
+	if rep == nil {
+		rep = &Report{Started: time.Now().UTC(), Version: SuiteVersion(), Target: "unknown"}
+	}
+	failed := *rep
+	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
+	failed.Duration = time.Since(rep.Started)
+	return (&writer{dir: dir}).finish(&failed)
 }
 
 // notStarted is every scenario of plan, not run because the run did not

@@ -71,9 +71,26 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		}
 		return lookup(name)
 	}
+	// A run that cannot start still replaces the reports of the last one,
+	// unless it only lists.
+	notStarted := func(dir string, err error) int {
+		if !*list {
+			if dir == "" {
+				dir = "reports"
+			}
+			if werr := conformance.WriteNotStarted(dir, nil, err); werr != nil {
+				fmt.Fprintf(stderr, "conformance: %v\n", werr)
+			}
+		}
+		return fail(err)
+	}
 	o, err := conformance.FromEnv(env)
 	if err != nil {
-		return fail(err)
+		dir := *reportDir
+		if dir == "" {
+			dir = getenv("CONFORMANCE_REPORT_DIR")
+		}
+		return notStarted(dir, err)
 	}
 	if *tags != "" {
 		o.Tags, o.DefaultTags = *tags, false
@@ -87,7 +104,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	o.Output = stdout
 	o.Format = *format
 	if o.Format != conformance.FormatCompact && o.Format != conformance.FormatPretty {
-		return fail(fmt.Errorf("-format %q: want %s or %s", o.Format, conformance.FormatCompact, conformance.FormatPretty))
+		return notStarted(o.ReportDir, fmt.Errorf("-format %q: want %s or %s", o.Format, conformance.FormatCompact, conformance.FormatPretty))
 	}
 	switch *color {
 	case "auto":
@@ -96,12 +113,12 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		o.Color = true
 	case "never":
 	default:
-		return fail(fmt.Errorf("-color %q: want auto, always or never", *color))
+		return notStarted(o.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
 	}
 
 	plan, effective, err := conformance.Plan(o)
 	if err != nil {
-		return fail(err)
+		return notStarted(o.ReportDir, err)
 	}
 	if *list {
 		return listScenarios(plan, effective, stdout)

@@ -188,3 +188,36 @@ func TestAThrottledRunExits3(t *testing.T) {
 		t.Errorf("conformance.json of a throttled run: %v\n%s", err, b)
 	}
 }
+
+func TestARunThatCannotStartReplacesTheLastReports(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		vars map[string]string
+	}{
+		{"bad tags", []string{"-tags", "@spce"}, nil},
+		{"an empty variable", nil, map[string]string{"CONFORMANCE_CLIENT_ID": ""}},
+		{"a bad format", []string{"-format", "html"}, nil},
+	} {
+		dir := t.TempDir()
+		green := `<testsuites tests="59" failures="0"></testsuites>`
+		if err := os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(green), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errs bytes.Buffer
+		if code := run(append(tt.args, "-report-dir", dir), env(tt.vars), &out, &errs); code != exitUsage {
+			t.Fatalf("%s: exit %d", tt.name, code)
+		}
+		junit, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+		report, _ := os.ReadFile(filepath.Join(dir, "conformance.json"))
+		if string(junit) == green || !strings.Contains(string(junit), `<testcase name="the run could not start"`) || !strings.Contains(string(report), `"outcome": "not started"`) {
+			t.Errorf("%s: the reports do not say the run did not start:\n%s\n%s", tt.name, junit, report)
+		}
+	}
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	run([]string{"-list", "-tags", "@spce", "-report-dir", dir}, env(nil), &out, &errs)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("-list wrote reports: %v", entries)
+	}
+}
