@@ -118,6 +118,9 @@ func TestARunSaysWhichCredentialsItUsesButNoSecret(t *testing.T) {
 	if code != exitPassed {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
 	}
+	if !strings.Contains(out.String(), "Failed logins: these scenarios send 0 token requests") {
+		t.Errorf("the start of the run does not say how many failed logins it causes:\n%s", out.String())
+	}
 	if !strings.Contains(out.String(), `Credentials: client "qa-app", user "qa@example.com", other user "qa2@example.com"`) {
 		t.Errorf("the run does not say which credentials it uses:\n%s", out.String())
 	}
