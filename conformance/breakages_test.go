@@ -104,7 +104,7 @@ func TestSuiteCatchesBreakagesOfTheConfiguration(t *testing.T) {
 				t.Parallel()
 				creds := DemoCredentials
 				var out bytes.Buffer
-				err := Run(Options{
+				rep, err := Run(Options{
 					Target: steps.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, b.flaw}},
 					Tags:   "@" + rule + " && @local",
 					Output: &out,
@@ -112,7 +112,7 @@ func TestSuiteCatchesBreakagesOfTheConfiguration(t *testing.T) {
 				if !errors.Is(err, ErrFailed) {
 					t.Fatalf("no @local scenario of %s caught the flaw (Run returned %v)%s", rule, err, failedSteps(out.String()))
 				}
-				t.Logf("caught by %s:\n  %s", rule, strings.Join(failures(out.String()), "\n  "))
+				t.Logf("caught by %s:\n  %s", rule, strings.Join(failures(rep), "\n  "))
 			})
 		}
 	}

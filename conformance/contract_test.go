@@ -47,13 +47,18 @@ func TestRefScenariosAreCheckedAgainstTheOpenAPIDocument(t *testing.T) {
 	creds := DemoCredentials
 	run := func(tags string, ct steps.Contract) (string, error) {
 		var out bytes.Buffer
-		err := Run(Options{
+		rep, err := Run(Options{
 			Target:    steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: "contract", Contract: ct},
 			Features:  fstest.MapFS{"root.feature": {Data: []byte(rootFeature)}},
 			Tags:      tags,
 			Output:    &out,
 			NoSummary: true,
 		})
+		for _, sc := range rep.Scenarios {
+			if sc.Failure != nil {
+				out.WriteString("\n" + sc.Failure.Text())
+			}
+		}
 		return out.String(), err
 	}
 	if out, err := run("@spec", c); err != nil {

@@ -14,15 +14,19 @@ import (
 // (ControlTags).
 func controlFromEnv(getenv func(string) string, o *Options) error {
 	control := strings.TrimRight(strings.TrimSpace(getenv("CONTROL_URL")), "/")
+	token := getenv("CONFORMANCE_CONTROL_TOKEN")
 	if control == "" {
 		return nil
 	}
+	if o.Target.Launcher != nil {
+		return fmt.Errorf("%w: CONTROL_URL is the control API of a reference server run out of process: give that server's address in BASE_URL too", ErrUsage)
+	}
 	u, err := url.Parse(control)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("CONTROL_URL %q is not an http or https address", control)
+		return fmt.Errorf("%w: CONTROL_URL %q is not an http or https address", ErrUsage, control)
 	}
 	o.Target.ControlURL = control
-	o.Target.ControlToken = getenv("CONFORMANCE_CONTROL_TOKEN")
+	o.Target.ControlToken = token
 	if getenv("CONFORMANCE_TAGS") == "" {
 		o.Tags = ControlTags
 	}

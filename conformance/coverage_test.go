@@ -62,6 +62,9 @@ func TestEveryRuleHasAScenarioAndEveryScenarioARule(t *testing.T) {
 		if sc.Tags.Has("@local") && sc.Tags.Has("@slow") {
 			t.Errorf("%s: @local and @slow together never run", where)
 		}
+		if sc.Tags.Has("@clock") && !sc.Tags.Has("@local") {
+			t.Errorf("%s: @clock marks a @local scenario that needs only the clock; this one is not @local", where)
+		}
 	}
 	for _, r := range catalogue.Rules() {
 		if checked[r.ID] == 0 {

@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,11 +19,11 @@ import (
 const (
 	RemoteTags    = "@spec && ~@local && ~@slow"
 	InProcessTags = "~@slow"
-	// ControlTags are RemoteTags plus the scenarios of token validity
-	// (LIM-1, LIM-2, also their @ref expiry answers), which move the clock:
-	// against a reference server whose control API the run can use
+	// ControlTags are RemoteTags plus the @clock scenarios (token validity,
+	// LIM-1 and LIM-2, also their @ref expiry answers), which move the
+	// clock: against a reference server whose control API the run can use
 	// (CONTROL_URL), they run in seconds.
-	ControlTags = "~@slow && ~@local,@LIM-1,@LIM-2 && @spec,@LIM-1,@LIM-2"
+	ControlTags = "~@slow && ~@local,@clock && @spec,@clock"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default
@@ -32,66 +34,214 @@ var DemoCredentials = steps.Credentials{
 	OtherUsername: "admin@email.com", OtherPass: "admin",
 }
 
+// credentialVars are the variables of the credentials, in the order of
+// steps.Credentials.
+var credentialVars = []string{
+	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET",
+	"CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
+	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD",
+}
+
 // FromEnv builds run options from the environment, as `make conformance`
 // passes it: BASE_URL (empty: the in-process reference server), the
-// CONFORMANCE_* credentials, CONFORMANCE_TAGS and CONFORMANCE_REPORT_DIR.
-// getenv is os.Getenv in production.
-func FromEnv(getenv func(string) string) (Options, error) {
-	or := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+// CONFORMANCE_* credentials, CONFORMANCE_TAGS, CONFORMANCE_REPORT_DIR,
+// CONFORMANCE_EVENT_FILE and READ_ONLY. lookup is os.LookupEnv in
+// production. A credential variable that is set must not be empty, and the
+// two users must be two accounts.
+func FromEnv(lookup func(string) (string, bool)) (Options, error) {
+	get := func(name string) string { v, _ := lookup(name); return v }
 	d := DemoCredentials
-	creds := steps.Credentials{
-		ClientID:      or("CONFORMANCE_CLIENT_ID", d.ClientID),
-		ClientSecret:  or("CONFORMANCE_CLIENT_SECRET", d.ClientSecret),
-		Username:      or("CONFORMANCE_USERNAME", d.Username),
-		Password:      or("CONFORMANCE_PASSWORD", d.Password),
-		OtherUsername: or("CONFORMANCE_OTHER_USERNAME", d.OtherUsername),
-		OtherPass:     or("CONFORMANCE_OTHER_PASSWORD", d.OtherPass),
+	values := []*string{&d.ClientID, &d.ClientSecret, &d.Username, &d.Password, &d.OtherUsername, &d.OtherPass}
+	demo := true
+	for i, name := range credentialVars {
+		v, set := lookup(name)
+		if !set {
+			continue
+		}
+		if strings.TrimSpace(v) == "" {
+			return Options{}, fmt.Errorf("%w: %s is set but empty: give it a value, or unset it for the default (%s)", ErrUsage, name, maskDefault(name, *values[i]))
+		}
+		*values[i], demo = v, false
 	}
-	o := Options{ReportDir: getenv("CONFORMANCE_REPORT_DIR")}
+	if strings.EqualFold(strings.TrimSpace(d.Username), strings.TrimSpace(d.OtherUsername)) {
+		return Options{}, fmt.Errorf("%w: CONFORMANCE_USERNAME and CONFORMANCE_OTHER_USERNAME are both %q: the suite needs two accounts, the second one to check that it cannot change the first one's events", ErrUsage, d.Username)
+	}
+	readOnly, err := ParseBool("READ_ONLY", get("READ_ONLY"))
+	if err != nil {
+		return Options{}, err
+	}
+	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, DemoCredentials: demo}
+	if o.Concurrency, err = parseCount("CONFORMANCE_CONCURRENCY", get("CONFORMANCE_CONCURRENCY"), 1, 64); err != nil {
+		return Options{}, err
+	}
+	if o.Retries, err = parseCount("CONFORMANCE_RETRIES", get("CONFORMANCE_RETRIES"), 0, 10); err != nil {
+		return Options{}, err
+	}
+	if file := get("CONFORMANCE_EXPECTED_FAILURES"); file != "" {
+		if o.Baseline, err = ReadBaseline(file); err != nil {
+			return Options{}, err
+		}
+	}
+	timeout, err := ParseDuration("CONFORMANCE_TIMEOUT", get("CONFORMANCE_TIMEOUT"))
+	if err != nil {
+		return Options{}, err
+	}
+	transport, err := Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: proxyFromEnv(lookup)}.Transport()
+	if err != nil {
+		return Options{}, err
+	}
 	var eventBody []byte
-	if file := getenv("CONFORMANCE_EVENT_FILE"); file != "" {
+	if file := get("CONFORMANCE_EVENT_FILE"); file != "" {
 		b, err := readEventFile(file)
 		if err != nil {
 			return Options{}, err
 		}
 		eventBody = b
 	}
-	base := strings.TrimRight(strings.TrimSpace(getenv("BASE_URL")), "/")
+	tags, tagsSet := lookup("CONFORMANCE_TAGS")
+	tagsSet = tagsSet && strings.TrimSpace(tags) != ""
+	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: runID(), EventBody: eventBody}
-		o.Tags = or("CONFORMANCE_TAGS", InProcessTags)
-		return o, nil
+		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
+		o.Tags, o.DefaultTags = InProcessTags, true
+		if err := controlFromEnv(get, &o); err != nil {
+			return Options{}, err
+		}
+	} else {
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Options{}, fmt.Errorf("%w: BASE_URL %q is not an http or https address", ErrUsage, base)
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
+		}
+		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
+		o.Tags, o.DefaultTags = RemoteTags, true
+		if err := controlFromEnv(get, &o); err != nil {
+			return Options{}, err
+		}
 	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Options{}, fmt.Errorf("BASE_URL %q is not an http or https address", base)
-	}
-	o.Target = steps.Target{BaseURL: base, Credentials: creds, RunID: runID(), EventBody: eventBody}
-	o.Tags = or("CONFORMANCE_TAGS", RemoteTags)
-	if err := controlFromEnv(getenv, &o); err != nil {
-		return Options{}, err
+	if tagsSet {
+		o.Tags, o.DefaultTags = tags, false
 	}
 	return o, nil
+}
+
+// maskDefault shows a variable's default, unless it is a secret.
+func maskDefault(name, v string) string {
+	if strings.HasSuffix(name, "SECRET") || strings.HasSuffix(name, "PASSWORD") {
+		return "the demo one"
+	}
+	return v
+}
+
+// ParseBool reads a yes-or-no variable the one way the suite reads them
+// all: "1" or "true" is yes; "", "0" or "false" is no; anything else is
+// refused (ErrUsage), rather than guessed.
+func ParseBool(name, v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true":
+		return true, nil
+	case "", "0", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %s=%q: want 1 or true to switch it on, 0, false or nothing to leave it off", ErrUsage, name, v)
+}
+
+// ParseDuration reads a duration variable or flag: "30s", "2m", or a
+// number of seconds.
+func ParseDuration(name, v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		var secs float64
+		if _, serr := fmt.Sscanf(v, "%g", &secs); serr == nil && fmt.Sprint(secs) == v {
+			d, err = time.Duration(secs*float64(time.Second)), nil
+		}
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%w: %s=%q: want a positive duration such as 30s or 2m", ErrUsage, name, v)
+	}
+	return d, nil
+}
+
+// parseCount reads a whole number between lo and hi; empty is lo.
+func parseCount(name, v string, lo, hi int) (int, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return lo, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number from %d to %d", ErrUsage, name, v, lo, hi)
+	}
+	return n, nil
+}
+
+// Variables are the environment variables FromEnv reads, besides the
+// standard proxy variables.
+var Variables = []string{
+	"BASE_URL", "READ_ONLY",
+	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
+	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
+	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",
+	"CONFORMANCE_TIMEOUT", "CONFORMANCE_CA_FILE",
 }
 
 // runID names one run: the time it started, to the second, in UTC.
 func runID() string { return time.Now().UTC().Format("20060102T150405Z") }
 
 // readEventFile reads CONFORMANCE_EVENT_FILE: one JSON object, the body of
-// a new event on the target.
+// a new event on the target. A syntax error is told as the parser tells it,
+// with its line and column.
 func readEventFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("CONFORMANCE_EVENT_FILE: %w", err)
+		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE: %w", ErrUsage, err)
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-		return nil, fmt.Errorf("CONFORMANCE_EVENT_FILE %s: not a JSON object", path)
+	var obj any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			line, col := position(b, syntax.Offset)
+			return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: line %d, column %d: %v", ErrUsage, path, line, col, err)
+		}
+		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: %v", ErrUsage, path, err)
+	}
+	if _, ok := obj.(map[string]any); !ok {
+		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: the JSON is %s, not an object: want the body of a new event, {\"name\": …}", ErrUsage, path, jsonKind(obj))
 	}
 	return b, nil
+}
+
+// position is the line and column of a byte offset.
+func position(b []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(b)); i++ {
+		if b[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a value"
 }

@@ -1,7 +1,8 @@
 // Package conformance runs the Event Service conformance suite: the features
 // of the features package, driven by the steps package, against an
-// in-process reference server or a deployed URL, with JUnit and Cucumber JSON
-// reports.
+// in-process reference server or a deployed URL. It selects the scenarios,
+// checks a remote target before any of them, prints a line per scenario
+// and a verdict per rule, and writes the reports.
 package conformance
 
 import (
@@ -9,126 +10,478 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
-	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/docs"
 	"eventsvc/features"
+	"eventsvc/redact"
 	"eventsvc/steps"
 )
 
-// ErrFailed is returned by Run when a selected scenario failed or a step was
-// undefined.
-var ErrFailed = errors.New("conformance suite failed")
+// Errors of Run; the binary's exit status follows from them.
+var (
+	// ErrFailed: a selected rule failed, or a baseline entry is stale.
+	ErrFailed = errors.New("conformance suite failed")
+	// ErrUsage: the options cannot make a run (tags, baseline, files).
+	ErrUsage = errors.New("usage")
+	// ErrThrottled: the target answered 429 Too Many Requests.
+	ErrThrottled = errors.New("throttled by the target")
+)
 
-// Report file names, written in Options.ReportDir.
+// Output formats.
 const (
-	JUnitReport    = "junit.xml"
-	CucumberReport = "cucumber.json"
+	FormatCompact = "compact" // a line per scenario, the failures in full at the end
+	FormatPretty  = "pretty"  // every scenario with its steps
 )
 
 // Options configure a run of the suite.
 type Options struct {
 	// Target is what the suite checks.
 	Target steps.Target
-	// Tags is a godog tag expression selecting scenarios, such as
-	// "@spec && ~@local". Empty: every scenario.
+	// Tags is a tag expression selecting scenarios (TagExpr), such as
+	// "@spec && not @local". Empty: every scenario.
 	Tags string
-	// ReportDir receives junit.xml and cucumber.json. Empty: no files.
+	// DefaultTags says that Tags is the target's default selection, so that
+	// a scenario it leaves out is reported with the precise reason (@ref,
+	// @local, @slow) rather than "tags".
+	DefaultTags bool
+	// ReportDir receives the reports. Empty: no files.
 	ReportDir string
 	// Output receives the progress report. Default: os.Stdout.
 	Output io.Writer
+	// Format is FormatCompact (the default) or FormatPretty.
+	Format string
+	// Color colours the output: for a terminal only.
+	Color bool
 	// TestingT, when set, runs each scenario as a subtest of it, so that
 	// `go test -run` selects scenarios by name.
 	TestingT *testing.T
 	// Features holds the *.feature files. Default: features.FS.
 	Features fs.FS
-	// Concurrency is how many scenarios run at once. Default: 1.
+	// Concurrency is how many scenarios run at once. Default: 1. The
+	// verdicts and reports are those of a serial run.
 	Concurrency int
+	// Retries is how many more times a failed scenario runs; one that then
+	// passes is flaky, never a plain pass. Not with TestingT.
+	Retries int
+	// Baseline expects some failures; nil: none.
+	Baseline *Baseline
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
 	// NoSummary leaves out the per-rule summary at the end.
 	NoSummary bool
+	// DemoCredentials says that the credentials are the reference
+	// server's demo ones, no CONFORMANCE_* credential variable being set.
+	DemoCredentials bool
+	// Steps makes the scenario initializer of a target. Default:
+	// steps.Initializer.
+	Steps func(steps.Target) func(*godog.ScenarioContext)
+	// Progress is how often a line tells of scenarios still running after
+	// that long (such as the @slow ones, which wait). Default: 30 s.
+	Progress time.Duration
 }
 
-// SelectedTags returns the tag expression a run with these options selects by.
-func (o Options) SelectedTags() string {
-	tags := strings.TrimSpace(o.Tags)
-	if o.ReadOnly {
-		if tags != "" {
-			tags += " && "
+// Report is what a run found.
+type Report struct {
+	Target    string // the address checked, or "in-process"
+	RunID     string
+	Version   string // the suite's (SuiteVersion)
+	Tags      string // the expression as given
+	Selection string // the expression in effect, with what the runner adds
+	ReadOnly  bool
+	Started   time.Time
+	Duration  time.Duration
+	// Outcome is passed, failed, throttled or "not started".
+	Outcome string
+	// Error says why the run did not start, or that it was throttled.
+	Error     string
+	Scenarios []*ScenarioResult
+	Rules     []*RuleResult
+	// Baseline is what became of each expected failure.
+	Baseline    []BaselineStatus
+	Concurrency int
+	Retries     int
+	// FailedLogins is how many token requests with wrong credentials the
+	// selected scenarios send (FailedLogins).
+	FailedLogins int
+}
+
+// Outcomes of a run.
+const (
+	OutcomePassed     = "passed"
+	OutcomeFailed     = "failed"
+	OutcomeThrottled  = "throttled"
+	OutcomeNotStarted = "not started"
+	// OutcomeIncomplete is what the reports say while the run is going,
+	// and after a run that was killed.
+	OutcomeIncomplete = "incomplete"
+)
+
+// Counts returns how many rules have each verdict, among those the run
+// selected.
+func (r *Report) Counts() map[string]int {
+	out := map[string]int{}
+	for _, rule := range r.Rules {
+		if rule.Selected {
+			out[rule.Verdict]++
 		}
-		tags += "~@writes"
 	}
-	return tags
+	return out
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
 // fails its scenario. A remote target is checked by Preflight first. At the
-// end it prints a verdict for every rule.
-func Run(o Options) error {
+// end it prints a verdict for every selected rule and writes the reports.
+// The report is returned with every error but ErrUsage.
+func Run(o Options) (*Report, error) {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
 	if o.Features == nil {
 		o.Features = features.FS
 	}
-	target, err := Preflight(o.Target)
+	if o.Format == "" {
+		o.Format = FormatCompact
+	}
+	if o.Format != FormatCompact && o.Format != FormatPretty {
+		return nil, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, FormatCompact, FormatPretty)
+	}
+	if o.Progress == 0 {
+		o.Progress = 30 * time.Second
+	}
+	report := &Report{RunID: o.Target.RunID, Version: SuiteVersion(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
+	if report.Target == "" {
+		report.Target = "in-process"
+	}
+	catalogue, err := docs.RuleCatalogue()
 	if err != nil {
-		return err
+		return nil, err
+	}
+	plan, effective, err := Plan(o)
+	if err != nil {
+		if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+			return nil, werr
+		}
+		return nil, err
+	}
+	report.Selection = effective.String()
+	report.FailedLogins = FailedLogins(plan)
+	if o.Baseline != nil {
+		if err := o.Baseline.check(catalogue, plan); err != nil {
+			if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+				return nil, werr
+			}
+			return nil, err
+		}
+	}
+	godogTags, err := effective.Godog()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	w := &writer{dir: o.ReportDir}
+	if err := w.start(report); err != nil {
+		return nil, err
+	}
+
+	watch := &throttleWatch{}
+	base := o.Target.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	o.Target.Transport = watching{base: base, w: watch}
+	target, err := Preflight(o.Target, plan)
+	if err != nil {
+		report.Outcome, report.Error = OutcomeNotStarted, err.Error()
+		var throttled *ThrottledError
+		if errors.As(err, &throttled) {
+			report.Outcome = OutcomeThrottled
+		}
+		report.Scenarios = notStarted(plan)
+		report.Rules = ruleResults(catalogue, report.Scenarios)
+		report.Duration = time.Since(report.Started)
+		if werr := w.finish(report); werr != nil {
+			return report, werr
+		}
+		if report.Outcome == OutcomeThrottled {
+			return report, fmt.Errorf("%w: %w", ErrThrottled, err)
+		}
+		return report, err
 	}
 	if target, err = withContract(target); err != nil {
-		return err
+		return report, err
 	}
 	o.Target = target
 	o.Target.ReadOnly = o.ReadOnly
-	reportDir := o.ReportDir
-	if reportDir == "" {
-		tmp, err := os.MkdirTemp("", "conformance-")
-		if err != nil {
-			return fmt.Errorf("create a report directory: %w", err)
+
+	redactor := redact.New(o.Target.Credentials.Secrets()...)
+	out := newConsole(o.Output, o.Format, o.Color)
+	col := newCollector(plan, redactor, watch, out.scenarioEnded)
+	stop := out.watch(col, o.Progress)
+	status := 0
+	for _, phase := range phases(plan, o.Concurrency, o.Target.Launcher == nil) {
+		p := o
+		p.Concurrency = phase.concurrency
+		status |= runGodog(p, col, godogTags, phase.paths)
+	}
+	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.hit() == nil; attempt++ {
+		again, paths := retries(col.results, o.Baseline)
+		if len(again) == 0 {
+			break
 		}
-		defer os.RemoveAll(tmp)
-		reportDir = tmp
+		col.startAttempt(attempt, again)
+		serial := o
+		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
+		runGodog(serial, col, godogTags, paths)
 	}
-	if err := os.MkdirAll(reportDir, 0o755); err != nil {
-		return fmt.Errorf("create report directory: %w", err)
+	stop()
+	report.Scenarios = col.finish()
+	report.Baseline = o.Baseline.apply(report.Scenarios)
+	report.Rules = ruleResults(catalogue, report.Scenarios)
+	stale := markBaseline(report)
+	report.Duration = time.Since(report.Started)
+	report.Outcome = OutcomePassed
+	switch {
+	case watch.hit() != nil:
+		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
+	case report.Counts()[Failed] > 0 || stale > 0:
+		report.Outcome = OutcomeFailed
+	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
+		report.Outcome = OutcomeFailed // a failure no rule counts
 	}
-	format := "pretty"
-	if o.TestingT != nil {
-		format = "progress"
+	if !o.NoSummary {
+		out.summary(report)
 	}
-	cucumber := filepath.Join(reportDir, CucumberReport)
-	format += ",junit:" + filepath.Join(reportDir, JUnitReport) + ",cucumber:" + cucumber
+	if err := w.finish(report); err != nil {
+		return report, err
+	}
+	switch report.Outcome {
+	case OutcomeThrottled:
+		return report, fmt.Errorf("%w: %s", ErrThrottled, report.Error)
+	case OutcomeFailed:
+		return report, ErrFailed
+	}
+	return report, nil
+}
+
+// Plan reads the features and selects the scenarios a run with o checks.
+// It refuses (ErrUsage) a tag expression that does not parse, that names a
+// tag or rule that does not exist, or that selects nothing the target can
+// run. It returns the expression in effect.
+func Plan(o Options) ([]*Planned, TagExpr, error) {
+	if o.Features == nil {
+		o.Features = features.FS
+	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, TagExpr{}, err
+	}
+	plan, err := loadPlan(o.Features)
+	if err != nil {
+		return nil, TagExpr{}, err
+	}
+	expr, err := ParseTags(o.Tags)
+	if err != nil {
+		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if err := checkTags(expr, plan, catalogue); err != nil {
+		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	sel := Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly}
+	effective, err := selectPlan(plan, sel)
+	if err != nil {
+		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	run, left := 0, map[string]int{}
+	for _, p := range plan {
+		if p.Run {
+			run++
+		} else if expr.Match(p.Tags) {
+			left[p.Reason]++
+		}
+	}
+	if run == 0 {
+		what := fmt.Sprintf("the tags %q select no scenario", expr.String())
+		if len(left) > 0 {
+			var parts []string
+			for _, r := range []string{ReasonLocal, ReasonSlow, ReasonRef, ReasonReadOnly} {
+				if left[r] > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s (%s)", left[r], r, reasonText[r]))
+				}
+			}
+			what = fmt.Sprintf("the tags %q select no scenario this run can check: %s", expr.String(), strings.Join(parts, ", "))
+		}
+		return nil, TagExpr{}, fmt.Errorf("%w: %s", ErrUsage, what)
+	}
+	return plan, effective, nil
+}
+
+// exclusive is the text of a step that looks at the event list as a
+// whole (its size, its pages, its order): a scenario with one must not run
+// while other scenarios create events on the same target.
+var exclusive = regexp.MustCompile(`(?i)listed on two pages|walks through the event list|has more than one page|holds some number of events|as many events as before|the page (holds|reports)|listed in the order`)
+
+// phase is one godog run of a concurrent run.
+type phase struct {
+	paths       []string
+	concurrency int
+}
+
+// phases splits a concurrent run into godog runs. In-process, where every
+// scenario has its own server, it is one run of everything. Against a
+// deployment, scenarios that look at the event list as a whole (exclusive,
+// or tagged @serial) must not overlap with scenarios that create events,
+// nor with each other: first the scenarios that do not write run together
+// with the first such scenario, then those that write, then the other
+// exclusive ones one at a time. Within a run the scenarios with the most
+// steps start first, so that none starts last and holds up the end. A
+// serial run is one run of everything, in order.
+func phases(plan []*Planned, concurrency int, remote bool) []phase {
+	if concurrency <= 1 {
+		return []phase{{paths: []string{"."}, concurrency: 1}}
+	}
+	type group struct {
+		place     string
+		steps     int
+		writes    bool
+		exclusive bool
+	}
+	var groups []*group
+	byPlace := map[string]*group{}
+	for _, p := range plan {
+		if !p.Run {
+			continue
+		}
+		place := fmt.Sprintf("%s:%d", p.File, p.scenarioLine)
+		g, ok := byPlace[place]
+		if !ok {
+			g = &group{place: place}
+			byPlace[place] = g
+			groups = append(groups, g)
+		}
+		g.steps += len(p.Steps)
+		g.writes = g.writes || slices.Contains(p.Tags, "@writes")
+		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
+			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return exclusive.MatchString(s.Text) })
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int { return b.steps - a.steps })
+	readers, writers, alone := phase{concurrency: concurrency}, phase{concurrency: concurrency}, phase{concurrency: 1}
+	for _, g := range groups {
+		switch {
+		case !remote:
+			readers.paths = append(readers.paths, g.place)
+		case g.exclusive && !slices.ContainsFunc(groups, func(o *group) bool { return o.exclusive && slices.Contains(readers.paths, o.place) }):
+			readers.paths = append(readers.paths, g.place)
+		case g.exclusive:
+			alone.paths = append(alone.paths, g.place)
+		case g.writes:
+			writers.paths = append(writers.paths, g.place)
+		default:
+			readers.paths = append(readers.paths, g.place)
+		}
+	}
+	var out []phase
+	for _, ph := range []phase{readers, writers, alone} {
+		if len(ph.paths) > 0 {
+			out = append(out, ph)
+		}
+	}
+	return out
+}
+
+// retries returns the scenarios that failed and no baseline entry
+// expects to fail, and the godog paths of their scenarios.
+func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool, []string) {
+	again := map[*ScenarioResult]bool{}
+	var paths []string
+	for _, r := range results {
+		if r.Verdict != Failed {
+			continue
+		}
+		if _, expected := bl.covers(r); expected {
+			continue
+		}
+		again[r] = true
+		if p := fmt.Sprintf("%s:%d", r.File, r.scenarioLine); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return again, paths
+}
+
+// markBaseline marks the rules a baseline entry names, and returns how
+// many entries are stale.
+func markBaseline(rep *Report) int {
+	stale := 0
+	for _, b := range rep.Baseline {
+		if b.Status == EntryStale {
+			stale++
+		}
+		for _, r := range rep.Rules {
+			if b.Rule == r.ID {
+				r.Expectation, r.Stale = b.Reason, b.Status == EntryStale
+			}
+		}
+	}
+	return stale
+}
+
+// runGodog runs the selected scenarios of paths once, and its godog
+// status.
+func runGodog(o Options, col *collector, tags string, paths []string) int {
+	initializer := o.Steps
+	if initializer == nil {
+		initializer = steps.Initializer
+	}
 	suite := godog.TestSuite{
 		Name:                "event-service-conformance",
-		ScenarioInitializer: steps.Initializer(o.Target),
+		ScenarioInitializer: col.wrap(initializer(o.Target)),
 		Options: &godog.Options{
-			Format:      format,
-			Output:      o.Output,
+			Format:      "progress",
+			Output:      io.Discard,
 			Strict:      true,
 			NoColors:    true,
-			Tags:        o.SelectedTags(),
+			Tags:        tags,
 			FS:          o.Features,
-			Paths:       []string{"."},
+			Paths:       paths,
 			TestingT:    o.TestingT,
 			Concurrency: o.Concurrency,
 		},
 	}
-	status := suite.Run()
-	if !o.NoSummary {
-		results, err := Summarize(cucumber)
-		if err != nil {
-			return err
+	return suite.Run()
+}
+
+// WriteNotStarted writes in dir the reports of a run that could not
+// start, saying why, in place of an earlier run's: a CI job never reads an
+// old green report after a run that did not happen. rep may be nil.
+func WriteNotStarted(dir string, rep *Report, why error) error {
+	if rep == nil {
+		rep = &Report{Started: time.Now().UTC(), Version: SuiteVersion(), Target: "unknown"}
+	}
+	failed := *rep
+	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
+	failed.Duration = time.Since(rep.Started)
+	return (&writer{dir: dir}).finish(&failed)
+}
+
+// notStarted is every scenario of plan, not run because the run did not
+// start.
+func notStarted(plan []*Planned) []*ScenarioResult {
+	var out []*ScenarioResult
+	for _, p := range plan {
+		if p.Run {
+			p.Reason = ReasonNoStart
 		}
-		WriteSummary(o.Output, results)
+		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
 	}
-	if status != 0 {
-		return ErrFailed
-	}
-	return nil
+	return out
 }

@@ -61,7 +61,7 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 
 	dir := t.TempDir()
 	var out bytes.Buffer
-	err = Run(Options{
+	_, err = Run(Options{
 		Target:    steps.Target{BaseURL: inst.BaseURL(), Credentials: creds, RunID: "leak-check"},
 		Features:  fstest.MapFS{"leaky.feature": {Data: []byte(leakyFeature)}},
 		ReportDir: dir,
@@ -71,14 +71,16 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 		t.Fatalf("Run = %v, want the scenarios to fail", err)
 	}
 	texts := map[string]string{"output": out.String()}
-	for _, name := range []string{JUnitReport, CucumberReport} {
+	checkReports(t, dir)
+	for _, name := range []string{JUnitReport, CucumberReport, JSONReport, HTMLReport} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		texts[name] = string(b)
 	}
-	if !strings.Contains(texts["output"], "request:") || !strings.Contains(texts[JUnitReport], "Authorization: Bearer ***") {
+	if !strings.Contains(texts["output"], "request:") || !strings.Contains(texts[JUnitReport], "Authorization: Bearer ***") ||
+		!strings.Contains(texts[JSONReport], "Authorization: Bearer ***") || !strings.Contains(texts[HTMLReport], "Authorization: Bearer ***") {
 		t.Fatal("the failures do not show the masked exchanges this test is about")
 	}
 	var forbidden []string

@@ -1,143 +1,92 @@
 package conformance
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
+	"slices"
 	"strings"
 
 	"eventsvc/docs"
-	"eventsvc/features"
 )
 
-// Rule verdicts of a run.
-const (
-	Passed = "passed"
-	Failed = "failed"
-	NotRun = "not run"
-)
-
-// RuleResult is the verdict on one rule: failed when any of its scenarios
-// failed, passed when at least one ran and none failed, not run when none
-// was selected (by tags, -read-only, or because the target is remote).
+// RuleResult is the verdict on one rule, from the scenarios that check it
+// (that carry its id as a tag): failed when one of them failed; expected
+// failure when they failed only as the baseline expects; flaky when one
+// passed only on a retry; passed when at least one passed; not run when
+// none ran, with the reasons.
 type RuleResult struct {
-	ID                      string
-	Verdict                 string
-	Passed, Failed, Skipped int // scenarios
+	ID      string
+	Kind    string // spec or ref
+	Verdict string
+	// Reasons say why its scenarios were not run, when none ran: @ref,
+	// @local, @slow, read-only, tags, target, throttled.
+	Reasons []string
+	// Selected is whether the tags select at least one of its scenarios,
+	// which may then not run for a reason of the target or the run.
+	Selected bool
+	// Expectation is the reason of a baseline entry for the rule.
+	Expectation string
+	// Stale is whether a baseline entry expects the rule to fail and it
+	// passed.
+	Stale     bool
+	Scenarios []*ScenarioResult
+	Counts    map[string]int // scenarios per verdict
 }
 
-// cucumberFeature is the part of godog's Cucumber JSON the summary reads.
-type cucumberFeature struct {
-	Elements []struct {
-		Name string `json:"name"`
-		Tags []struct {
-			Name string `json:"name"`
-		} `json:"tags"`
-		Steps []struct {
-			Result struct {
-				Status string `json:"status"`
-			} `json:"result"`
-		} `json:"steps"`
-	} `json:"elements"`
-}
-
-// Summarize reads a Cucumber JSON report and returns a verdict for every
-// rule of the catalogue, in its order.
-func Summarize(cucumberJSON string) ([]RuleResult, error) {
-	b, err := os.ReadFile(cucumberJSON)
-	if err != nil {
-		return nil, fmt.Errorf("read the cucumber report: %w", err)
-	}
-	var report []cucumberFeature
-	if err := json.Unmarshal(b, &report); err != nil {
-		return nil, fmt.Errorf("read the cucumber report: %w", err)
-	}
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		return nil, err
-	}
-	byRule := map[string]*RuleResult{}
-	var order []string
-	for _, r := range catalogue.Rules() {
-		byRule[r.ID] = &RuleResult{ID: r.ID}
-		order = append(order, r.ID)
-	}
-	for _, f := range report {
-		for _, el := range f.Elements {
-			status := Passed
-			for _, st := range el.Steps {
-				switch st.Result.Status {
-				case "failed", "undefined", "pending", "ambiguous":
-					status = Failed
-				case "skipped":
-					if status == Passed {
-						status = "skipped"
-					}
-				}
+// ruleResults gives every rule of the catalogue a verdict, in its order.
+func ruleResults(catalogue *docs.Catalogue, scenarios []*ScenarioResult) []*RuleResult {
+	var out []*RuleResult
+	for _, rule := range catalogue.Rules() {
+		r := &RuleResult{ID: rule.ID, Kind: string(rule.Kind), Counts: map[string]int{}}
+		for _, s := range scenarios {
+			if !slices.Contains(s.Rules, rule.ID) {
+				continue
 			}
-			if len(el.Steps) == 0 {
-				// Not run: left out by go test -run, for one.
-				status = "skipped"
+			r.Scenarios = append(r.Scenarios, s)
+			r.Counts[s.Verdict]++
+			r.Selected = r.Selected || s.Run || (s.Reason != ReasonTags && s.Reason != ReasonFiltered)
+			if s.Verdict == NotRun && s.Reason != ReasonTags && s.Reason != ReasonFiltered && !slices.Contains(r.Reasons, s.Reason) {
+				r.Reasons = append(r.Reasons, s.Reason)
 			}
-			var tags features.Tags
-			for _, t := range el.Tags {
-				tags = append(tags, t.Name)
-			}
-			for _, id := range tags.Rules() {
-				r, ok := byRule[id]
-				if !ok {
-					continue
-				}
-				switch status {
-				case Passed:
-					r.Passed++
-				case Failed:
-					r.Failed++
-				default:
-					r.Skipped++
+		}
+		if !r.Selected {
+			r.Reasons = []string{ReasonTags}
+			for _, s := range r.Scenarios {
+				if s.Reason == ReasonFiltered {
+					r.Reasons = []string{ReasonFiltered}
 				}
 			}
 		}
-	}
-	out := make([]RuleResult, 0, len(order))
-	for _, id := range order {
-		r := byRule[id]
 		switch {
-		case r.Failed > 0:
+		case r.Counts[Failed] > 0:
 			r.Verdict = Failed
-		case r.Passed > 0:
+		case r.Counts[ExpectedFailure] > 0:
+			r.Verdict = ExpectedFailure
+		case r.Counts[Flaky] > 0:
+			r.Verdict = Flaky
+		case r.Counts[Passed] > 0:
 			r.Verdict = Passed
 		default:
 			r.Verdict = NotRun
 		}
-		out = append(out, *r)
-	}
-	return out, nil
-}
-
-// WriteSummary prints one line per rule and a total.
-func WriteSummary(w io.Writer, results []RuleResult) {
-	count := map[string]int{}
-	for _, r := range results {
-		count[r.Verdict]++
-	}
-	fmt.Fprintf(w, "\nRules: %d passed, %d failed, %d not run\n", count[Passed], count[Failed], count[NotRun])
-	for _, r := range results {
-		detail := ""
 		if r.Verdict != NotRun {
-			detail = fmt.Sprintf("%d scenario%s passed", r.Passed, plural(r.Passed))
-			if r.Failed > 0 {
-				detail += fmt.Sprintf(", %d failed", r.Failed)
-			}
+			r.Reasons = nil
 		}
-		fmt.Fprintf(w, "  %-8s %-8s %s\n", r.ID, strings.ToUpper(r.Verdict), detail)
+		out = append(out, r)
 	}
+	return out
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
+// reasonsText is the reasons of a rule that was not run, for people.
+func reasonsText(reasons []string, detail string) string {
+	var parts []string
+	for _, r := range reasons {
+		text := r
+		if t, ok := reasonText[r]; ok && r != ReasonTarget {
+			text = r + ": " + t
+		}
+		if r == ReasonTarget && detail != "" {
+			text = detail
+		}
+		parts = append(parts, text)
 	}
-	return "s"
+	return strings.Join(parts, "; ")
 }

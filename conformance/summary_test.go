@@ -1,34 +1,52 @@
 package conformance
 
 import (
-	"os"
-	"path/filepath"
+	"slices"
 	"testing"
+
+	"eventsvc/docs"
 )
 
-func TestSummarizeGivesAVerdictPerRule(t *testing.T) {
-	report := `[{"elements": [
-	  {"name": "a", "tags": [{"name": "@spec"}, {"name": "@AUTH-6"}], "steps": [{"result": {"status": "passed"}}, {"result": {"status": "failed"}}]},
-	  {"name": "b", "tags": [{"name": "@spec"}, {"name": "@AUTH-6"}, {"name": "@API-1"}], "steps": [{"result": {"status": "passed"}}]},
-	  {"name": "c", "tags": [{"name": "@ref"}, {"name": "@TOK-11"}], "steps": [{"result": {"status": "undefined"}}]},
-	  {"name": "d", "tags": [{"name": "@spec"}, {"name": "@SVC-1"}], "steps": []}
-	]}]`
-	path := filepath.Join(t.TempDir(), "cucumber.json")
-	if err := os.WriteFile(path, []byte(report), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	results, err := Summarize(path)
+func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
+	catalogue, err := docs.RuleCatalogue()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, r := range results {
-		got[r.ID] = r.Verdict
+	sc := func(verdict, reason string, run bool, rules ...string) *ScenarioResult {
+		return &ScenarioResult{Planned: &Planned{Rules: rules, Run: run, Reason: reason}, Verdict: verdict}
 	}
-	want := map[string]string{"AUTH-6": Failed, "API-1": Passed, "TOK-11": Failed, "SVC-1": NotRun, "LIM-2": NotRun}
+	results := ruleResults(catalogue, []*ScenarioResult{
+		sc(Failed, "", true, "AUTH-6"),
+		sc(Passed, "", true, "AUTH-6", "API-1"),
+		sc(Passed, "", true, "TOK-11"),
+		sc(NotRun, ReasonTarget, true, "API-5"),
+		sc(NotRun, ReasonLocal, false, "ACC-2"),
+		sc(NotRun, ReasonRef, false, "ACC-2"),
+		sc(Flaky, "", true, "TOK-3"),
+		sc(Passed, "", true, "TOK-3"),
+		sc(ExpectedFailure, "", true, "SVC-1"),
+		sc(NotRun, ReasonTags, false, "SVC-2"),
+	})
+	got := map[string]*RuleResult{}
+	for _, r := range results {
+		got[r.ID] = r
+	}
+	want := map[string]string{"AUTH-6": Failed, "API-1": Passed, "TOK-11": Passed, "API-5": NotRun, "ACC-2": NotRun, "TOK-3": Flaky, "SVC-1": ExpectedFailure, "LIM-2": NotRun}
 	for id, verdict := range want {
-		if got[id] != verdict {
-			t.Errorf("%s: %q, want %q", id, got[id], verdict)
+		if got[id].Verdict != verdict {
+			t.Errorf("%s: %q, want %q", id, got[id].Verdict, verdict)
 		}
+	}
+	if !slices.Equal(got["ACC-2"].Reasons, []string{ReasonLocal, ReasonRef}) || !got["ACC-2"].Selected {
+		t.Errorf("ACC-2, selected but not runnable: reasons %v, selected %v", got["ACC-2"].Reasons, got["ACC-2"].Selected)
+	}
+	if got["SVC-2"].Selected || got["SVC-2"].Verdict != NotRun {
+		t.Errorf("SVC-2, which the tags leave out: selected %v, verdict %q", got["SVC-2"].Selected, got["SVC-2"].Verdict)
+	}
+	if !got["API-5"].Selected || !slices.Equal(got["API-5"].Reasons, []string{ReasonTarget}) {
+		t.Errorf("API-5, whose scenario a step skipped: selected %v, reasons %v", got["API-5"].Selected, got["API-5"].Reasons)
+	}
+	if len(results) != len(catalogue.Rules()) {
+		t.Errorf("%d verdicts for %d rules", len(results), len(catalogue.Rules()))
 	}
 }

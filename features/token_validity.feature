@@ -3,11 +3,11 @@ Feature: How long tokens stay valid
   token for 3600 seconds. Refreshing gives a new access token; the refresh
   token itself keeps its original expiry.
 
-  The reference server's clock can be moved forward, so the @local
+  The reference server's clock can be moved forward, so the @local @clock
   scenarios do not wait in real time; the @slow ones wait against any
   deployment.
 
-  @spec @LIM-1 @CLI-5 @local
+  @spec @LIM-1 @CLI-5 @local @clock
   Scenario: An access token works for 600 seconds and not a moment longer
     Given the user has a token
     When 599 seconds pass
@@ -15,7 +15,7 @@ Feature: How long tokens stay valid
     When 1 more second passes
     Then the access token is refused by the resource server
 
-  @spec @LIM-1 @CLI-5 @local
+  @spec @LIM-1 @CLI-5 @local @clock
   Scenario: The expiry announced with the token counts down
     Given the user has a token
     When 100 seconds pass
@@ -23,7 +23,7 @@ Feature: How long tokens stay valid
     Then a token is issued
     And the access token expires within 600 seconds
 
-  @spec @LIM-2 @CLI-6 @local
+  @spec @LIM-2 @CLI-6 @local @clock
   Scenario: A refresh token works for 3600 seconds and not a moment longer
     Given the user has a token
     When 3599 seconds pass
@@ -34,7 +34,7 @@ Feature: How long tokens stay valid
     And the client asks for a refresh of the refresh token
     Then no token is issued
 
-  @ref @LIM-2 @TOK-11 @local
+  @ref @LIM-2 @TOK-11 @local @clock
   Scenario: An expired refresh token is an invalid grant
     Given the user has a token
     When 3600 seconds pass
@@ -42,7 +42,7 @@ Feature: How long tokens stay valid
     Then the token request is refused with status 400 and error "invalid_grant"
     And the error description mentions "expired"
 
-  @ref @LIM-1 @AUTH-7 @local
+  @ref @LIM-1 @AUTH-7 @local @clock
   Scenario: An expired access token is refused with a challenge that says why
     Given the user has a token
     When 600 seconds pass

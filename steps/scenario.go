@@ -78,9 +78,14 @@ func (s *scenario) start() error {
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
 	}
+	timeout := s.target.Timeout
+	if timeout == 0 {
+		timeout = requestTimeout
+	}
 	s.client = &http.Client{
-		Jar:     jar,
-		Timeout: requestTimeout,
+		Transport: s.target.Transport,
+		Jar:       jar,
+		Timeout:   timeout,
 		// The suite looks at redirects instead of following them.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

@@ -4,6 +4,7 @@
 package steps
 
 import (
+	"net/http"
 	"time"
 )
 
@@ -38,6 +39,12 @@ type Target struct {
 	// Contract, when set, checks every answer of the @ref scenarios
 	// against the API's OpenAPI document.
 	Contract Contract
+	// Transport, when set, carries every request of the scenarios: the
+	// runner's TLS settings and proxy, and its watch for 429 answers. Nil:
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Timeout bounds every request. Zero: 30 seconds.
+	Timeout time.Duration
 }
 
 // Credentials are the secrets a run uses. They are masked in every message

@@ -5,30 +5,45 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"eventsvc/conformance"
-	"eventsvc/features"
 )
 
-// Exit codes.
+// Exit statuses (docs/running-against-a-deployment.md).
 const (
-	exitPassed = 0
-	exitFailed = 1 // a selected scenario failed
-	exitUsage  = 2 // bad flags or variables, unreachable target, refused credentials
+	exitPassed    = 0 // every selected rule holds (expected failures allowed)
+	exitFailed    = 1 // a rule failed, or a baseline entry is stale
+	exitUsage     = 2 // the run could not start: flags, variables, tags, preflight
+	exitThrottled = 3 // the target throttled the run (429)
 )
 
-func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	getenv := func(name string) string { v, _ := lookup(name); return v }
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to check (default $BASE_URL; empty: an in-process reference server)")
+	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to check, under which /api is served (default $BASE_URL; empty: an in-process reference server)")
 	controlURL := fs.String("control-url", getenv("CONTROL_URL"), "address of the control API of a reference server run with eventsvc serve -control, to move its clock (default $CONTROL_URL; its token in $CONFORMANCE_CONTROL_TOKEN)")
-	tags := fs.String("tags", "", "godog tag expression selecting scenarios (default $CONFORMANCE_TAGS, else \""+conformance.RemoteTags+"\" remotely, \""+conformance.InProcessTags+"\" in-process)")
-	reportDir := fs.String("report-dir", "", "directory for junit.xml and cucumber.json (default $CONFORMANCE_REPORT_DIR, else reports)")
-	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes)")
+	tags := fs.String("tags", "", "tag expression selecting scenarios, such as '@spec && not @local' (default $CONFORMANCE_TAGS, else \""+conformance.RemoteTags+"\" remotely, \""+conformance.InProcessTags+"\" in-process)")
+	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
+	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
+	format := fs.String("format", conformance.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
+	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	// Flags that stand for a variable: given, they replace it.
+	overlay := map[string]*string{}
+	for _, f := range []struct{ flag, variable, usage string }{
+		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many scenarios run at once (1 to 64; default 1); verdicts and reports are those of a serial run"},
+		{"retries", "CONFORMANCE_RETRIES", "how many more times a failed scenario runs (0 to 10); one that then passes is flaky"},
+		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
+		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA"},
+		{"expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason"},
+	} {
+		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
+	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -41,22 +56,48 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "conformance: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	env := func(name string) string {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "conformance: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))
+		return exitUsage
+	}
+	env := func(name string) (string, bool) {
 		if name == "BASE_URL" {
-			return *baseURL
+			return *baseURL, true
 		}
 		if name == "CONTROL_URL" {
-			return *controlURL
+			return *controlURL, *controlURL != ""
 		}
-		return getenv(name)
+		if name == "READ_ONLY" && *readOnly {
+			return "1", true
+		}
+		if v, ok := overlay[name]; ok && *v != "" {
+			return *v, true
+		}
+		return lookup(name)
+	}
+	// A run that cannot start still replaces the reports of the last one,
+	// unless it only lists.
+	notStarted := func(dir string, err error) int {
+		if !*list {
+			if dir == "" {
+				dir = "reports"
+			}
+			if werr := conformance.WriteNotStarted(dir, nil, err); werr != nil {
+				fmt.Fprintf(stderr, "conformance: %v\n", werr)
+			}
+		}
+		return fail(err)
 	}
 	o, err := conformance.FromEnv(env)
 	if err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return exitUsage
+		dir := *reportDir
+		if dir == "" {
+			dir = getenv("CONFORMANCE_REPORT_DIR")
+		}
+		return notStarted(dir, err)
 	}
 	if *tags != "" {
-		o.Tags = *tags
+		o.Tags, o.DefaultTags = *tags, false
 	}
 	if *reportDir != "" {
 		o.ReportDir = *reportDir
@@ -64,46 +105,187 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if o.ReportDir == "" {
 		o.ReportDir = "reports"
 	}
-	o.ReadOnly = *readOnly
 	o.Output = stdout
+	o.Format = *format
+	if o.Format != conformance.FormatCompact && o.Format != conformance.FormatPretty {
+		return notStarted(o.ReportDir, fmt.Errorf("-format %q: want %s or %s", o.Format, conformance.FormatCompact, conformance.FormatPretty))
+	}
+	switch *color {
+	case "auto":
+		o.Color = getenv("NO_COLOR") == "" && isTerminal(stdout)
+	case "always":
+		o.Color = true
+	case "never":
+	default:
+		return notStarted(o.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
+	}
 
+	plan, effective, err := conformance.Plan(o)
+	if err != nil {
+		return notStarted(o.ReportDir, err)
+	}
 	if *list {
-		return listScenarios(o, stdout, stderr)
+		return listScenarios(plan, effective, stdout)
 	}
 	where := o.Target.BaseURL
 	if where == "" {
 		where = "an in-process reference server"
 	}
-	fmt.Fprintf(stdout, "Checking %s with the scenarios %q (run %s)\n\n", where, o.SelectedTags(), o.Target.RunID)
-	err = conformance.Run(o)
+	fmt.Fprintf(stdout, "Checking %s (run %s)\n", where, o.Target.RunID)
+	c := o.Target.Credentials
+	creds := fmt.Sprintf("client %q, user %q, other user %q", c.ClientID, c.Username, c.OtherUsername)
+	if o.DemoCredentials {
+		creds += " (the reference server's demo credentials: no CONFORMANCE_* credential is set)"
+	}
+	fmt.Fprintf(stdout, "Credentials: %s\n", creds)
+	fmt.Fprintf(stdout, "Scenarios: %s\n", selectionLine(plan, effective))
+	if o.Concurrency > 1 || o.Retries > 0 || o.Baseline != nil {
+		fmt.Fprintf(stdout, "Concurrency %d, retries %d, %d expected failures\n", max(o.Concurrency, 1), o.Retries, baselineSize(o.Baseline))
+	}
+	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan))
+
+	rep, err := conformance.Run(o)
+	var names []string
+	for _, n := range []string{conformance.HTMLReport, conformance.JSONReport, conformance.JUnitReport, conformance.CucumberReport} {
+		names = append(names, o.ReportDir+"/"+n)
+	}
+	reports := "Reports: " + strings.Join(names, ", ")
 	switch {
 	case err == nil:
-		fmt.Fprintf(stdout, "\nReports: %s/%s, %s/%s\n", o.ReportDir, conformance.JUnitReport, o.ReportDir, conformance.CucumberReport)
+		fmt.Fprintf(stdout, "%s\n", reports)
+		if flaky := flakyRules(rep); flaky != "" {
+			fmt.Fprintf(stderr, "conformance: passed, but %s\n", flaky)
+		}
 		return exitPassed
 	case errors.Is(err, conformance.ErrFailed):
-		fmt.Fprintf(stdout, "\nReports: %s/%s, %s/%s\n", o.ReportDir, conformance.JUnitReport, o.ReportDir, conformance.CucumberReport)
-		fmt.Fprintln(stderr, "conformance: FAILED: some selected scenarios failed (see above and the reports)")
+		fmt.Fprintf(stdout, "%s\n", reports)
+		fmt.Fprintf(stderr, "conformance: FAILED: %s\n", failedRules(rep))
+		if flaky := flakyRules(rep); flaky != "" {
+			fmt.Fprintf(stderr, "conformance: %s\n", flaky)
+		}
 		return exitFailed
+	case errors.Is(err, conformance.ErrThrottled):
+		fmt.Fprintf(stdout, "%s\n", reports)
+		fmt.Fprintf(stderr, "conformance: %v; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", err)
+		return exitThrottled
 	default:
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return exitUsage
+		if rep != nil {
+			fmt.Fprintf(stdout, "%s (they say the run did not start)\n", reports)
+		}
+		return fail(err)
 	}
 }
 
-func listScenarios(o conformance.Options, stdout, stderr io.Writer) int {
-	set, err := features.Load(features.FS)
-	if err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return exitUsage
+// failedRules is the one-line reason of a failed run.
+func failedRules(rep *conformance.Report) string {
+	var parts []string
+	if ids := rulesWith(rep, conformance.Failed); len(ids) > 0 {
+		parts = append(parts, fmt.Sprintf("%d rule%s failed: %s", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
 	}
+	var stale []string
+	for _, b := range rep.Baseline {
+		if b.Status == conformance.EntryStale {
+			stale = append(stale, b.Expectation.String())
+		}
+	}
+	if len(stale) > 0 {
+		parts = append(parts, fmt.Sprintf("%d baseline entr%s now pass%s, remove %s: %s", len(stale),
+			map[bool]string{true: "y", false: "ies"}[len(stale) == 1], map[bool]string{true: "es", false: ""}[len(stale) == 1],
+			map[bool]string{true: "it", false: "them"}[len(stale) == 1], strings.Join(stale, ", ")))
+	}
+	if len(parts) == 0 {
+		return "some selected scenarios failed (see above and the reports)"
+	}
+	return strings.Join(parts, "; ") + " (see above and the reports)"
+}
+
+// flakyRules says which rules passed only on a retry.
+func flakyRules(rep *conformance.Report) string {
+	ids := rulesWith(rep, conformance.Flaky)
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d rule%s flaky (failed, then passed on a retry): %s", len(ids), plural(len(ids)), strings.Join(ids, ", "))
+}
+
+func rulesWith(rep *conformance.Report, verdict string) []string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == verdict {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func baselineSize(bl *conformance.Baseline) int {
+	if bl == nil {
+		return 0
+	}
+	return len(bl.Entries)
+}
+
+// failedLoginsLine says how many failed logins the selection causes, which
+// a target that locks out accounts counts.
+func failedLoginsLine(plan []*conformance.Planned) string {
+	n := conformance.FailedLogins(plan)
+	return fmt.Sprintf("Failed logins: these scenarios send %d token request%s with a wrong password or client secret on purpose; a target that locks out after fewer will throttle the run (exit 3)", n, plural(n))
+}
+
+// selectionLine says how many scenarios run, by which expression, and how
+// many of those it names are left out, and why.
+func selectionLine(plan []*conformance.Planned, effective conformance.TagExpr) string {
+	run, left := 0, map[string]int{}
+	var reasons []string
+	for _, p := range plan {
+		switch {
+		case p.Run:
+			run++
+		case p.Reason != conformance.ReasonTags:
+			if left[p.Reason] == 0 {
+				reasons = append(reasons, p.Reason)
+			}
+			left[p.Reason]++
+		}
+	}
+	line := fmt.Sprintf("%d selected by %q", run, effective.String())
+	var parts []string
+	for _, r := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", left[r], r))
+	}
+	if len(parts) > 0 {
+		line += "; left out: " + strings.Join(parts, ", ")
+	}
+	return line
+}
+
+func listScenarios(plan []*conformance.Planned, effective conformance.TagExpr, stdout io.Writer) int {
 	n := 0
-	for _, p := range set.Pickles() {
-		if !conformance.MatchTags(o.SelectedTags(), p.Tags) {
+	for _, p := range plan {
+		if !p.Run {
 			continue
 		}
 		n++
-		fmt.Fprintf(stdout, "%-22s %s: %s\n", strings.Join(p.Tags.Rules(), ","), p.Feature.Name, p.Name)
+		fmt.Fprintf(stdout, "%-22s %s  %s: %s\n", strings.Join(p.Rules, ","), p.Place(), p.Feature, p.Name)
 	}
-	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, o.SelectedTags())
+	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, effective.String())
+	fmt.Fprintln(stdout, failedLoginsLine(plan))
 	return exitPassed
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

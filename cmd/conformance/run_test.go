@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 }
 
 func TestListShowsSelectedScenariosWithRuleIDs(t *testing.T) {
@@ -58,7 +61,166 @@ func TestBadEventFileIsAUsageError(t *testing.T) {
 	}
 	var out, errs bytes.Buffer
 	code := run([]string{"-list"}, env(map[string]string{"CONFORMANCE_EVENT_FILE": path}), &out, &errs)
-	if code != exitUsage || !strings.Contains(errs.String(), "not a JSON object") {
+	if code != exitUsage || !strings.Contains(errs.String(), "the JSON is an array, not an object") {
 		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+}
+
+func TestBadTagsStopTheRunWithOneLineAndExit2(t *testing.T) {
+	for expr, want := range map[string]string{
+		"@spce && ~@local":           "did you mean @spec?",
+		"@spec &&":                   `"&&" at the end has nothing after it`,
+		"@AUTH-66":                   "not a rule of docs/rules.md",
+		"@auth-6":                    "rule ids are upper case (@AUTH-6)",
+		"@spec and @ref and @writes": "select no scenario",
+	} {
+		var out, errs bytes.Buffer
+		code := run([]string{"-tags", expr, "-report-dir", t.TempDir()}, env(nil), &out, &errs)
+		msg := strings.TrimSpace(errs.String())
+		if code != exitUsage || !strings.Contains(msg, want) || strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine") {
+			t.Errorf("-tags %q: exit %d, stderr %q; want exit 2 and one line saying %q", expr, code, msg, want)
+		}
+	}
+}
+
+func TestCucumberTagSyntaxAndParenthesesSelect(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-list", "-tags", "@spec and not (@local or @slow) and (@AUTH-6 or @API-1)"}, env(nil), &out, &errs)
+	if code != exitPassed || !strings.Contains(out.String(), "AUTH-6") || strings.Contains(out.String(), "TOK-") {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+}
+
+func TestTheBinaryHonoursReadOnlyFromTheEnvironment(t *testing.T) {
+	for v, writes := range map[string]bool{"1": false, "true": false, "0": true, "false": true} {
+		var out, errs bytes.Buffer
+		code := run([]string{"-list"}, env(map[string]string{"READ_ONLY": v}), &out, &errs)
+		if code != exitPassed {
+			t.Fatalf("READ_ONLY=%s: exit %d: %s", v, code, errs.String())
+		}
+		if got := strings.Contains(out.String(), "Another user may not update the event"); got != writes {
+			t.Errorf("READ_ONLY=%s: a writing scenario listed: %v, want %v", v, got, writes)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-list"}, env(map[string]string{"READ_ONLY": "yes"}), &out, &errs); code != exitUsage {
+		t.Errorf("READ_ONLY=yes: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestARunSaysWhichCredentialsItUsesButNoSecret(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir()}, env(map[string]string{
+		"CONFORMANCE_CLIENT_ID": "qa-app", "CONFORMANCE_CLIENT_SECRET": "qa-Secret-42",
+		"CONFORMANCE_USERNAME": "qa@example.com", "CONFORMANCE_PASSWORD": "qa-Password-42",
+		"CONFORMANCE_OTHER_USERNAME": "qa2@example.com", "CONFORMANCE_OTHER_PASSWORD": "qa2-Password-42",
+	}), &out, &errs)
+	if code != exitPassed {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+	if !strings.Contains(out.String(), "Failed logins: these scenarios send 0 token requests") {
+		t.Errorf("the start of the run does not say how many failed logins it causes:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), `Credentials: client "qa-app", user "qa@example.com", other user "qa2@example.com"`) {
+		t.Errorf("the run does not say which credentials it uses:\n%s", out.String())
+	}
+	for _, s := range []string{"qa-Secret-42", "qa-Password-42", "qa2-Password-42", "demo credentials"} {
+		if strings.Contains(out.String()+errs.String(), s) {
+			t.Errorf("the output holds %q", s)
+		}
+	}
+	out.Reset()
+	run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir(), "-color", "always"}, env(nil), &out, &errs)
+	if !strings.Contains(out.String(), "the reference server's demo credentials") || !strings.Contains(out.String(), "\x1b[32m") {
+		t.Errorf("without variables the run does not say it uses the demo credentials, or -color always does not colour:\n%s", out.String())
+	}
+}
+
+func TestListSaysHowManyFailedLoginsTheSelectionCauses(t *testing.T) {
+	count := func(tags string) string {
+		var out, errs bytes.Buffer
+		if code := run([]string{"-list", "-base-url", "https://staging.example", "-tags", tags}, env(nil), &out, &errs); code != exitPassed {
+			t.Fatalf("exit %d: %s", code, errs.String())
+		}
+		m := regexp.MustCompile(`these scenarios send (\d+) token requests? with a wrong password or client secret`).FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("-list does not say how many failed logins:\n%s", out.String())
+		}
+		return m[1]
+	}
+	if n := count("@TOK-3"); n != "2" {
+		t.Errorf("@TOK-3 (a wrong password, an unknown user): %s failed logins", n)
+	}
+	if n := count("@SVC-1"); n != "0" {
+		t.Errorf("@SVC-1: %s failed logins", n)
+	}
+}
+
+func TestPipelineFlagsAreCheckedBeforeTheRun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.json")
+	for _, args := range [][]string{
+		{"-concurrency", "0"}, {"-concurrency", "many"}, {"-retries", "-1"}, {"-timeout", "soon"},
+		{"-expected-failures", missing}, {"-ca-file", missing}, {"-format", "html"}, {"-color", "sometimes"},
+	} {
+		var out, errs bytes.Buffer
+		code := run(append(args, "-list"), env(nil), &out, &errs)
+		if msg := strings.TrimSpace(errs.String()); code != exitUsage || msg == "" || strings.Contains(msg, "\n") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, msg)
+		}
+	}
+}
+
+func TestAThrottledRunExits3(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api" {
+			w.Write([]byte(`{"_links": {"events": {"href": "/api/events"}}}`))
+			return
+		}
+		w.Header().Set("Retry-After", "120")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"-base-url", srv.URL, "-report-dir", dir}, env(nil), &out, &errs)
+	if code != exitThrottled || !strings.Contains(errs.String(), "Retry-After: 120") || !strings.Contains(errs.String(), "Wait for the lockout to end") {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	if err != nil || !strings.Contains(string(b), `"outcome": "throttled"`) {
+		t.Errorf("conformance.json of a throttled run: %v\n%s", err, b)
+	}
+}
+
+func TestARunThatCannotStartReplacesTheLastReports(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		vars map[string]string
+	}{
+		{"bad tags", []string{"-tags", "@spce"}, nil},
+		{"an empty variable", nil, map[string]string{"CONFORMANCE_CLIENT_ID": ""}},
+		{"a bad format", []string{"-format", "html"}, nil},
+	} {
+		dir := t.TempDir()
+		green := `<testsuites tests="59" failures="0"></testsuites>`
+		if err := os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(green), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errs bytes.Buffer
+		if code := run(append(tt.args, "-report-dir", dir), env(tt.vars), &out, &errs); code != exitUsage {
+			t.Fatalf("%s: exit %d", tt.name, code)
+		}
+		junit, _ := os.ReadFile(filepath.Join(dir, "junit.xml"))
+		report, _ := os.ReadFile(filepath.Join(dir, "conformance.json"))
+		if string(junit) == green || !strings.Contains(string(junit), `<testcase name="the run could not start"`) || !strings.Contains(string(report), `"outcome": "not started"`) {
+			t.Errorf("%s: the reports do not say the run did not start:\n%s\n%s", tt.name, junit, report)
+		}
+	}
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	run([]string{"-list", "-tags", "@spce", "-report-dir", dir}, env(nil), &out, &errs)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("-list wrote reports: %v", entries)
 	}
 }

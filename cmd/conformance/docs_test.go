@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestTheDocsNameOnlyFlagsAndVariablesThatExist reads
+// docs/running-against-a-deployment.md: every flag it mentions is one of
+// the binary's, every variable one the binary reads, and every flag of the
+// binary is documented.
+func TestTheDocsNameOnlyFlagsAndVariablesThatExist(t *testing.T) {
+	b, err := os.ReadFile("../../docs/running-against-a-deployment.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+
+	var usage bytes.Buffer
+	run([]string{"-h"}, env(nil), &usage, &usage)
+	flags := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z-]*)`).FindAllStringSubmatch(usage.String(), -1) {
+		flags[m[1]] = true
+	}
+	if len(flags) < 10 {
+		t.Fatalf("only %d flags in the usage:\n%s", len(flags), usage.String())
+	}
+	// The flags of go test commands are go's.
+	// The flags of go test commands are go's, those of eventsvc serve the
+	// server's.
+	binaryDoc := regexp.MustCompile("(go (test|build|run)|eventsvc serve)[^`\n]*").ReplaceAllString(doc, "")
+	for _, m := range regexp.MustCompile("(?:^|[\\s`\\[(])-([a-z][a-z-]+)").FindAllStringSubmatch(binaryDoc, -1) {
+		if !flags[m[1]] {
+			t.Errorf("the docs mention the flag -%s, which the binary does not have", m[1])
+		}
+	}
+	for f := range flags {
+		if !strings.Contains(doc, "-"+f) {
+			t.Errorf("the flag -%s is not documented", f)
+		}
+	}
+
+	var mu sync.Mutex
+	var read []string
+	record := func(name string) (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		read = append(read, name)
+		return "", false
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"-list"}, record, &out, &errs); code != exitPassed {
+		t.Fatalf("-list: exit %d: %s", code, errs.String())
+	}
+	for _, m := range regexp.MustCompile(`\b(CONFORMANCE_[A-Z_]+|BASE_URL|READ_ONLY|HTTPS?_PROXY|NO_PROXY|NO_COLOR)\b`).FindAllStringSubmatch(doc, -1) {
+		if !slices.Contains(read, m[1]) {
+			t.Errorf("the docs mention the variable %s, which the binary does not read", m[1])
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// console prints a run for people: a line per scenario as it ends (or the
+// scenario with its steps, in the pretty format), a line now and then for
+// scenarios that take long, and at the end the failures in full, a verdict
+// per selected rule and a closing verdict line.
+type console struct {
+	w      io.Writer
+	format string
+	color  bool
+
+	mu      sync.Mutex
+	feature string // the feature of the last scenario printed (pretty)
+}
+
+func newConsole(w io.Writer, format string, color bool) *console {
+	return &console{w: w, format: format, color: color}
+}
+
+// ANSI colours.
+const (
+	red, green, yellow, grey, bold = "31", "32", "33", "90", "1"
+)
+
+func (c *console) paint(code, s string) string {
+	if !c.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// verdictLabel is a scenario's or rule's verdict, upper case, padded to
+// width and coloured.
+func (c *console) verdictLabel(v string, width int) string {
+	label := fmt.Sprintf("%-*s", width, strings.ToUpper(v))
+	switch v {
+	case Passed:
+		return c.paint(green, label)
+	case Failed:
+		return c.paint(red, label)
+	case NotRun:
+		return c.paint(grey, label)
+	default:
+		return c.paint(yellow, label)
+	}
+}
+
+func (c *console) scenarioEnded(r *ScenarioResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	verdict := r.Verdict
+	if r.Attempts > 1 && verdict == Failed {
+		verdict = "failed again"
+	}
+	attempt := ""
+	if r.Attempts > 1 {
+		attempt = fmt.Sprintf(", attempt %d", r.Attempts)
+	}
+	if c.format == FormatPretty {
+		c.pretty(r, attempt)
+		return
+	}
+	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, r.Place()), r.Name)
+	if r.Verdict == NotRun {
+		line += c.paint(grey, " — "+c.why(r))
+	} else {
+		line += c.paint(grey, fmt.Sprintf(" (%s%s)", r.Duration.Round(time.Millisecond), attempt))
+	}
+	fmt.Fprintln(c.w, line)
+}
+
+// why is the reason a scenario was not run.
+func (c *console) why(r *ScenarioResult) string {
+	if r.Detail != "" {
+		return r.Detail
+	}
+	return reasonsText([]string{r.Reason}, "")
+}
+
+func (c *console) pretty(r *ScenarioResult, attempt string) {
+	if r.Feature != c.feature {
+		fmt.Fprintf(c.w, "\n%s %s\n", c.paint(bold, "Feature:"), r.Feature)
+		c.feature = r.Feature
+	}
+	fmt.Fprintf(c.w, "\n  %s %s  %s\n", c.paint(bold, "Scenario:"), r.Name, c.paint(grey, r.Place()+attempt))
+	for _, s := range r.Steps {
+		text := s.Keyword + " " + s.Text
+		switch s.Status {
+		case "passed":
+			text = c.paint(green, text)
+		case "skipped", "":
+			text = c.paint(grey, text)
+		case "failed", "undefined", "pending", "ambiguous":
+			text = c.paint(red, text)
+		}
+		fmt.Fprintf(c.w, "    %s\n", text)
+		if s.Error != "" {
+			fmt.Fprintln(c.w, indent(s.Error, "      "))
+		}
+	}
+	if r.Verdict == NotRun {
+		fmt.Fprintf(c.w, "    %s — %s\n", c.verdictLabel(NotRun, 0), c.why(r))
+	}
+}
+
+// watch prints, every period, the scenarios that have run longer than
+// period, until the returned stop is called.
+func (c *console) watch(col *collector, period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				long := col.longRunning(period)
+				var lines []string
+				for r, d := range long {
+					note := ""
+					if slices.Contains(r.Tags, "@slow") {
+						note = "; @slow: it waits for tokens to expire"
+					}
+					lines = append(lines, fmt.Sprintf("  … still running after %s: %s (%s%s)", roundDuration(d), r.Name, r.Place(), note))
+				}
+				slices.Sort(lines)
+				c.mu.Lock()
+				for _, l := range lines {
+					fmt.Fprintln(c.w, c.paint(grey, l))
+				}
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// summary prints the failures in full, a verdict per selected rule, and
+// the closing line.
+func (c *console) summary(rep *Report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var failed []*ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {
+			failed = append(failed, s)
+		}
+	}
+	if len(failed) > 0 && c.format == FormatCompact {
+		fmt.Fprintf(c.w, "\n%s\n", c.paint(bold, "Failures:"))
+		for i, s := range failed {
+			fmt.Fprintf(c.w, "\n%d) %s %s  %s\n", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
+			if s.Expectation != "" {
+				fmt.Fprintf(c.w, "   expected by the baseline: %s\n", s.Expectation)
+			}
+			for _, st := range s.Steps {
+				if st.Status == "failed" || st.Status == "undefined" || st.Status == "pending" || st.Status == "ambiguous" {
+					fmt.Fprintf(c.w, "   %s %s  %s\n", c.paint(red, st.Keyword+" "+st.Text), "", c.paint(grey, fmt.Sprintf("%s:%d", s.File, st.Line)))
+					break
+				}
+				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, st.Keyword+" "+st.Text))
+			}
+			fmt.Fprintln(c.w, indent(s.Failure.Text(), "     "))
+		}
+	}
+
+	counts := rep.Counts()
+	fmt.Fprintf(c.w, "\nRules: %s\n", countsText(counts))
+	others := map[string]int{}
+	for _, r := range rep.Rules {
+		if !r.Selected {
+			for _, why := range r.Reasons {
+				others[why]++
+			}
+			continue
+		}
+		detail := ""
+		switch r.Verdict {
+		case NotRun:
+			detail = reasonsText(r.Reasons, firstDetail(r))
+		default:
+			detail = scenarioCounts(r.Counts)
+		}
+		if r.Expectation != "" {
+			detail += "; baseline: " + r.Expectation
+		}
+		if r.Stale {
+			detail += c.paint(red, " — STALE: the baseline expects it to fail; remove the entry")
+		}
+		fmt.Fprintf(c.w, "  %-8s %s %s\n", r.ID, c.verdictLabel(r.Verdict, 18), detail)
+	}
+	unselected := 0
+	for _, r := range rep.Rules {
+		if !r.Selected {
+			unselected++
+		}
+	}
+	if unselected > 0 {
+		var parts []string
+		for _, why := range []string{ReasonRef, ReasonLocal, ReasonSlow, ReasonReadOnly, ReasonTags, ReasonFiltered} {
+			if others[why] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
+			}
+		}
+		fmt.Fprintf(c.w, "  %d other rules not selected (%s)\n", unselected, strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(c.w, c.closing(rep))
+}
+
+// closing is the last line of a run.
+func (c *console) closing(rep *Report) string {
+	counts := rep.Counts()
+	took := rep.Duration.Round(100 * time.Millisecond)
+	scenarios := 0
+	for _, s := range rep.Scenarios {
+		if s.Verdict != NotRun {
+			scenarios++
+		}
+	}
+	flaky := ""
+	if ids := rulesWith(rep, Flaky); len(ids) > 0 {
+		flaky = fmt.Sprintf("; flaky (failed, then passed on a retry): %s", strings.Join(ids, ", "))
+	}
+	switch rep.Outcome {
+	case OutcomeThrottled:
+		return c.paint(yellow, "THROTTLED: "+rep.Error)
+	case OutcomeFailed:
+		what := rulesWith(rep, Failed)
+		for _, b := range rep.Baseline {
+			if b.Status == EntryStale {
+				what = append(what, "stale baseline entry: "+b.Expectation.String())
+			}
+		}
+		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d scenario%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, plural(scenarios), took))
+	}
+	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d scenario%s in %s", countsText(counts), flaky, scenarios, plural(scenarios), took))
+}
+
+// rulesWith returns the ids of the rules with verdict v.
+func rulesWith(rep *Report, v string) []string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == v {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// countsText is "37 passed, 2 failed, …", verdicts with none left out
+// but for passed, failed and not run.
+func countsText(counts map[string]int) string {
+	var parts []string
+	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
+		if counts[v] > 0 || v == Passed || v == Failed {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scenarioCounts(counts map[string]int) string {
+	var parts []string
+	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
+		if counts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	n := 0
+	for _, k := range counts {
+		n += k
+	}
+	return fmt.Sprintf("%d scenario%s: %s", n, plural(n), strings.Join(parts, ", "))
+}
+
+// firstDetail is the first reason a step gave for not running one of r's
+// scenarios.
+func firstDetail(r *RuleResult) string {
+	for _, s := range r.Scenarios {
+		if s.Detail != "" {
+			return s.Detail
+		}
+	}
+	return ""
+}
+
+// roundDuration rounds d for people: to the second beyond ten seconds.
+func roundDuration(d time.Duration) time.Duration {
+	if d > 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// JSONReport is the name of the machine-readable report, and
+// ReportSchemaVersion the version of its shape: conformance.schema.json
+// describes it, and a change that breaks a reader raises it.
+const (
+	JSONReport          = "conformance.json"
+	ReportSchemaVersion = 1
+)
+
+// ReportSchema is conformance.schema.json, the JSON Schema of
+// conformance.json.
+//
+//go:embed conformance.schema.json
+var ReportSchema []byte
+
+// jsonReport is conformance.json.
+type jsonReport struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	Suite         jsonSuite         `json:"suite"`
+	Target        string            `json:"target"`
+	RunID         string            `json:"runId"`
+	Tags          string            `json:"tags"`
+	Selection     string            `json:"selection"`
+	ReadOnly      bool              `json:"readOnly"`
+	Concurrency   int               `json:"concurrency"`
+	Retries       int               `json:"retries"`
+	Started       string            `json:"started"`
+	DurationMs    int64             `json:"durationMs"`
+	Outcome       string            `json:"outcome"`
+	Error         string            `json:"error,omitempty"`
+	FailedLogins  int               `json:"failedLogins"`
+	Counts        map[string]int    `json:"counts"`
+	Baseline      []jsonExpectation `json:"baseline"`
+	Rules         []jsonRule        `json:"rules"`
+	Scenarios     []jsonScenario    `json:"scenarios"`
+}
+
+type jsonSuite struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type jsonExpectation struct {
+	Rule     string `json:"rule,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	Reason   string `json:"reason"`
+	Status   string `json:"status"`
+}
+
+type jsonRule struct {
+	ID          string         `json:"id"`
+	Kind        string         `json:"kind"`
+	Verdict     string         `json:"verdict"`
+	Selected    bool           `json:"selected"`
+	NotRun      []string       `json:"notRunReasons,omitempty"`
+	Expectation string         `json:"expectedFailure,omitempty"`
+	Stale       bool           `json:"stale,omitempty"`
+	Counts      map[string]int `json:"counts"`
+	Scenarios   []string       `json:"scenarios"`
+}
+
+type jsonScenario struct {
+	Name         string       `json:"name"`
+	Feature      string       `json:"feature"`
+	Place        string       `json:"place"`
+	Tags         []string     `json:"tags"`
+	Rules        []string     `json:"rules"`
+	Verdict      string       `json:"verdict"`
+	NotRunReason string       `json:"notRunReason,omitempty"`
+	NotRunDetail string       `json:"notRunDetail,omitempty"`
+	Expectation  string       `json:"expectedFailure,omitempty"`
+	Attempts     int          `json:"attempts"`
+	DurationMs   int64        `json:"durationMs"`
+	Failure      *jsonFailure `json:"failure,omitempty"`
+}
+
+type jsonFailure struct {
+	Step     string `json:"step"`
+	Line     int    `json:"line"`
+	Message  string `json:"message"`
+	Exchange string `json:"exchange,omitempty"`
+}
+
+// SuiteVersion is the version of the suite, from the build information:
+// the module's version, or the commit it was built from.
+func SuiteVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	version := info.Main.Version
+	var revision, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	if revision != "" && (version == "" || version == "(devel)") {
+		if len(revision) > 12 {
+			revision = revision[:12]
+		}
+		return revision + modified
+	}
+	if version == "" {
+		return "(devel)"
+	}
+	return version
+}
+
+// reportJSON renders conformance.json.
+func reportJSON(rep *Report) ([]byte, error) {
+	doc := jsonReport{
+		SchemaVersion: ReportSchemaVersion,
+		Suite:         jsonSuite{Name: "event-service-conformance", Version: rep.Version},
+		Target:        rep.Target, RunID: rep.RunID, Tags: rep.Tags, Selection: rep.Selection, ReadOnly: rep.ReadOnly,
+		Concurrency: max(rep.Concurrency, 1), Retries: rep.Retries,
+		Started: rep.Started.UTC().Format(time.RFC3339), DurationMs: rep.Duration.Milliseconds(),
+		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
+		Counts: map[string]int{}, Baseline: []jsonExpectation{}, Rules: []jsonRule{}, Scenarios: []jsonScenario{},
+	}
+	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
+		doc.Counts[v] = 0
+	}
+	for v, n := range rep.Counts() {
+		doc.Counts[v] = n
+	}
+	for _, e := range rep.Baseline {
+		doc.Baseline = append(doc.Baseline, jsonExpectation{Rule: e.Rule, Scenario: e.Scenario, Reason: e.Reason, Status: e.Status})
+	}
+	for _, r := range rep.Rules {
+		jr := jsonRule{ID: r.ID, Kind: r.Kind, Verdict: r.Verdict, Selected: r.Selected, NotRun: r.Reasons,
+			Expectation: r.Expectation, Stale: r.Stale, Counts: map[string]int{}, Scenarios: []string{}}
+		for v, n := range r.Counts {
+			jr.Counts[v] = n
+		}
+		for _, s := range r.Scenarios {
+			jr.Scenarios = append(jr.Scenarios, s.Place())
+		}
+		doc.Rules = append(doc.Rules, jr)
+	}
+	for _, s := range rep.Scenarios {
+		js := jsonScenario{Name: s.Name, Feature: s.Feature, Place: s.Place(), Tags: s.Tags, Rules: s.Rules, Verdict: s.Verdict,
+			Expectation: s.Expectation, Attempts: s.Attempts, DurationMs: s.Duration.Milliseconds()}
+		if js.Tags == nil {
+			js.Tags = []string{}
+		}
+		if js.Rules == nil {
+			js.Rules = []string{}
+		}
+		if s.Verdict == NotRun {
+			js.NotRunReason, js.NotRunDetail = s.Reason, s.Detail
+			if js.NotRunReason == "" {
+				js.NotRunReason = ReasonNoStart
+			}
+		}
+		if f := s.Failure; f != nil && s.Verdict != NotRun {
+			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange}
+		}
+		doc.Scenarios = append(doc.Scenarios, js)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("conformance report: %w", err)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,59 @@
+package conformance
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func lookup(vars map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+func TestFromEnvRefusesWhatWouldSilentlyMisleadARun(t *testing.T) {
+	dir := t.TempDir()
+	truncated := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(truncated, []byte("{\n  \"name\": \"Meetup\",\n  \"venue\": "), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"an empty client id", map[string]string{"CONFORMANCE_CLIENT_ID": ""}, "CONFORMANCE_CLIENT_ID is set but empty"},
+		{"an empty password", map[string]string{"CONFORMANCE_PASSWORD": " "}, "CONFORMANCE_PASSWORD is set but empty: give it a value, or unset it for the default (the demo one)"},
+		{"one account as both users", map[string]string{"CONFORMANCE_USERNAME": "qa@example.com", "CONFORMANCE_OTHER_USERNAME": "QA@example.com"}, "the suite needs two accounts"},
+		{"truncated JSON", map[string]string{"CONFORMANCE_EVENT_FILE": truncated}, "line 3, column 12: unexpected end of JSON input"},
+		{"READ_ONLY=yes", map[string]string{"READ_ONLY": "yes"}, `READ_ONLY="yes": want 1 or true`},
+		{"a BASE_URL with a query", map[string]string{"BASE_URL": "https://staging.example/?x=1"}, "has a query or fragment"},
+	}
+	for _, tt := range tests {
+		_, err := FromEnv(lookup(tt.vars))
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: FromEnv = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestReadOnlyHasOneMeaning(t *testing.T) {
+	for v, want := range map[string]bool{"1": true, "true": true, "TRUE": true, "0": false, "false": false, "": false} {
+		o, err := FromEnv(lookup(map[string]string{"READ_ONLY": v}))
+		if err != nil || o.ReadOnly != want {
+			t.Errorf("READ_ONLY=%q: read-only %v (%v), want %v", v, o.ReadOnly, err, want)
+		}
+	}
+}
+
+func TestFromEnvSaysWhenTheDemoCredentialsAreUsed(t *testing.T) {
+	o, err := FromEnv(lookup(map[string]string{"BASE_URL": "https://staging.example"}))
+	if err != nil || !o.DemoCredentials || !o.DefaultTags || o.Tags != RemoteTags {
+		t.Fatalf("no variables: demo %v, default tags %v %q (%v)", o.DemoCredentials, o.DefaultTags, o.Tags, err)
+	}
+	o, err = FromEnv(lookup(map[string]string{"CONFORMANCE_CLIENT_ID": "qa-app", "CONFORMANCE_TAGS": "@AUTH-6"}))
+	if err != nil || o.DemoCredentials || o.Target.Credentials.ClientID != "qa-app" || o.DefaultTags || o.Tags != "@AUTH-6" {
+		t.Fatalf("with variables: %+v (%v)", o, err)
+	}
+}

@@ -1,0 +1,391 @@
+package conformance
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"eventsvc/docs"
+	"eventsvc/features"
+)
+
+// Why a scenario is not run (Planned.Reason).
+const (
+	ReasonRef      = "@ref"        // a reference-server choice, left out against a deployment unless asked
+	ReasonLocal    = "@local"      // needs the in-process reference server
+	ReasonSlow     = "@slow"       // waits in real time, left out unless asked
+	ReasonReadOnly = "read-only"   // creates or changes events, and the run is read-only
+	ReasonTags     = "tags"        // the tag expression leaves it out
+	ReasonTarget   = "target"      // a step found that the target cannot show the rule
+	ReasonFiltered = "filtered"    // go test -run left it out
+	ReasonThrottle = "throttled"   // the target answered 429 during the run
+	ReasonNoStart  = "not started" // the run did not start
+)
+
+// reasonText says what each reason means, for people.
+var reasonText = map[string]string{
+	ReasonRef:      "a reference-server choice; select it with @ref",
+	ReasonLocal:    "needs the in-process reference server (a @clock one: or CONTROL_URL, a reference server's control API)",
+	ReasonSlow:     "waits in real time; select it with @slow",
+	ReasonReadOnly: "writes, and the run is read-only",
+	ReasonTags:     "not selected by the tags",
+	ReasonTarget:   "the target cannot show it",
+	ReasonFiltered: "left out by go test -run",
+	ReasonThrottle: "the target throttled the run",
+	ReasonNoStart:  "the run did not start",
+}
+
+// Planned is one scenario of a run (a scenario, or one example row of an
+// outline) and whether the run selects it.
+type Planned struct {
+	File    string // as in the features folder, such as "tokens.feature"
+	Line    int    // of the scenario, or of the example row
+	Feature string // the feature's name
+	// Name is the scenario's name; for an example row, followed by the
+	// row's values, such as `No token for <request> (request: an unknown
+	// user's token)`.
+	Name  string
+	Tags  []string // every tag it has, with its @
+	Rules []string // the rule ids its tags name
+	Steps []PlannedStep
+	// Run is whether the run selects it; when not, Reason says why.
+	Run    bool
+	Reason string
+
+	pickleName   string // godog's name for it
+	scenarioLine int    // of the scenario or outline, which godog selects by
+	index        int    // its place in the plan
+}
+
+// PlannedStep is one step of a planned scenario, background steps first.
+type PlannedStep struct {
+	Keyword string // such as "Given"
+	Text    string
+	Line    int
+}
+
+// Place is "file:line".
+func (p *Planned) Place() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
+
+// key identifies a pickle by what godog tells of it.
+func pickleKey(uri, name string, tags []string, steps []string) string {
+	if i := strings.LastIndex(uri, ".feature:"); i >= 0 {
+		uri = uri[:i+len(".feature")]
+	}
+	return uri + "\x00" + name + "\x00" + strings.Join(tags, " ") + "\x00" + strings.Join(steps, "\n")
+}
+
+func (p *Planned) key() string {
+	texts := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		texts[i] = s.Text
+	}
+	return pickleKey(p.File, p.pickleName, p.Tags, texts)
+}
+
+// loadPlan reads every *.feature file of fsys into planned scenarios, in
+// file name order, not yet selected.
+func loadPlan(fsys fs.FS) ([]*Planned, error) {
+	var out []*Planned
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".feature" {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		ids := (&messages.Incrementing{}).NewId
+		doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(b)), ids)
+		if err != nil {
+			return fmt.Errorf("parse %s: %w", p, err)
+		}
+		if doc.Feature == nil {
+			return nil
+		}
+		doc.Uri = p
+		lines := map[string]int64{}     // AST node id → line
+		rows := map[string][]string{}   // example row id → "header: value"
+		keywords := map[string]string{} // step id → keyword
+		names := map[string]string{}    // scenario id → its name as written
+		var walk func(children []*messages.FeatureChild, rules []*messages.RuleChild)
+		scenario := func(s *messages.Scenario) {
+			lines[s.Id], names[s.Id] = s.Location.Line, s.Name
+			for _, st := range s.Steps {
+				lines[st.Id], keywords[st.Id] = st.Location.Line, strings.TrimSpace(st.Keyword)
+			}
+			for _, ex := range s.Examples {
+				for _, row := range ex.TableBody {
+					lines[row.Id] = row.Location.Line
+					var vals []string
+					for i, c := range row.Cells {
+						h := ""
+						if ex.TableHeader != nil && i < len(ex.TableHeader.Cells) {
+							h = ex.TableHeader.Cells[i].Value
+						}
+						vals = append(vals, h+": "+c.Value)
+					}
+					rows[row.Id] = vals
+				}
+			}
+		}
+		background := func(b *messages.Background) {
+			for _, st := range b.Steps {
+				lines[st.Id], keywords[st.Id] = st.Location.Line, strings.TrimSpace(st.Keyword)
+			}
+		}
+		walk = func(children []*messages.FeatureChild, _ []*messages.RuleChild) {
+			for _, c := range children {
+				switch {
+				case c.Background != nil:
+					background(c.Background)
+				case c.Scenario != nil:
+					scenario(c.Scenario)
+				case c.Rule != nil:
+					for _, rc := range c.Rule.Children {
+						if rc.Background != nil {
+							background(rc.Background)
+						}
+						if rc.Scenario != nil {
+							scenario(rc.Scenario)
+						}
+					}
+				}
+			}
+		}
+		walk(doc.Feature.Children, nil)
+		for _, pk := range gherkin.Pickles(*doc, p, ids) {
+			pl := &Planned{File: p, Feature: doc.Feature.Name, Name: pk.Name, pickleName: pk.Name}
+			if len(pk.AstNodeIds) > 0 {
+				pl.Line = int(lines[pk.AstNodeIds[0]])
+				pl.scenarioLine = pl.Line
+			}
+			if len(pk.AstNodeIds) > 1 {
+				row := pk.AstNodeIds[len(pk.AstNodeIds)-1]
+				pl.Line = int(lines[row])
+				if pk.Name == names[pk.AstNodeIds[0]] {
+					// The name has no placeholder: the row's values tell it apart.
+					pl.Name += " (" + strings.Join(rows[row], ", ") + ")"
+				}
+			}
+			for _, t := range pk.Tags {
+				pl.Tags = append(pl.Tags, t.Name)
+			}
+			pl.Rules = features.Tags(pl.Tags).Rules()
+			for _, st := range pk.Steps {
+				ps := PlannedStep{Text: st.Text}
+				if len(st.AstNodeIds) > 0 {
+					ps.Keyword, ps.Line = keywords[st.AstNodeIds[0]], int(lines[st.AstNodeIds[0]])
+				}
+				pl.Steps = append(pl.Steps, ps)
+			}
+			pl.index = len(out)
+			out = append(out, pl)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load the features: %w", err)
+	}
+	return out, nil
+}
+
+// failedLogin is the text of a step that asks for a token with wrong
+// credentials: a failed login the target may count towards a lockout.
+var failedLogin = regexp.MustCompile(`(?i)wrong (password|client secret)|unknown user|credentials as the (client|user)'s`)
+
+// FailedLogins returns how many token requests with wrong credentials the
+// selected scenarios of plan send.
+func FailedLogins(plan []*Planned) int {
+	n := 0
+	for _, p := range plan {
+		if !p.Run {
+			continue
+		}
+		for _, s := range p.Steps {
+			if failedLogin.MatchString(s.Text) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Selection says what a run selects.
+type Selection struct {
+	// Tags is the expression as given (or the default).
+	Tags TagExpr
+	// Default is whether Tags is the default of the target.
+	Default bool
+	// Remote is whether the target is a deployment.
+	Remote bool
+	// Clock is whether the remote target's clock can be moved (a
+	// reference server's control API): its @local @clock scenarios run.
+	Clock bool
+	// ReadOnly leaves out @writes.
+	ReadOnly bool
+}
+
+// ruleIDShape is what a tag naming a rule looks like, in any case.
+var ruleIDShape = regexp.MustCompile(`^@([A-Za-z]+)-([0-9]+)$`)
+
+// knownTags are the tags every feature folder may be selected by.
+var knownTags = []string{"@spec", "@ref", "@local", "@clock", "@slow", "@writes"}
+
+// checkTags refuses an expression that names a rule the catalogue does not
+// have, or a tag no scenario carries, with a suggestion when one is near.
+func checkTags(e TagExpr, plan []*Planned, catalogue *docs.Catalogue) error {
+	have := map[string]bool{}
+	for _, t := range knownTags {
+		have[t] = true
+	}
+	for _, r := range catalogue.Rules() {
+		have["@"+r.ID] = true
+	}
+	for _, p := range plan {
+		for _, t := range p.Tags {
+			have[t] = true
+		}
+	}
+	for _, name := range e.Names() {
+		if have[name] {
+			continue
+		}
+		if m := ruleIDShape.FindStringSubmatch(name); m != nil {
+			id := strings.ToUpper(m[1]) + "-" + m[2]
+			if have["@"+id] {
+				return fmt.Errorf("%w: %q names %s, which is not a rule: rule ids are upper case (@%s)", ErrTags, e.String(), name, id)
+			}
+			return fmt.Errorf("%w: %q names %s, which is not a rule of docs/rules.md (%s)", ErrTags, e.String(), name, sectionRange(catalogue, strings.ToUpper(m[1])))
+		}
+		hint := "the tags are " + strings.Join(knownTags, ", ") + " and the rule ids such as @AUTH-6"
+		if near := nearest(name, have); near != "" {
+			hint = "did you mean " + near + "?"
+		}
+		return fmt.Errorf("%w: %q names %s, which no scenario has (%s)", ErrTags, e.String(), name, hint)
+	}
+	return nil
+}
+
+// sectionRange says which rule ids a section of the catalogue has.
+func sectionRange(c *docs.Catalogue, code string) string {
+	var ids []string
+	for _, r := range c.Rules() {
+		if r.Section.Code == code {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		var codes []string
+		for _, s := range c.Sections() {
+			codes = append(codes, s.Code)
+		}
+		return "there is no section " + code + "; the sections are " + strings.Join(codes, ", ")
+	}
+	return "its " + code + " rules run from " + ids[0] + " to " + ids[len(ids)-1]
+}
+
+// nearest is the known tag closest to name, if it is close.
+func nearest(name string, have map[string]bool) string {
+	best, bestD := "", 3
+	var names []string
+	for t := range have {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	for _, t := range names {
+		if strings.EqualFold(t, name) {
+			return t
+		}
+		if d := distance(strings.ToLower(t), strings.ToLower(name)); d < bestD {
+			best, bestD = t, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// selectPlan marks which scenarios of plan s selects, and why the others
+// are not run. It returns the expression godog is given, which selects
+// exactly those scenarios. Remotely, @local scenarios never run; @slow ones
+// run only when the expression names @slow, and @ref ones remotely only when
+// it names @ref.
+func selectPlan(plan []*Planned, s Selection) (TagExpr, error) {
+	effective := s.Tags
+	var extra []string
+	if s.Remote && s.Clock {
+		extra = append(extra, "~@local,@clock")
+	} else if s.Remote {
+		extra = append(extra, "~@local")
+		if !s.Tags.Mentions("@ref") && !s.Default {
+			extra = append(extra, "~@ref")
+		}
+	}
+	if !s.Tags.Mentions("@slow") {
+		extra = append(extra, "~@slow")
+	}
+	if s.ReadOnly {
+		extra = append(extra, "~@writes")
+	}
+	extra = slices.DeleteFunc(extra, s.Tags.requires)
+	if len(extra) > 0 {
+		more, err := ParseTags(strings.Join(extra, " && "))
+		if err != nil {
+			return TagExpr{}, err
+		}
+		effective = effective.And(more)
+	}
+	has := func(p *Planned, tag string) bool { return slices.Contains(p.Tags, tag) }
+	for _, p := range plan {
+		p.Run, p.Reason = false, ""
+		switch {
+		case !s.Default && !s.Tags.Match(p.Tags):
+			p.Reason = ReasonTags
+		case s.Remote && has(p, "@local") && !(s.Clock && has(p, "@clock")):
+			p.Reason = ReasonLocal
+		case has(p, "@slow") && !s.Tags.Mentions("@slow"):
+			p.Reason = ReasonSlow
+		case s.Remote && has(p, "@ref") && !has(p, "@spec") && !s.Tags.Mentions("@ref") && !s.Default:
+			p.Reason = ReasonRef
+		case !s.Tags.Match(p.Tags):
+			p.Reason = ReasonTags
+			for _, t := range []string{"@local", "@slow", "@ref"} {
+				if has(p, t) {
+					p.Reason = t
+					break
+				}
+			}
+		case s.ReadOnly && has(p, "@writes"):
+			p.Reason = ReasonReadOnly
+		default:
+			p.Run = true
+		}
+	}
+	return effective, nil
+}

@@ -1,0 +1,87 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Report file names, written in Options.ReportDir.
+const (
+	JUnitReport    = "junit.xml"
+	CucumberReport = "cucumber.json"
+)
+
+// writer writes a run's reports in a folder. Each file is written whole,
+// under a temporary name that is then renamed: a reader sees the last
+// complete version, never a part of one.
+type writer struct {
+	dir string
+}
+
+// reportFiles are the reports and how each is rendered.
+var reportFiles = []struct {
+	name   string
+	render func(*Report) ([]byte, error)
+}{
+	{JUnitReport, junitXML},
+	{CucumberReport, cucumberJSON},
+	{JSONReport, reportJSON},
+	{HTMLReport, reportHTML},
+}
+
+// start replaces the reports of an earlier run by ones saying that this
+// run has not finished: what stays if it is killed.
+func (w *writer) start(rep *Report) error {
+	if w.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return fmt.Errorf("create the report directory: %w", err)
+	}
+	pending := *rep
+	pending.Outcome = OutcomeIncomplete
+	pending.Error = fmt.Sprintf("the run %s started at %s did not finish: it was stopped, or it is still going", rep.RunID, rep.Started.Format("2006-01-02 15:04:05Z"))
+	return w.finish(&pending)
+}
+
+// finish writes every report of rep.
+func (w *writer) finish(rep *Report) error {
+	if w.dir == "" {
+		return nil
+	}
+	for _, f := range reportFiles {
+		b, err := f.render(rep)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(w.dir, f.name), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
