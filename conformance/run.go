@@ -330,6 +330,11 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 // while other scenarios create events on the same target.
 var exclusive = regexp.MustCompile(`(?i)listed on two pages|walks through the event list|has more than one page|holds some number of events|as many events as before|the page (holds|reports)|listed in the order`)
 
+// createsWhatItNeeds matches the steps that create events when the run may
+// write, though their scenarios are not @writes (read-only, they use what
+// the target holds): against a deployment they count as writing.
+var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has more than one page`)
+
 // phase is one godog run of a concurrent run.
 type phase struct {
 	paths       []string
@@ -369,7 +374,8 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 			groups = append(groups, g)
 		}
 		g.steps += len(p.Steps)
-		g.writes = g.writes || slices.Contains(p.Tags, "@writes")
+		g.writes = g.writes || slices.Contains(p.Tags, "@writes") ||
+			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
 			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}

@@ -1,0 +1,42 @@
+package conformance
+
+import "testing"
+
+// TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,
+// a scenario that walks the whole event list runs neither with scenarios
+// that are @writes nor with those whose steps create what they need (the
+// user manages an event), since a creation during the walk shifts its
+// pages.
+func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
+	planned := func(file string, line int, tags []string, steps ...string) *Planned {
+		p := &Planned{File: file, Line: line, scenarioLine: line, Tags: tags, Run: true}
+		for _, s := range steps {
+			p.Steps = append(p.Steps, PlannedStep{Text: s})
+		}
+		return p
+	}
+	plan := []*Planned{
+		planned("listing.feature", 30, []string{"@spec"}, "the event list has more than one page", "a caller walks through the event list by following its \"next\" links", "no event is listed on two pages"),
+		planned("reading.feature", 12, []string{"@spec"}, "the user manages an event", "a caller reads the event"),
+		planned("writing.feature", 5, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
+		planned("api_root.feature", 5, []string{"@spec"}, "a caller reads the API root"),
+	}
+	phaseOf := map[string]int{}
+	for i, ph := range phases(plan, 8, true) {
+		for _, p := range ph.paths {
+			phaseOf[p] = i
+		}
+	}
+	walk := phaseOf["listing.feature:30"]
+	for _, place := range []string{"reading.feature:12", "writing.feature:5"} {
+		if phaseOf[place] == walk {
+			t.Errorf("%s runs in the same phase as the walk through the list: %v", place, phaseOf)
+		}
+	}
+	if phaseOf["api_root.feature:5"] != walk {
+		t.Errorf("a scenario that only reads should run with the walk: %v", phaseOf)
+	}
+	if len(phaseOf) != 4 {
+		t.Fatalf("want 4 scenarios placed, got %v", phaseOf)
+	}
+}
