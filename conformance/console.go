@@ -209,7 +209,7 @@ func (c *console) summary(rep *Report) {
 	}
 	if unselected > 0 {
 		var parts []string
-		for _, why := range []string{ReasonRef, ReasonLocal, ReasonSlow, ReasonReadOnly, ReasonTags, ReasonFiltered} {
+		for _, why := range []string{ReasonRef, ReasonLocal, ReasonClock, ReasonSlow, ReasonReadOnly, ReasonTags, ReasonFiltered} {
 			if others[why] > 0 {
 				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
 			}

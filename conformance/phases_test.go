@@ -1,12 +1,15 @@
 package conformance
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,
 // a scenario that walks the whole event list runs neither with scenarios
 // that are @writes nor with those whose steps create what they need (the
 // user manages an event), since a creation during the walk shifts its
-// pages.
+// pages; and a scenario that moves the target's clock runs alone.
 func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	planned := func(file string, line int, tags []string, steps ...string) *Planned {
 		p := &Planned{File: file, Line: line, scenarioLine: line, Tags: tags, Run: true}
@@ -20,6 +23,7 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 		planned("reading.feature", 12, []string{"@spec"}, "the user manages an event", "a caller reads the event"),
 		planned("writing.feature", 5, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
 		planned("api_root.feature", 5, []string{"@spec"}, "a caller reads the API root"),
+		planned("token_validity.feature", 11, []string{"@spec", "@local", "@clock"}, "the user has a token", "599 seconds pass"),
 	}
 	phaseOf := map[string]int{}
 	for i, ph := range phases(plan, 8, true) {
@@ -36,7 +40,11 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	if phaseOf["api_root.feature:5"] != walk {
 		t.Errorf("a scenario that only reads should run with the walk: %v", phaseOf)
 	}
-	if len(phaseOf) != 4 {
-		t.Fatalf("want 4 scenarios placed, got %v", phaseOf)
+	if len(phaseOf) != 5 {
+		t.Fatalf("want 5 scenarios placed, got %v", phaseOf)
+	}
+	all := phases(plan, 8, true)
+	if last := all[len(all)-1]; last.concurrency != 1 || !slices.Contains(last.paths, "token_validity.feature:11") {
+		t.Errorf("a scenario that moves the target's clock should run alone, after the others: %+v", all)
 	}
 }

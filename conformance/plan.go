@@ -19,6 +19,7 @@ import (
 const (
 	ReasonRef      = "@ref"        // a reference-server choice, left out against a deployment unless asked
 	ReasonLocal    = "@local"      // needs the in-process reference server
+	ReasonClock    = "@clock"      // moves the server's clock: in-process, or with a control API
 	ReasonSlow     = "@slow"       // waits in real time, left out unless asked
 	ReasonReadOnly = "read-only"   // creates or changes events, and the run is read-only
 	ReasonTags     = "tags"        // the tag expression leaves it out
@@ -31,7 +32,8 @@ const (
 // reasonText says what each reason means, for people.
 var reasonText = map[string]string{
 	ReasonRef:      "a reference-server choice; select it with @ref",
-	ReasonLocal:    "needs the in-process reference server (a @clock one: or CONTROL_URL, a reference server's control API)",
+	ReasonLocal:    "needs the in-process reference server",
+	ReasonClock:    "moves the server's clock: needs the in-process reference server, or CONTROL_URL (a reference server's control API)",
 	ReasonSlow:     "waits in real time; select it with @slow",
 	ReasonReadOnly: "writes, and the run is read-only",
 	ReasonTags:     "not selected by the tags",
@@ -367,7 +369,9 @@ func selectPlan(plan []*Planned, s Selection) (TagExpr, error) {
 		switch {
 		case !s.Default && !s.Tags.Match(p.Tags):
 			p.Reason = ReasonTags
-		case s.Remote && has(p, "@local") && !(s.Clock && has(p, "@clock")):
+		case s.Remote && has(p, "@local") && has(p, "@clock") && !s.Clock:
+			p.Reason = ReasonClock
+		case s.Remote && has(p, "@local") && !has(p, "@clock"):
 			p.Reason = ReasonLocal
 		case has(p, "@slow") && !s.Tags.Mentions("@slow"):
 			p.Reason = ReasonSlow

@@ -313,7 +313,7 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 		what := fmt.Sprintf("the tags %q select no scenario", expr.String())
 		if len(left) > 0 {
 			var parts []string
-			for _, r := range []string{ReasonLocal, ReasonSlow, ReasonRef, ReasonReadOnly} {
+			for _, r := range []string{ReasonLocal, ReasonClock, ReasonSlow, ReasonRef, ReasonReadOnly} {
 				if left[r] > 0 {
 					parts = append(parts, fmt.Sprintf("%d %s (%s)", left[r], r, reasonText[r]))
 				}
@@ -347,7 +347,8 @@ type phase struct {
 // or tagged @serial) must not overlap with scenarios that create events,
 // nor with each other: first the scenarios that do not write run together
 // with the first such scenario, then those that write, then the other
-// exclusive ones one at a time. Within a run the scenarios with the most
+// exclusive ones and those that move the target's clock (@clock, through
+// its control API) one at a time. Within a run the scenarios with the most
 // steps start first, so that none starts last and holds up the end. A
 // serial run is one run of everything, in order.
 func phases(plan []*Planned, concurrency int, remote bool) []phase {
@@ -359,6 +360,7 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 		steps     int
 		writes    bool
 		exclusive bool
+		clock     bool // moves the clock of the whole target
 	}
 	var groups []*group
 	byPlace := map[string]*group{}
@@ -376,6 +378,7 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 		g.steps += len(p.Steps)
 		g.writes = g.writes || slices.Contains(p.Tags, "@writes") ||
 			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
+		g.clock = g.clock || slices.Contains(p.Tags, "@clock")
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
 			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}
@@ -385,6 +388,8 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 		switch {
 		case !remote:
 			readers.paths = append(readers.paths, g.place)
+		case g.clock: // every token of the target ages with it
+			alone.paths = append(alone.paths, g.place)
 		case g.exclusive && !slices.ContainsFunc(groups, func(o *group) bool { return o.exclusive && slices.Contains(readers.paths, o.place) }):
 			readers.paths = append(readers.paths, g.place)
 		case g.exclusive:
