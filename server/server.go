@@ -27,6 +27,11 @@ const ResourceID = "event"
 // BodyLimit is the largest request body the server reads: 1 MiB.
 const BodyLimit = 1 << 20
 
+// MaxHeaderBytes bounds the request line and header fields of a request:
+// 16 KiB, so that the header fields of 8 KiB browsers and proxies send pass
+// with room for a long request line. Past it, 431 (RFC 6585 §5).
+const MaxHeaderBytes = 16 << 10
+
 // Options configure a Server.
 type Options struct {
 	// Config holds the client registrations and accounts. Required.
@@ -120,6 +125,7 @@ func New(opts Options) *Server {
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
+		ReadBufferSize:        MaxHeaderBytes,
 		ErrorHandler:          errorHandler(errorLogger),
 	})
 	s.routes(opts)
