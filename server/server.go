@@ -207,7 +207,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
-	err := s.app.Listener(ln)
+	// Connections close gracefully (RFC 9112 §9.6): see lingerListener.
+	err := s.app.Listener(newLingerListener(ln))
 	if errors.Is(err, net.ErrClosed) {
 		return nil
 	}
