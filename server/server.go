@@ -68,6 +68,14 @@ type Options struct {
 	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
 	// negative: no limit.
 	MaxEventsPerUser int
+	// ReadTimeout bounds the time a client has to send a request, its
+	// header and body, from its first byte; IdleTimeout how long a
+	// kept-alive connection may wait for its next request; WriteTimeout
+	// how long the answer may take to send. Past any, the connection is
+	// closed, so that slow or idle clients do not hold the server's
+	// connections for ever. Zero: DefaultReadTimeout, DefaultIdleTimeout,
+	// DefaultWriteTimeout.
+	ReadTimeout, IdleTimeout, WriteTimeout time.Duration
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -76,6 +84,13 @@ type Options struct {
 
 // DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
 const DefaultMaxEventsPerUser = 10_000
+
+// Defaults of Options.ReadTimeout, IdleTimeout and WriteTimeout.
+const (
+	DefaultReadTimeout  = 10 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+)
 
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
@@ -126,10 +141,21 @@ func New(opts Options) *Server {
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
 		ReadBufferSize:        MaxHeaderBytes,
+		ReadTimeout:           orDefault(opts.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:           orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		WriteTimeout:          orDefault(opts.WriteTimeout, DefaultWriteTimeout),
 		ErrorHandler:          errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
+}
+
+// orDefault is d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // loginGuard is the token endpoint's throttle of Options.

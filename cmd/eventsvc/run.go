@@ -31,6 +31,7 @@ const usage = `usage:
                 [-login-failures N] [-login-window D] [-login-lockout D]
                 [-login-keys N] [-token-rate R] [-token-burst N]
                 [-max-events-per-user N]
+                [-read-timeout D] [-idle-timeout D] [-write-timeout D]
                 [-cors-origin URL] [-quiet]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
@@ -48,6 +49,8 @@ const (
 	maxDemoEvents = 10_000
 	// maxLoginDuration bounds -login-window and -login-lockout.
 	maxLoginDuration = 24 * time.Hour
+	// maxTimeout bounds -read-timeout, -idle-timeout and -write-timeout.
+	maxTimeout = time.Hour
 )
 
 // run is the whole program, with its surroundings passed in so that tests
@@ -83,6 +86,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	tokenRate := fs.Float64("token-rate", throttle.DefaultRate, "token requests a second one address may make after its burst, whatever client or user they name; past it 429 (0: no limit)")
 	tokenBurst := fs.Int("token-burst", throttle.DefaultBurst, "token requests one address may make at once")
 	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
+	readTimeout := fs.Duration("read-timeout", server.DefaultReadTimeout, "how long a client may take to send a request, header and body, from its first byte; past it the connection is closed (at most 1h)")
+	idleTimeout := fs.Duration("idle-timeout", server.DefaultIdleTimeout, "how long a kept-alive connection may wait for its next request before it is closed (at most 1h)")
+	writeTimeout := fs.Duration("write-timeout", server.DefaultWriteTimeout, "how long an answer may take to send before the connection is closed (at most 1h)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000: one origin, http or https, no wildcard (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
 	if err := fs.Parse(args); err != nil {
@@ -107,6 +113,12 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	check(*tokenRate >= 0 && !math.IsInf(*tokenRate, 0), "-token-rate must be a number, 0 or more")
 	check(*tokenBurst >= 1, "-token-burst must be at least 1")
 	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"-read-timeout", *readTimeout}, {"-idle-timeout", *idleTimeout}, {"-write-timeout", *writeTimeout}} {
+		check(t.d > 0 && t.d <= maxTimeout, fmt.Sprintf("%s must be above 0 and at most %v", t.name, maxTimeout))
+	}
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
 			check(false, fmt.Sprintf("-cors-origin %v", err))
@@ -150,7 +162,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
-		CORSOrigin:       *corsOrigin,
+		ReadTimeout:      *readTimeout, IdleTimeout: *idleTimeout, WriteTimeout: *writeTimeout,
+		CORSOrigin: *corsOrigin,
 	}
 	// Failures (500) are logged even with -quiet.
 	opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
