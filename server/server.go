@@ -104,6 +104,10 @@ type Server struct {
 	events event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
+	// rendered keeps encoded events, buffers the bodies being written
+	// (render.go).
+	rendered *eventJSON
+	buffers  sync.Pool
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -129,6 +133,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		events:    opts.Events,
 		maxEvents: max(opts.MaxEventsPerUser, 0),
+		rendered:  newEventJSON(),
 		store:     store,
 		token: &oauth.TokenEndpoint{
 			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
