@@ -4,7 +4,7 @@
 // password grants against the rate of bcrypt on this machine. It prints one
 // table of rates and their ratios, with the goal of each row.
 //
-//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 5s] [-rounds 2]
+//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 4s] [-rounds 3]
 //
 // Everything listens on 127.0.0.1 and every load is bounded in time. The
 // exit status is 0 when the run completed, whether or not the goals were
@@ -80,8 +80,8 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	eventsvc := fs.String("eventsvc", "bin/eventsvc", "the eventsvc binary")
 	bare := fs.String("barefiber", "bin/barefiber", "the barefiber binary")
-	duration := fs.Duration("duration", 5*time.Second, "how long each wrk run lasts")
-	rounds := fs.Int("rounds", 2, "how many times each server is measured per request, in turn; the best of each counts")
+	duration := fs.Duration("duration", 4*time.Second, "how long each wrk run lasts")
+	rounds := fs.Int("rounds", 3, "how many times each server is measured per request, in turn; the best of each counts")
 	connections := fs.Int("connections", 64, "wrk's connections for the reads")
 	threads := fs.Int("threads", 2, "wrk's threads")
 	if err := fs.Parse(args); err != nil {
@@ -197,7 +197,7 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
 		return err
 	}
-	grantLoad := Load{Threads: load.Threads, Connections: 2 * runtime.NumCPU(), Duration: 2 * load.Duration, Timeout: 10 * time.Second}
+	grantLoad := Load{Threads: load.Threads, Connections: 2 * runtime.NumCPU(), Duration: load.Duration + time.Second, Timeout: 10 * time.Second}
 	var grants Result
 	var limit float64
 	for range rounds {
