@@ -296,3 +296,10 @@ func appendJSONText(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// setHeader sets a response header whose name is already in canonical form
+// (the fiber.Header… constants are), without the work of normalizing it
+// again on every request.
+func setHeader(c *fiber.Ctx, name, value string) {
+	c.Response().Header.SetCanonical([]byte(name), []byte(value))
+}
