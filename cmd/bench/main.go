@@ -4,7 +4,7 @@
 // password grants against the rate of bcrypt on this machine. It prints one
 // table of rates and their ratios, with the goal of each row.
 //
-//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 4s] [-rounds 3]
+//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 3s] [-rounds 5]
 //
 // Everything listens on 127.0.0.1 and every load is bounded in time. The
 // exit status is 0 when the run completed, whether or not the goals were
@@ -80,8 +80,8 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	eventsvc := fs.String("eventsvc", "bin/eventsvc", "the eventsvc binary")
 	bare := fs.String("barefiber", "bin/barefiber", "the barefiber binary")
-	duration := fs.Duration("duration", 4*time.Second, "how long each wrk run lasts")
-	rounds := fs.Int("rounds", 3, "how many times each server is measured per request, in turn; the best of each counts")
+	duration := fs.Duration("duration", 3*time.Second, "how long each wrk run lasts")
+	rounds := fs.Int("rounds", 5, "how many times each server is measured per request, in turn; the medians count")
 	connections := fs.Int("connections", 64, "wrk's connections for the reads")
 	threads := fs.Int("threads", 2, "wrk's threads")
 	if err := fs.Parse(args); err != nil {
@@ -150,7 +150,7 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 			return fmt.Errorf("%s: the bare Fiber app does not answer the bytes of eventsvc:\n%v %q\n%v %q", r.name, recs[i].Header, recs[i].Body, got.Header, got.Body)
 		}
 	}
-	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn, the best of each server counts; CPUs: %d\n\n",
+	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn; the median rates, and the median ratio of the rounds with its range; CPUs: %d\n\n",
 		load.Threads, load.Connections, load.Duration, rounds, runtime.NumCPU())
 
 	type line struct{ name, a, b, ratio, goal, verdict string }
@@ -166,30 +166,26 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 		if r.token {
 			headers = []string{"Authorization: " + auth}
 		}
-		var best [2]Result
-		for range rounds {
-			for j, base := range []string{svc.base, bare.base} {
+		load := func(base string) func() (float64, error) {
+			return func() (float64, error) {
 				res, err := runWrk(ctx, load, base+r.target, headers, "")
-				if err != nil {
-					return err
+				if err == nil && res.Errors > 0 {
+					err = fmt.Errorf("%s: %d errors or non-2xx answers from %s", r.name, res.Errors, base)
 				}
-				if res.Errors > 0 {
-					return fmt.Errorf("%s: %d errors or non-2xx answers from %s", r.name, res.Errors, base)
-				}
-				if res.Rate > best[j].Rate {
-					best[j] = res
-				}
+				return res.Rate, err
 			}
 		}
-		ratio := best[0].Rate / best[1].Rate
-		lines = append(lines, line{r.name + fmt.Sprintf(" (%d bytes)", len(recs[i].Body)), kilo(best[0].Rate), kilo(best[1].Rate),
-			fmt.Sprintf("%.2f", ratio), fmt.Sprintf(">= %.1f", r.goal), verdict(ratio, r.goal)})
+		p, err := inTurn(rounds, load(svc.base), load(bare.base))
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line{r.name + fmt.Sprintf(" (%d bytes)", len(recs[i].Body)), kilo(p.a), kilo(p.b),
+			p.ratioText(), fmt.Sprintf(">= %.1f", r.goal), verdict(p.ratio, r.goal)})
 	}
 
 	// Password grants against bcrypt's rate on this machine: each grant
 	// checks one password (the client's secret is remembered once checked).
-	// The two are measured in turn, like the reads, the best of each
-	// counting.
+	// The two are measured in turn, like the reads.
 	script := filepath.Join(dir, "grant.lua")
 	body := url.Values{"grant_type": {"password"}, "username": {demoUser}, "password": {demoPassword}}.Encode()
 	lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %q\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Authorization\"] = \"Basic %s\"\n",
@@ -198,28 +194,20 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 		return err
 	}
 	grantLoad := Load{Threads: load.Threads, Connections: 2 * runtime.NumCPU(), Duration: load.Duration + time.Second, Timeout: 10 * time.Second}
-	var grants Result
-	var limit float64
-	for range rounds {
-		l, err := bcryptRate(grantLoad.Duration)
-		if err != nil {
-			return err
-		}
-		limit = max(limit, l)
-		g, err := runWrk(ctx, grantLoad, svc.base+"/oauth/token", nil, script)
-		if err != nil {
-			return err
-		}
-		if g.Errors > 0 {
-			return fmt.Errorf("password grants: %d errors or non-2xx answers", g.Errors)
-		}
-		if g.Rate > grants.Rate {
-			grants = g
-		}
+	p, err := inTurn(rounds,
+		func() (float64, error) {
+			res, err := runWrk(ctx, grantLoad, svc.base+"/oauth/token", nil, script)
+			if err == nil && res.Errors > 0 {
+				err = fmt.Errorf("password grants: %d errors or non-2xx answers", res.Errors)
+			}
+			return res.Rate, err
+		},
+		func() (float64, error) { return bcryptRate(grantLoad.Duration) })
+	if err != nil {
+		return err
 	}
-	ratio := grants.Rate / limit
 	lines = append(lines, line{fmt.Sprintf("POST /oauth/token, password grant (wrk -c%d)", grantLoad.Connections),
-		fmt.Sprintf("%.1f/s", grants.Rate), fmt.Sprintf("bcrypt %.1f/s", limit), fmt.Sprintf("%.2f", ratio), fmt.Sprintf(">= %.1f", grantGoal), verdict(ratio, grantGoal)})
+		fmt.Sprintf("%.1f/s", p.a), fmt.Sprintf("bcrypt %.1f/s", p.b), p.ratioText(), fmt.Sprintf(">= %.1f", grantGoal), verdict(p.ratio, grantGoal)})
 
 	w := []int{len("request"), len("eventsvc"), len("bare Fiber"), len("ratio"), len("goal")}
 	for _, l := range lines {
@@ -234,6 +222,59 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 		fmt.Printf(format, l.name, l.a, l.b, l.ratio, l.goal, l.verdict)
 	}
 	return nil
+}
+
+// pair is what inTurn measured: the median rates of a and b, and the
+// median and range of the ratios a/b of each round.
+type pair struct {
+	a, b, ratio, low, high float64
+}
+
+// ratioText is the median ratio and its range over the rounds.
+func (p pair) ratioText() string {
+	return fmt.Sprintf("%.2f (%.2f-%.2f)", p.ratio, p.low, p.high)
+}
+
+// inTurn measures a and b one after the other, rounds times, the first of
+// them changing every round, so that a shared machine's changing load
+// weighs on both alike; each round gives the ratio a/b of its two
+// measures.
+func inTurn(rounds int, a, b func() (float64, error)) (pair, error) {
+	var as, bs, ratios []float64
+	for i := range max(rounds, 1) {
+		first, second := a, b
+		if i%2 == 1 {
+			first, second = b, a
+		}
+		x, err := first()
+		if err != nil {
+			return pair{}, err
+		}
+		y, err := second()
+		if err != nil {
+			return pair{}, err
+		}
+		if i%2 == 1 {
+			x, y = y, x
+		}
+		if y <= 0 {
+			return pair{}, errors.New("a measure of 0 requests a second")
+		}
+		as, bs, ratios = append(as, x), append(bs, y), append(ratios, x/y)
+	}
+	slices.Sort(ratios)
+	return pair{a: median(as), b: median(bs), ratio: median(ratios), low: ratios[0], high: ratios[len(ratios)-1]}, nil
+}
+
+// median is the middle of values (the mean of the two middle ones when
+// their number is even).
+func median(values []float64) float64 {
+	v := slices.Sorted(slices.Values(values))
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // kilo writes a rate in thousands a second.

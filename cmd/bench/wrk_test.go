@@ -25,3 +25,20 @@ Transfer/sec:     20.00MB
 		t.Fatalf("no rate: err = %v", err)
 	}
 }
+
+func TestInTurnTakesTheMedianRatioOfTheRounds(t *testing.T) {
+	// a's rate doubles every measure; b's is 10.
+	rate := 10.0
+	a := func() (float64, error) { rate *= 2; return rate, nil }
+	b := func() (float64, error) { return 10, nil }
+	p, err := inTurn(3, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.a != 40 || p.b != 10 || p.ratio != 4 || p.low != 2 || p.high != 8 {
+		t.Fatalf("inTurn = %+v; want a 40, b 10, ratio 4 (2-8)", p)
+	}
+	if median([]float64{4, 1, 3, 2}) != 2.5 {
+		t.Fatalf("median of 1 2 3 4 = %v", median([]float64{4, 1, 3, 2}))
+	}
+}
