@@ -191,6 +191,7 @@ func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, p
 	buf := s.body()
 	b := append(buf.b, '{')
 	if len(page.Events) > 0 {
+		escapedBase := appendJSONText(nil, base)
 		b = append(b, `"_embedded":{"eventList":[`...)
 		for i, e := range page.Events {
 			fields, err := s.rendered.fields(e)
@@ -201,9 +202,11 @@ func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, p
 				b = append(b, ',')
 			}
 			b = append(b, fields...)
-			b = append(b, `,"_links":{`...)
-			b = appendLink(b, "self", base, "/api/events/", strconv.FormatInt(e.ID, 10))
-			b = append(b, "}}"...)
+			b = append(b, `,"_links":{"self":{"href":"`...)
+			b = append(b, escapedBase...)
+			b = append(b, "/api/events/"...)
+			b = strconv.AppendInt(b, e.ID, 10)
+			b = append(b, `"}}}`...)
 		}
 		b = append(b, "]},"...)
 	}
