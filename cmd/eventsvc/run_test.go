@@ -174,7 +174,7 @@ func TestServeRefusesEveryBadFlagValueBeforeListening(t *testing.T) {
 		{[]string{"-addr", "127.0.0.1:99999"}, exitError, "cannot start"},
 		{[]string{"-config", filepath.Join(t.TempDir(), "missing.json")}, exitError, "cannot start"},
 		{[]string{"-demo-events", "-1"}, exitUsage, "-demo-events"},
-		{[]string{"-demo-events", "10001"}, exitUsage, "-demo-events"},
+		{[]string{"-demo-events", "1000001"}, exitUsage, "-demo-events"},
 		{[]string{"-login-failures", "-1"}, exitUsage, "-login-failures"},
 		{[]string{"-login-window", "0s"}, exitUsage, "-login-window"},
 		{[]string{"-login-window", "25h"}, exitUsage, "-login-window"},
