@@ -1,15 +1,20 @@
 package server
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"eventsvc/server/event"
 )
 
 // The size of TestSlowAndIdleClientsAreClosedInTime: hundreds of
@@ -129,4 +134,53 @@ func TestSlowAndIdleClientsAreClosedInTime(t *testing.T) {
 	if len(failures) == 0 {
 		t.Logf("%d slow and %d idle connections closed within %v of their start", slowClients, idleClients, time.Since(start).Round(100*time.Millisecond))
 	}
+}
+
+// TestAClientThatDoesNotReadIsClosedAfterTheWriteTimeout: a client that
+// asks for more than the connection's buffers hold and reads none of it
+// has its connection closed once an answer could not be written within
+// the write timeout; it then finds fewer answers than it asked for.
+func TestAClientThatDoesNotReadIsClosedAfterTheWriteTimeout(t *testing.T) {
+	store := event.NewMemory()
+	for _, e := range event.Demo(MaxPageSize, []int64{1, 2}, time.Now()) {
+		if _, err := store.Create(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr, _ := listenWith(t, Options{Events: store, WriteTimeout: slowTimeout})
+	// A small receive buffer, so that the server's writes block soon.
+	dialer := net.Dialer{Timeout: 5 * time.Second, Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		return errors.Join(err, serr)
+	}}
+	c, err := dialer.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Some 50 KB an answer: far more in all than the buffers of a loopback
+	// connection hold (a few MB).
+	const asked = 400
+	req := "GET /api/events?size=" + strconv.Itoa(MaxPageSize) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+	go func() { _, _ = io.WriteString(c, strings.Repeat(req, asked)) }()
+	time.Sleep(3 * slowTimeout) // reading nothing
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	answered := 0
+	for ; answered < asked; answered++ {
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			break
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			break
+		}
+	}
+	if answered == asked {
+		t.Fatalf("all %d answers arrived: the connection was not closed after the write timeout", asked)
+	}
+	t.Logf("%d answers of %d before the connection was closed", answered, asked)
 }
