@@ -17,7 +17,7 @@
 #                             app that answers the same bytes, in one run:
 #                             a table of rates, ratios and goals (installs
 #                             wrk from Debian when it is missing; about
-#                             two minutes; not part of make test)
+#                             three minutes; not part of make test)
 
 GO         ?= go
 ADDR       ?= :8080
