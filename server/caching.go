@@ -24,11 +24,15 @@ func cacheHeaders(c *fiber.Ctx) {
 	if isPublic(c.Path()) {
 		return
 	}
-	c.Vary(fiber.HeaderAuthorization)
+	if len(h.Peek(fiber.HeaderVary)) == 0 {
+		setHeader(c, fiber.HeaderVary, fiber.HeaderAuthorization)
+	} else {
+		c.Vary(fiber.HeaderAuthorization)
+	}
 	switch {
 	case caller(c) != nil:
-		c.Set(fiber.HeaderCacheControl, "no-store")
+		setHeader(c, fiber.HeaderCacheControl, "no-store")
 	case len(h.Peek(fiber.HeaderCacheControl)) == 0:
-		c.Set(fiber.HeaderCacheControl, "no-cache")
+		setHeader(c, fiber.HeaderCacheControl, "no-cache")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -23,49 +22,10 @@ const (
 	MaxPageSize     = 100
 )
 
-// eventView is an event as the API shows it.
-type eventView struct {
-	ID                      int64        `json:"id"`
-	Name                    string       `json:"name"`
-	Description             string       `json:"description"`
-	BeginEnrollmentDateTime string       `json:"beginEnrollmentDateTime"`
-	CloseEnrollmentDateTime string       `json:"closeEnrollmentDateTime"`
-	BeginEventDateTime      string       `json:"beginEventDateTime"`
-	EndEventDateTime        string       `json:"endEventDateTime"`
-	Location                *string      `json:"location"`
-	BasePrice               int          `json:"basePrice"`
-	MaxPrice                int          `json:"maxPrice"`
-	LimitOfEnrollment       int          `json:"limitOfEnrollment"`
-	Offline                 bool         `json:"offline"`
-	Free                    bool         `json:"free"`
-	EventStatus             event.Status `json:"eventStatus"`
-	Manager                 managerView  `json:"manager"`
-	Links                   hal.Links    `json:"_links"`
-}
-
 // managerView shows who manages an event: the account id only, never its
 // email or password.
 type managerView struct {
 	ID int64 `json:"id"`
-}
-
-func view(e event.Event, links hal.Links) eventView {
-	v := eventView{
-		ID: e.ID, Name: e.Name, Description: e.Description,
-		BeginEnrollmentDateTime: e.BeginEnrollmentDateTime.Format(event.DateTimeLayout),
-		CloseEnrollmentDateTime: e.CloseEnrollmentDateTime.Format(event.DateTimeLayout),
-		BeginEventDateTime:      e.BeginEventDateTime.Format(event.DateTimeLayout),
-		EndEventDateTime:        e.EndEventDateTime.Format(event.DateTimeLayout),
-		BasePrice:               e.BasePrice, MaxPrice: e.MaxPrice, LimitOfEnrollment: e.LimitOfEnrollment,
-		Offline: e.Offline, Free: e.Free, EventStatus: e.Status,
-		Manager: managerView{ID: e.ManagerID},
-		Links:   links,
-	}
-	if e.Location != "" {
-		loc := e.Location
-		v.Location = &loc
-	}
-	return v
 }
 
 // addresses of the API, absolute (reference rule API-10).
@@ -83,21 +43,6 @@ func isManager(c *fiber.Ctx, e event.Event) bool {
 	return t != nil && t.AccountID == e.ManagerID
 }
 
-// eventLinks are the links of one event; update-event only for its
-// manager (spec API-8).
-func eventLinks(c *fiber.Ctx, e event.Event, profile string) hal.Links {
-	self := eventURL(c, e.ID)
-	links := hal.Links{
-		"self":         {Href: self},
-		"query-events": {Href: eventsURL(c)},
-		"profile":      {Href: profileURL(c, profile)},
-	}
-	if isManager(c, e) {
-		links["update-event"] = hal.Link{Href: self}
-	}
-	return links
-}
-
 // handleListEvents is GET /api/events (spec API-2 to API-5).
 func (s *Server) handleListEvents(c *fiber.Ctx) error {
 	q, sortParam, verr := pageQuery(c)
@@ -108,42 +53,7 @@ func (s *Server) handleListEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return fmt.Errorf("list events: %w", err)
 	}
-	items := make([]eventView, len(page.Events))
-	for i, e := range page.Events {
-		items[i] = view(e, hal.Links{"self": {Href: eventURL(c, e.ID)}})
-	}
-	totalPages := (page.Total + q.Size - 1) / q.Size
-	pageURL := func(n int) string {
-		v := url.Values{"page": {strconv.Itoa(n)}, "size": {strconv.Itoa(q.Size)}}
-		if sortParam != "" {
-			v.Set("sort", sortParam)
-		}
-		return eventsURL(c) + "?" + v.Encode()
-	}
-	links := hal.Links{
-		"self":         {Href: pageURL(q.Page)},
-		"first":        {Href: pageURL(0)},
-		"last":         {Href: pageURL(max(totalPages-1, 0))},
-		"profile":      {Href: profileURL(c, "resources-events-list")},
-		"get-an-event": {Href: eventsURL(c) + "/{id}", Templated: true},
-	}
-	if q.Page > 0 {
-		links["prev"] = hal.Link{Href: pageURL(min(q.Page-1, max(totalPages-1, 0)))}
-	}
-	if q.Page+1 < totalPages {
-		links["next"] = hal.Link{Href: pageURL(q.Page + 1)}
-	}
-	if caller(c) != nil {
-		links["create-new-event"] = hal.Link{Href: eventsURL(c)}
-	}
-	body := map[string]any{
-		"_links": links,
-		"page":   map[string]int{"size": q.Size, "totalElements": page.Total, "totalPages": totalPages, "number": q.Page},
-	}
-	if len(items) > 0 {
-		body["_embedded"] = map[string]any{"eventList": items}
-	}
-	return hal.Write(c, fiber.StatusOK, body)
+	return s.writeEventPage(c, q, sortParam, page)
 }
 
 // pageQuery reads page, size and sort=property[,asc|desc]. Each may appear
@@ -229,7 +139,7 @@ func (s *Server) handleCreateEvent(c *fiber.Ctx) error {
 		return fmt.Errorf("create event: %w", err)
 	}
 	c.Location(eventURL(c, created.ID))
-	return hal.Write(c, fiber.StatusCreated, view(created, eventLinks(c, created, "resources-events-create")))
+	return s.writeEvent(c, fiber.StatusCreated, created, "resources-events-create")
 }
 
 // errTooManyEvents refuses a create by an account that manages limit
@@ -263,7 +173,7 @@ func (s *Server) handleGetEvent(c *fiber.Ctx) error {
 	} else if err != nil {
 		return fmt.Errorf("read event: %w", err)
 	}
-	return hal.Write(c, fiber.StatusOK, view(e, eventLinks(c, e, "resources-events-get")))
+	return s.writeEvent(c, fiber.StatusOK, e, "resources-events-get")
 }
 
 // errNotManager refuses an update by someone other than the manager.
@@ -302,7 +212,7 @@ func (s *Server) handleUpdateEvent(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	}
-	return hal.Write(c, fiber.StatusOK, view(updated, eventLinks(c, updated, "resources-events-update")))
+	return s.writeEvent(c, fiber.StatusOK, updated, "resources-events-update")
 }
 
 // requireJSON refuses a body that is not declared as JSON with 415.

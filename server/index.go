@@ -2,16 +2,18 @@ package server
 
 import (
 	"github.com/gofiber/fiber/v2"
-
-	"eventsvc/server/hal"
 )
 
 // handleIndex is GET /api, the API root (spec API-1): it links to the event
-// list and to its documentation.
+// list and to its documentation. The body is written by hand, as
+// encoding/json writes hal.Links (render.go).
 func (s *Server) handleIndex(c *fiber.Ctx) error {
 	base := c.BaseURL()
-	return hal.Write(c, fiber.StatusOK, hal.Links{
-		"events":  {Href: base + "/api/events"},
-		"profile": {Href: base + "/docs/index.html#resources-index-access"},
-	}.Resource())
+	buf := s.body()
+	b := append(buf.b, `{"_links":{`...)
+	b = appendLink(b, "events", base, "/api/events")
+	b = append(b, ',')
+	b = appendLink(b, "profile", base, "/docs/index.html#resources-index-access")
+	buf.b = append(b, "}}"...)
+	return s.writeHAL(c, fiber.StatusOK, buf)
 }

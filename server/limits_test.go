@@ -66,3 +66,29 @@ func TestEachUserManagesAtMostMaxEventsPerUser(t *testing.T) {
 		t.Fatalf("want 4 events: %s", body)
 	}
 }
+
+// TestHeadersOf8KiBAreAcceptedAndLargerOnesGet431: browsers and proxies
+// send header fields of 8 KiB (cookies, forwarded chains); past
+// MaxHeaderBytes in all, 431 with a body (RFC 6585 §5).
+func TestHeadersOf8KiBAreAcceptedAndLargerOnesGet431(t *testing.T) {
+	addr := listen(t)
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"one field of 8 KiB", map[string]string{"X-Long": strings.Repeat("b", 8<<10)}, http.StatusOK},
+		{"fields of 8 KiB in all", map[string]string{"X-A": strings.Repeat("a", 2<<10), "X-B": strings.Repeat("b", 2<<10), "X-C": strings.Repeat("c", 2<<10), "X-D": strings.Repeat("d", 2<<10-100)}, http.StatusOK},
+		{"past the limit", map[string]string{"X-Long": strings.Repeat("b", MaxHeaderBytes)}, http.StatusRequestHeaderFieldsTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawRequest(t, addr, "GET", "/api", tt.header, "")
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d: %.200s", resp.StatusCode, tt.want, body)
+			}
+			if tt.want != http.StatusOK && !strings.Contains(body, `"error":"invalid_request"`) {
+				t.Errorf("the 431 has no error body: %.200s", body)
+			}
+		})
+	}
+}

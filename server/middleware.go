@@ -46,7 +46,7 @@ func requestLog(l *slog.Logger) fiber.Handler {
 // securityHeaders adds X-Content-Type-Options: nosniff to every answer, and
 // the caching headers of cacheHeaders.
 func securityHeaders(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	setHeader(c, fiber.HeaderXContentTypeOptions, "nosniff")
 	err := c.Next()
 	cacheHeaders(c)
 	return err

@@ -29,6 +29,11 @@ const ResourceID = "event"
 // BodyLimit is the largest request body the server reads: 1 MiB.
 const BodyLimit = 1 << 20
 
+// MaxHeaderBytes bounds the request line and header fields of a request:
+// 16 KiB, so that the header fields of 8 KiB browsers and proxies send pass
+// with room for a long request line. Past it, 431 (RFC 6585 §5).
+const MaxHeaderBytes = 16 << 10
+
 // Options configure a Server.
 type Options struct {
 	// Config holds the client registrations and accounts. Required.
@@ -65,6 +70,14 @@ type Options struct {
 	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
 	// negative: no limit.
 	MaxEventsPerUser int
+	// ReadTimeout bounds the time a client has to send a request, its
+	// header and body, from its first byte; IdleTimeout how long a
+	// kept-alive connection may wait for its next request; WriteTimeout
+	// how long the answer may take to send. Past any, the connection is
+	// closed, so that slow or idle clients do not hold the server's
+	// connections for ever. Zero: DefaultReadTimeout, DefaultIdleTimeout,
+	// DefaultWriteTimeout.
+	ReadTimeout, IdleTimeout, WriteTimeout time.Duration
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -84,6 +97,13 @@ type Options struct {
 // DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
 const DefaultMaxEventsPerUser = 10_000
 
+// Defaults of Options.ReadTimeout, IdleTimeout and WriteTimeout.
+const (
+	DefaultReadTimeout  = 10 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+)
+
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
 
@@ -96,6 +116,10 @@ type Server struct {
 	events event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
+	// rendered keeps encoded events, buffers the bodies being written
+	// (render.go).
+	rendered *eventJSON
+	buffers  sync.Pool
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -124,6 +148,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		events:    opts.Events,
 		maxEvents: max(opts.MaxEventsPerUser, 0),
+		rendered:  newEventJSON(),
 		store:     store,
 		token: &oauth.TokenEndpoint{
 			Clients: opts.Config.Clients, Accounts: opts.Config.Accounts, Store: store,
@@ -135,10 +160,22 @@ func New(opts Options) *Server {
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
+		ReadBufferSize:        MaxHeaderBytes,
+		ReadTimeout:           orDefault(opts.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:           orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		WriteTimeout:          orDefault(opts.WriteTimeout, DefaultWriteTimeout),
 		ErrorHandler:          errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
+}
+
+// orDefault is d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // loginGuard is the token endpoint's throttle of Options.
@@ -227,7 +264,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
-	err := s.app.Listener(ln)
+	// Connections close gracefully (RFC 9112 §9.6): see lingerListener.
+	err := s.app.Listener(newLingerListener(ln))
 	if errors.Is(err, net.ErrClosed) {
 		return nil
 	}

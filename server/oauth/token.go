@@ -1,11 +1,9 @@
 package oauth
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"eventsvc/server/account"
@@ -41,11 +39,9 @@ type TokenEndpoint struct {
 	// sent spends one more, for its second bcrypt. Nil: no limit.
 	Budget *throttle.Budget
 
-	// verified remembers client credentials that passed bcrypt, by the
-	// SHA-256 digest of id and secret (never the secret), so that bcrypt
-	// is paid once per client. Only successes are kept: there are as many
-	// as there are clients.
-	verified sync.Map // digest → Client
+	// verified remembers client credentials that passed bcrypt, so that
+	// bcrypt is paid once per client (see verifiedClients).
+	verified verifiedClients
 }
 
 // Exchange is ExchangeFrom for a caller whose address is unknown: the
@@ -163,7 +159,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 	var err error
 	for _, c := range tries {
 		if client, err = e.Clients.Authenticate(c.id, c.secret); err == nil {
-			e.verified.Store(verifiedKey(c.id, c.secret), client)
+			e.verified.store(c.id, c.secret, client)
 			break
 		}
 	}
@@ -181,16 +177,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 // verifiedClient returns the client whose id and secret passed bcrypt
 // before, if they did.
 func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
-	c, ok := e.verified.Load(verifiedKey(id, secret))
-	if !ok {
-		return Client{}, false
-	}
-	return c.(Client), true
-}
-
-// verifiedKey is the key of verified: a digest, never the secret.
-func verifiedKey(id, secret string) [sha256.Size]byte {
-	return sha256.Sum256([]byte(id + "\x00" + secret))
+	return e.verified.load(id, secret)
 }
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"eventsvc/server/event"
+)
+
+// BenchmarkHandler is the work of the Fiber application for one request,
+// without the network: the middleware, the handler and the body, for the
+// requests make bench loads, against a bare Fiber handler that sends the
+// same bytes.
+func BenchmarkHandler(b *testing.B) {
+	store := event.NewMemory()
+	for _, e := range event.Demo(25, []int64{1, 2}, time.Now()) {
+		if _, err := store.Create(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	addr, s := listenWith(b, Options{Events: store})
+	token := tokenForB(b, addr)
+	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
+	body := []byte(`{"_links":{"events":{"href":"http://localhost:8080/api/events"},"profile":{"href":"http://localhost:8080/docs/index.html#resources-index-access"}}}`)
+	bare.Use(func(c *fiber.Ctx) error {
+		c.Response().Header.Set("Content-Type", "application/hal+json")
+		c.Response().Header.Set("Vary", "Authorization")
+		c.Response().Header.Set("Cache-Control", "no-cache")
+		c.Response().Header.Set("X-Content-Type-Options", "nosniff")
+		return c.Send(body)
+	})
+	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+	run := func(b *testing.B, h fasthttp.RequestHandler, target, auth string) {
+		var ctx fasthttp.RequestCtx
+		var req fasthttp.Request
+		req.SetRequestURI(target)
+		req.Header.SetHost("localhost:8080")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		ctx.Init(&req, remote, nil)
+		for b.Loop() {
+			ctx.Response.Reset()
+			h(&ctx)
+			if ctx.Response.StatusCode() != 200 {
+				b.Fatalf("%s: %d %s", target, ctx.Response.StatusCode(), ctx.Response.Body())
+			}
+		}
+	}
+	h := s.App().Handler()
+	b.Run("bare", func(b *testing.B) { run(b, bare.Handler(), "/api", "") })
+	b.Run("index", func(b *testing.B) { run(b, h, "/api", "") })
+	b.Run("event", func(b *testing.B) { run(b, h, "/api/events/1", "") })
+	b.Run("event-token", func(b *testing.B) { run(b, h, "/api/events/1", "Bearer "+token) })
+	b.Run("list", func(b *testing.B) { run(b, h, "/api/events?size=20", "") })
+}
+
+// tokenForB is an access token of the demo user, for a benchmark.
+func tokenForB(b *testing.B, addr string) string {
+	b.Helper()
+	req, err := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=user%40email.com&password=user"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("myApp", "pass")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
+		b.Fatalf("no token: %d %v", resp.StatusCode, err)
+	}
+	return tok.AccessToken
+}

@@ -1,0 +1,118 @@
+package server
+
+import (
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// Lingering close (RFC 9112 §9.6,
+// https://www.rfc-editor.org/rfc/rfc9112#section-9.6): a server that closes
+// a connection while the client is still sending (the rest of a body over
+// BodyLimit, which the server answered 413 without reading) must not close
+// it at once, or the client's system answers the unread bytes with a reset
+// that can destroy the answer before the client has read it. It closes its
+// sending side first, then reads and drops what still arrives until the
+// client closes its side, and only then closes the connection.
+
+// Bounds of a lingering close: past either, the connection is closed
+// whatever the client still sends.
+const (
+	// LingerTimeout is how long a closing connection keeps reading what
+	// the client still sends.
+	LingerTimeout = 2 * time.Second
+	// lingerBytes is how much it reads and drops at most.
+	lingerBytes = 8 << 20
+)
+
+// lingerListener hands out connections whose Close is a lingering close.
+// Closing the listener cuts short the lingering of the connections it
+// handed out.
+type lingerListener struct {
+	net.Listener
+
+	mu        sync.Mutex
+	closed    bool
+	lingering map[net.Conn]struct{}
+}
+
+// newLingerListener wraps ln.
+func newLingerListener(ln net.Listener) *lingerListener {
+	return &lingerListener{Listener: ln, lingering: map[net.Conn]struct{}{}}
+}
+
+// Accept implements net.Listener.
+func (l *lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &lingerConn{Conn: c, l: l}, nil
+}
+
+// Close implements net.Listener: it closes ln and ends every lingering
+// close now.
+func (l *lingerListener) Close() error {
+	err := l.Listener.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	for c := range l.lingering {
+		_ = c.SetReadDeadline(time.Now())
+	}
+	return err
+}
+
+// linger starts the lingering close of c, which can close its sending side
+// alone, and returns at once; c is closed when the client has closed its
+// side, or after LingerTimeout or lingerBytes.
+func (l *lingerListener) linger(c net.Conn, closeWrite func() error) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	l.lingering[c] = struct{}{}
+	l.mu.Unlock()
+	if closeWrite() != nil || c.SetReadDeadline(time.Now().Add(LingerTimeout)) != nil {
+		l.done(c)
+		return
+	}
+	go func() {
+		_, _ = io.CopyN(io.Discard, c, lingerBytes)
+		l.done(c)
+	}()
+}
+
+// done closes c and forgets it.
+func (l *lingerListener) done(c net.Conn) {
+	l.mu.Lock()
+	delete(l.lingering, c)
+	l.mu.Unlock()
+	_ = c.Close()
+}
+
+// lingerConn is a connection whose Close lingers.
+type lingerConn struct {
+	net.Conn
+	l    *lingerListener
+	once sync.Once
+}
+
+// Close implements net.Conn: a lingering close when the connection can
+// close its sending side alone (TCP), a plain close otherwise. It returns
+// at once.
+func (c *lingerConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		cw, ok := c.Conn.(interface{ CloseWrite() error })
+		if !ok {
+			err = c.Conn.Close()
+			return
+		}
+		c.l.linger(c.Conn, cw.CloseWrite)
+	})
+	return err
+}
