@@ -1,14 +1,27 @@
 package server
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"eventsvc/server/hal"
 )
 
 // handleIndex is GET /api, the API root (spec API-1): it links to the event
-// list and to its documentation.
+// list and to its documentation. While a backend does not answer, it
+// answers 503 instead, naming the backends down, so that a client or an
+// operator sees why the API cannot serve.
 func (s *Server) handleIndex(c *fiber.Ctx) error {
+	if down := s.health.unavailable(c.Context()); len(down) > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryUnavailable))
+		return hal.Write(c, fiber.StatusServiceUnavailable, map[string]any{
+			"error":             "temporarily_unavailable",
+			"error_description": "the API cannot serve now: " + strings.Join(down, ", ") + " cannot be reached; try again shortly",
+			"unavailable":       down,
+		})
+	}
 	base := c.BaseURL()
 	return hal.Write(c, fiber.StatusOK, hal.Links{
 		"events":  {Href: base + "/api/events"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"eventsvc/server/backend"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
@@ -63,6 +64,17 @@ type Options struct {
 	// past it gets 403 too_many_events. Zero: DefaultMaxEventsPerUser;
 	// negative: no limit.
 	MaxEventsPerUser int
+	// Tokens keeps the tokens. Default: an oauth.Store in memory on
+	// Clock; an oauth.RedisStore shares them between replicas.
+	Tokens oauth.TokenStore
+	// Lockout, when set, replaces the lockout of LoginFailures,
+	// LoginWindow, LoginLockout and LoginKeys: a throttle.RedisGuard
+	// shares it between replicas. Ignored when LoginFailures is negative.
+	Lockout throttle.Guard
+	// Backends are what the server keeps outside its process (the Redis
+	// of Tokens and Lockout, the PostgreSQL of Events): GET /api answers
+	// 503, naming them, while one of them does not answer.
+	Backends []backend.Checker
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -79,8 +91,9 @@ const ShutdownTimeout = 10 * time.Second
 // gone when it stops.
 type Server struct {
 	app    *fiber.App
-	store  *oauth.Store
+	store  oauth.TokenStore
 	token  *oauth.TokenEndpoint
+	health *health
 	events event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
@@ -105,8 +118,12 @@ func New(opts Options) *Server {
 	if errorLogger == nil {
 		errorLogger = opts.Logger
 	}
-	store := oauth.NewStore(opts.Clock)
+	var store oauth.TokenStore = oauth.NewStore(opts.Clock)
+	if opts.Tokens != nil {
+		store = opts.Tokens
+	}
 	s := &Server{
+		health:    newHealth(opts.Backends),
 		events:    opts.Events,
 		maxEvents: max(opts.MaxEventsPerUser, 0),
 		store:     store,
@@ -126,10 +143,13 @@ func New(opts Options) *Server {
 	return s
 }
 
-// loginGuard is the token endpoint's throttle of Options.
-func loginGuard(opts Options) *throttle.Throttle {
+// loginGuard is the token endpoint's lockout of Options.
+func loginGuard(opts Options) throttle.Guard {
 	if opts.LoginFailures < 0 {
 		return nil
+	}
+	if opts.Lockout != nil {
+		return opts.Lockout
 	}
 	l := throttle.Limits{Failures: opts.LoginFailures, Window: opts.LoginWindow, Lockout: opts.LoginLockout, MaxKeys: opts.LoginKeys}
 	if l.Failures == 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"eventsvc/server"
+	"eventsvc/server/backend"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
 	"eventsvc/server/secret"
@@ -32,10 +33,13 @@ const usage = `usage:
                 [-login-keys N] [-token-rate R] [-token-burst N]
                 [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
+                [-redis URL] [-database URL] [-backend-timeout D]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs, and the cause of every failure (500), go to standard
-      error
+      error. Tokens, lockouts and events live in memory unless -redis
+      (tokens and lockouts) and -database (events, PostgreSQL) put them
+      where several replicas share them (docs/deploying.md)
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
@@ -48,6 +52,8 @@ const (
 	maxDemoEvents = 10_000
 	// maxLoginDuration bounds -login-window and -login-lockout.
 	maxLoginDuration = 24 * time.Hour
+	// maxBackendTimeout bounds -backend-timeout.
+	maxBackendTimeout = 30 * time.Second
 )
 
 // run is the whole program, with its surroundings passed in so that tests
@@ -85,6 +91,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	maxEvents := fs.Int("max-events-per-user", server.DefaultMaxEventsPerUser, "how many events one account may manage; a create past it gets 403 (0: no limit)")
 	corsOrigin := fs.String("cors-origin", "", "origin of a front end allowed to call the API from a browser, such as http://localhost:3000: one origin, http or https, no wildcard (default: none)")
 	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
+	redisURL := fs.String("redis", "", "keep access and refresh tokens, revocations and lockouts in the Redis at this URL, redis://[:PASSWORD@]HOST:PORT/DB, shared by every replica (default: in memory)")
+	databaseURL := fs.String("database", "", "keep events in the PostgreSQL database at this URL, postgres://USER[:PASSWORD]@HOST:PORT/DB, shared by every replica and kept across restarts; its schema is migrated at start (default: in memory)")
+	backendTimeout := fs.Duration("backend-timeout", backend.DefaultTimeout, "how long a request waits for Redis or PostgreSQL before it is answered 503 (at most 30s)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -107,6 +116,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	check(*tokenRate >= 0 && !math.IsInf(*tokenRate, 0), "-token-rate must be a number, 0 or more")
 	check(*tokenBurst >= 1, "-token-burst must be at least 1")
 	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
+	check(*backendTimeout > 0 && *backendTimeout <= maxBackendTimeout, fmt.Sprintf("-backend-timeout must be above 0 and at most %v", maxBackendTimeout))
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
 			check(false, fmt.Sprintf("-cors-origin %v", err))
@@ -138,15 +148,33 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	events := event.NewMemory()
-	for _, e := range event.Demo(*demoEvents, accountIDs(cfg), time.Now()) {
-		if _, err := events.Create(e); err != nil {
+	b, err := openBackends(backendFlags{
+		redisURL: *redisURL, databaseURL: *databaseURL, timeout: *backendTimeout,
+		lockout: throttle.Limits{Failures: *loginFailures, Window: *loginWindow, Lockout: *loginLockout},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	defer b.close()
+	demo := event.Demo(*demoEvents, accountIDs(cfg), time.Now())
+	seeded := len(demo) > 0
+	if b.postgres != nil {
+		seeded, err = b.postgres.SeedIfEmpty(demo)
+		if err != nil {
 			fmt.Fprintf(stderr, "eventsvc: cannot start: demo events: %v\n", err)
 			return exitError
 		}
+	} else {
+		for _, e := range demo {
+			if _, err := b.events.Create(e); err != nil {
+				fmt.Fprintf(stderr, "eventsvc: cannot start: demo events: %v\n", err)
+				return exitError
+			}
+		}
 	}
 	opts := server.Options{
-		Config: cfg, Events: events,
+		Config: cfg, Events: b.events, Tokens: b.tokens, Lockout: b.lockout, Backends: b.checkers,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
@@ -174,8 +202,11 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
-	if *demoEvents > 0 {
+	if seeded {
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
+	}
+	for _, line := range b.describe() {
+		fmt.Fprintf(stdout, "  %s\n", line)
 	}
 
 	served := make(chan error, 1)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrUnavailable reports a backend that cannot be reached, or did not
@@ -58,3 +59,7 @@ type Checker interface {
 	// Ping returns nil when the backend answers before ctx ends.
 	Ping(ctx context.Context) error
 }
+
+// DefaultTimeout is how long the server waits for a backend, by default,
+// before it answers 503.
+const DefaultTimeout = 2 * time.Second

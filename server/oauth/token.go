@@ -30,11 +30,13 @@ type TokenResponse struct {
 type TokenEndpoint struct {
 	Clients  *Clients
 	Accounts *account.Registry
-	Store    *Store
+	Store    TokenStore
 	// Guard refuses, for a while, a client or a user that failed too often
 	// from one address; every attempt is reserved with it before its
-	// credentials are checked. Nil: no limit.
-	Guard *throttle.Throttle
+	// credentials are checked. Nil: no limit. A *throttle.Throttle keeps
+	// the count in this process, a *throttle.RedisGuard shares it between
+	// replicas.
+	Guard throttle.Guard
 	// Budget bounds the requests of one address, whatever client or user
 	// they name: each spends one unit before anything else, and a client
 	// authentication that checks the credentials both form-decoded and as
@@ -145,8 +147,8 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		if client, ok := e.verifiedClient(c.id, c.secret); ok {
 			// No bcrypt to pay, so nothing to reserve; but a locked key
 			// is refused even the right secret.
-			if left, ok := e.Guard.Check(key); !ok {
-				return Client{}, tooManyAttempts("client", left)
+			if err := e.check("client", key); err != nil {
+				return Client{}, err
 			}
 			return client, nil
 		}
@@ -156,8 +158,8 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 			return Client{}, tooManyRequests(wait)
 		}
 	}
-	if left, ok := e.Guard.Reserve(key); !ok {
-		return Client{}, tooManyAttempts("client", left)
+	if err := e.reserve("client", key); err != nil {
+		return Client{}, err
 	}
 	var client Client
 	var err error
@@ -168,13 +170,17 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 	}
 	if err != nil {
-		e.Guard.Failed(key)
+		if gerr := e.end(key, false); gerr != nil {
+			return Client{}, gerr
+		}
 		if errors.Is(err, ErrClientNotAuthenticated) {
 			return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
 		}
 		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	e.Guard.Succeeded(key)
+	if err := e.end(key, true); err != nil {
+		return Client{}, err
+	}
 	return client, nil
 }
 
@@ -191,6 +197,49 @@ func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
 // verifiedKey is the key of verified: a digest, never the secret.
 func verifiedKey(id, secret string) [sha256.Size]byte {
 	return sha256.Sum256([]byte(id + "\x00" + secret))
+}
+
+// reserve reserves an attempt of key with the Guard, or returns why not:
+// too_many_attempts for a key locked out or busy, or the Guard's error
+// when it cannot count (a shared lockout whose Redis is unreachable).
+func (e *TokenEndpoint) reserve(who string, key throttle.Key) error {
+	if e.Guard == nil {
+		return nil
+	}
+	left, ok, err := e.Guard.Begin(key)
+	if err != nil {
+		return fmt.Errorf("reserve a %s attempt: %w", who, err)
+	}
+	if !ok {
+		return tooManyAttempts(who, left)
+	}
+	return nil
+}
+
+// check is reserve without reserving, for a credential known to be right.
+func (e *TokenEndpoint) check(who string, key throttle.Key) error {
+	if e.Guard == nil {
+		return nil
+	}
+	left, ok, err := e.Guard.Peek(key)
+	if err != nil {
+		return fmt.Errorf("check the %s lockout: %w", who, err)
+	}
+	if !ok {
+		return tooManyAttempts(who, left)
+	}
+	return nil
+}
+
+// end ends an attempt of reserve.
+func (e *TokenEndpoint) end(key throttle.Key, succeeded bool) error {
+	if e.Guard == nil {
+		return nil
+	}
+	if err := e.Guard.End(key, succeeded); err != nil {
+		return fmt.Errorf("count a login attempt: %w", err)
+	}
+	return nil
 }
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"eventsvc/server/backend"
+)
+
+// healthTTL is how long the outcome of pinging the backends is reused, so
+// that a burst of requests that ask costs one ping per backend.
+const healthTTL = time.Second
+
+// healthTimeout bounds one ping of a backend.
+const healthTimeout = time.Second
+
+// health tells which backends answer, pinging them at most once per
+// healthTTL.
+type health struct {
+	checkers []backend.Checker
+
+	mu   sync.Mutex
+	at   time.Time
+	down []string // the names of the backends that did not answer, sorted
+}
+
+func newHealth(checkers []backend.Checker) *health {
+	return &health{checkers: checkers}
+}
+
+// unavailable returns the names of the backends that do not answer, or
+// none. Pings run at once, each bounded by healthTimeout.
+func (h *health) unavailable(ctx context.Context) []string {
+	if len(h.checkers) == 0 {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.at.IsZero() && time.Since(h.at) < healthTTL {
+		return h.down
+	}
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	errs := make([]error, len(h.checkers))
+	var wg sync.WaitGroup
+	for i, c := range h.checkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Ping(ctx)
+		}()
+	}
+	wg.Wait()
+	var down []string
+	for i, err := range errs {
+		if err != nil {
+			down = append(down, h.checkers[i].Name())
+		}
+	}
+	sort.Strings(down)
+	h.at, h.down = time.Now(), down
+	return down
+}
