@@ -86,12 +86,20 @@ func (o *startOnce[T]) get(tb testing.TB, what, install string) T {
 		}
 	})
 	if o.err != nil {
-		if errors.Is(o.err, errNotInstalled) && os.Getenv("CI") == "" {
-			tb.Skipf("%s is not installed on this machine (%v); install it to run this test: %s", what, o.err, install)
-		}
-		tb.Fatalf("backendtest: start %s: %v", what, o.err)
+		skipOrFail(tb, what, install, o.err)
 	}
 	return o.value
+}
+
+// skipOrFail ends a test whose server could not start: skipped, saying
+// why, when it is not installed on a developer's machine; failed in CI or
+// when it is installed and fails.
+func skipOrFail(tb testing.TB, what, install string, err error) {
+	tb.Helper()
+	if errors.Is(err, errNotInstalled) && os.Getenv("CI") == "" {
+		tb.Skipf("%s is not installed on this machine (%v); install it to run this test: %s", what, err, install)
+	}
+	tb.Fatalf("backendtest: start %s: %v", what, err)
 }
 
 // errNotInstalled reports a server whose programs are not on this machine.
