@@ -41,7 +41,7 @@ func logFailure(l *slog.Logger, c *fiber.Ctx, status int, cause error) {
 		slog.String("method", c.Method()),
 		slog.String("path", strings.ToValidUTF8(r.String(path), "?")),
 		slog.Int("status", status),
-		slog.String("remote", c.IP()),
+		slog.String("remote", clientIP(c)),
 		slog.String("cause", strings.ToValidUTF8(r.String(cause.Error()), "?")),
 	)
 }

@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/gofiber/fiber/v2"
 
 	"eventsvc/server/backend"
 )
@@ -62,4 +65,35 @@ func (h *health) unavailable(ctx context.Context) []string {
 	sort.Strings(down)
 	h.at, h.down = time.Now(), down
 	return down
+}
+
+// isProbe reports whether path is one of the probes, /healthz or /readyz.
+func isProbe(path string) bool { return path == "/healthz" || path == "/readyz" }
+
+// handleHealthz is GET /healthz: the process is alive and answers. It
+// touches no backend and no account.
+func (s *Server) handleHealthz(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(fiber.Map{"status": "alive"})
+}
+
+// handleReadyz is GET /readyz: the server can serve, its configuration
+// loaded (it would not run otherwise) and each backend answering (pinged
+// at most once per healthTTL); 503 naming the backends that do not, or
+// while it shuts down, so that a load balancer sends requests elsewhere.
+// It never checks a password.
+func (s *Server) handleReadyz(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "not ready", "reason": "shutting down"})
+	}
+	if down := s.health.unavailable(c.Context()); len(down) > 0 {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{
+			"status": "not ready", "reason": strings.Join(down, ", ") + " cannot be reached", "unavailable": down,
+		})
+	}
+	return c.JSON(fiber.Map{"status": "ready"})
 }

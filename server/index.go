@@ -22,7 +22,7 @@ func (s *Server) handleIndex(c *fiber.Ctx) error {
 			"unavailable":       down,
 		})
 	}
-	base := c.BaseURL()
+	base := baseURL(c)
 	return hal.Write(c, fiber.StatusOK, hal.Links{
 		"events":  {Href: base + "/api/events"},
 		"profile": {Href: base + "/docs/index.html#resources-index-access"},

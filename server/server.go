@@ -8,6 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -75,6 +77,13 @@ type Options struct {
 	// of Tokens and Lockout, the PostgreSQL of Events): GET /api answers
 	// 503, naming them, while one of them does not answer.
 	Backends []backend.Checker
+	// TrustedProxies are the addresses of the proxies (a load balancer)
+	// whose forwarding headers are honoured: Forwarded (RFC 7239),
+	// X-Forwarded-For, -Proto and -Host. From any other peer they are
+	// ignored. The client address that results is the one of the
+	// lockout, the token budget and the logs; the links use the forwarded
+	// scheme and host. Empty: none (ParseTrustedProxies reads the flag).
+	TrustedProxies []netip.Prefix
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -91,9 +100,10 @@ const ShutdownTimeout = 10 * time.Second
 // gone when it stops.
 type Server struct {
 	app    *fiber.App
-	store  oauth.TokenStore
-	token  *oauth.TokenEndpoint
-	health *health
+	store   oauth.TokenStore
+	token   *oauth.TokenEndpoint
+	health  *health
+	metrics *metrics
 	events event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
@@ -101,6 +111,7 @@ type Server struct {
 	mu        sync.Mutex
 	listeners []net.Listener
 	stopped   bool
+	draining  bool // Shutdown has begun: /readyz answers 503
 }
 
 // New returns a Server with its routes in place, ready to Serve.
@@ -132,10 +143,15 @@ func New(opts Options) *Server {
 			Guard: loginGuard(opts), Budget: tokenBudget(opts),
 		},
 	}
+	s.metrics = newMetrics(s, opts.Backends)
+	s.token.OnLockout = s.metrics.lockout
 	s.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc",
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
+		// Fiber trusts no proxy: forwarding headers are read by
+		// resolveOrigin alone, from Options.TrustedProxies.
+		EnableTrustedProxyCheck: true,
 		BodyLimit:             BodyLimit,
 		ErrorHandler:          errorHandler(errorLogger),
 	})
@@ -185,7 +201,15 @@ func tokenBudget(opts Options) *throttle.Budget {
 	return throttle.NewBudget(l, opts.Clock)
 }
 
+// routePatterns are the routes' patterns, the route label of the metrics.
+var routePatterns = map[string]bool{
+	"/oauth/token": true, "/oauth/authorize": true, "/api": true, "/api/events": true,
+	"/api/events/:id": true, "/healthz": true, "/readyz": true,
+}
+
 func (s *Server) routes(opts Options) {
+	s.app.Use(resolveOrigin(opts.TrustedProxies))
+	s.app.Use(s.metrics.observe(routePatterns))
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
 	}
@@ -195,6 +219,8 @@ func (s *Server) routes(opts Options) {
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
 	}
+	s.app.Get("/healthz", s.handleHealthz)
+	s.app.Get("/readyz", s.handleReadyz)
 	s.app.Use(publicFiles())
 	s.app.Use(s.resourceServer)
 
@@ -210,6 +236,10 @@ func (s *Server) routes(opts Options) {
 
 // App returns the Fiber application, for tests that call app.Test.
 func (s *Server) App() *fiber.App { return s.app }
+
+// Metrics serves the server's Prometheus metrics (metrics), for a
+// listener other than the public one: -metrics ADDR.
+func (s *Server) Metrics() http.Handler { return s.metrics.handler() }
 
 // Serve answers requests on ln until Shutdown, then returns nil. After
 // Shutdown it closes ln and returns at once.
@@ -231,6 +261,9 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting requests and waits, at most ShutdownTimeout, for
 // those in flight to finish.
 func (s *Server) Shutdown() error {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
 	err := s.app.ShutdownWithTimeout(ShutdownTimeout)
 	// Fiber closes only the listeners its server has started on; close
 	// ours too, in case Serve had not got that far.

@@ -42,6 +42,9 @@ type TokenEndpoint struct {
 	// authentication that checks the credentials both form-decoded and as
 	// sent spends one more, for its second bcrypt. Nil: no limit.
 	Budget *throttle.Budget
+	// OnLockout, when set, is told of every user ("user") or client
+	// ("client") that a failure locks out, for the metrics.
+	OnLockout func(kind string)
 
 	// verified remembers client credentials that passed bcrypt, by the
 	// SHA-256 digest of id and secret (never the secret), so that bcrypt
@@ -170,7 +173,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 	}
 	if err != nil {
-		if gerr := e.end(key, false); gerr != nil {
+		if gerr := e.end("client", key, false); gerr != nil {
 			return Client{}, gerr
 		}
 		if errors.Is(err, ErrClientNotAuthenticated) {
@@ -178,7 +181,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	if err := e.end(key, true); err != nil {
+	if err := e.end("client", key, true); err != nil {
 		return Client{}, err
 	}
 	return client, nil
@@ -231,13 +234,18 @@ func (e *TokenEndpoint) check(who string, key throttle.Key) error {
 	return nil
 }
 
-// end ends an attempt of reserve.
-func (e *TokenEndpoint) end(key throttle.Key, succeeded bool) error {
+// end ends an attempt of reserve, and tells OnLockout when its failure
+// locked the key.
+func (e *TokenEndpoint) end(who string, key throttle.Key, succeeded bool) error {
 	if e.Guard == nil {
 		return nil
 	}
-	if err := e.Guard.End(key, succeeded); err != nil {
+	locked, err := e.Guard.End(key, succeeded)
+	if err != nil {
 		return fmt.Errorf("count a login attempt: %w", err)
+	}
+	if locked && e.OnLockout != nil {
+		e.OnLockout(who)
 	}
 	return nil
 }

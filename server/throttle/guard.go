@@ -18,8 +18,9 @@ type Guard interface {
 	// Peek is Throttle.Check: what Begin would answer, reserving nothing.
 	Peek(key Key) (left time.Duration, ok bool, err error)
 	// End ends an attempt of Begin: Throttle.Succeeded when succeeded,
-	// Throttle.Failed otherwise.
-	End(key Key, succeeded bool) error
+	// Throttle.Failed otherwise. It reports whether this failure locked
+	// the key out.
+	End(key Key, succeeded bool) (locked bool, err error)
 }
 
 var _ Guard = (*Throttle)(nil)
@@ -36,12 +37,15 @@ func (t *Throttle) Peek(key Key) (time.Duration, bool, error) {
 	return left, ok, nil
 }
 
-// End implements Guard with Succeeded or Failed; it never fails.
-func (t *Throttle) End(key Key, succeeded bool) error {
+// End implements Guard with Succeeded or Failed; it never fails. The key
+// was locked by this failure when it is refused for longer than Busy
+// right after it.
+func (t *Throttle) End(key Key, succeeded bool) (bool, error) {
 	if succeeded {
 		t.Succeeded(key)
-	} else {
-		t.Failed(key)
+		return false, nil
 	}
-	return nil
+	t.Failed(key)
+	left, ok := t.Check(key)
+	return !ok && left > Busy, nil
 }

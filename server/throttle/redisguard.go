@@ -153,18 +153,19 @@ func (g *RedisGuard) Peek(key Key) (time.Duration, bool, error) {
 }
 
 // End implements Guard.
-func (g *RedisGuard) End(key Key, succeeded bool) error {
+func (g *RedisGuard) End(key Key, succeeded bool) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
+	var locked int
 	var err error
 	if succeeded {
 		err = succeededScript.Run(ctx, g.client, g.keys(key)).Err()
 	} else {
-		err = failedScript.Run(ctx, g.client, g.keys(key), g.clock.Now().UnixMilli(),
-			g.limits.Failures, g.limits.Window.Milliseconds(), g.limits.Lockout.Milliseconds(), g.keyTTL()).Err()
+		locked, err = failedScript.Run(ctx, g.client, g.keys(key), g.clock.Now().UnixMilli(),
+			g.limits.Failures, g.limits.Window.Milliseconds(), g.limits.Lockout.Milliseconds(), g.keyTTL()).Int()
 	}
 	if err != nil {
-		return backend.Unavailable(RedisBackend, "count a login attempt", err)
+		return false, backend.Unavailable(RedisBackend, "count a login attempt", err)
 	}
-	return nil
+	return locked == 1, nil
 }

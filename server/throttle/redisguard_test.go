@@ -45,7 +45,7 @@ func failOn(t *testing.T, g Guard, key Key) bool {
 	if !ok {
 		return false
 	}
-	if err := g.End(key, false); err != nil {
+	if _, err := g.End(key, false); err != nil {
 		t.Fatal(err)
 	}
 	return true
@@ -91,7 +91,7 @@ func TestRedisGuardSuccessForgetsAndOldFailuresDoNotAddUp(t *testing.T) {
 	if _, ok, _ := g.Begin(a); !ok {
 		t.Fatal("refused after 2 of 3")
 	}
-	if err := g.End(a, true); err != nil {
+	if _, err := g.End(a, true); err != nil {
 		t.Fatal(err)
 	}
 	failOn(t, g, a)
@@ -189,7 +189,7 @@ func TestRedisGuardUnavailableRefuses(t *testing.T) {
 	if _, ok, err := g.Peek(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("Peek: ok %v, err %v", ok, err)
 	}
-	if err := g.End(KeyOf("a"), false); !errors.Is(err, backend.ErrUnavailable) {
+	if _, err := g.End(KeyOf("a"), false); !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("End: %v", err)
 	}
 	proxy.Restore()
@@ -201,5 +201,23 @@ func TestRedisGuardUnavailableRefuses(t *testing.T) {
 			t.Fatalf("Redis is back and Begin still fails: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// End tells which failure locked the key, on both Guards.
+func TestEndTellsTheFailureThatLocks(t *testing.T) {
+	c := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	gs, _, _ := redisGuards(t, limits(3, time.Minute, time.Minute), c, 1)
+	for name, g := range map[string]Guard{"memory": New(limits(3, time.Minute, time.Minute), c), "redis": gs[0]} {
+		a := KeyOf("a")
+		for i := 1; i <= 3; i++ {
+			if _, ok, err := g.Begin(a); !ok || err != nil {
+				t.Fatalf("%s: attempt %d refused: %v", name, i, err)
+			}
+			locked, err := g.End(a, false)
+			if err != nil || locked != (i == 3) {
+				t.Errorf("%s: failure %d: locked %v, %v; want %v", name, i, locked, err, i == 3)
+			}
+		}
 	}
 }
