@@ -34,6 +34,8 @@ const usage = `usage:
                 [-max-events-per-user N]
                 [-cors-origin URL] [-quiet]
                 [-redis URL] [-database URL] [-backend-timeout D]
+                [-trusted-proxy CIDR]... [-metrics HOST:PORT]
+                [-log-format text|json]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs, and the cause of every failure (500), go to standard
@@ -93,6 +95,10 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	quiet := fs.Bool("quiet", false, "write no request log (failures are still logged)")
 	redisURL := fs.String("redis", "", "keep access and refresh tokens, revocations and lockouts in the Redis at this URL, redis://[:PASSWORD@]HOST:PORT/DB, shared by every replica (default: in memory)")
 	databaseURL := fs.String("database", "", "keep events in the PostgreSQL database at this URL, postgres://USER[:PASSWORD]@HOST:PORT/DB, shared by every replica and kept across restarts; its schema is migrated at start (default: in memory)")
+	var trusted stringList
+	fs.Var(&trusted, "trusted-proxy", "a proxy (load balancer) whose Forwarded and X-Forwarded-For, -Proto and -Host headers are honoured, as a CIDR such as 10.0.0.0/8 or an address; repeat for several (default: none, the headers are ignored)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public one (default: no metrics)")
+	logFormat := fs.String("log-format", "text", "format of the request and failure logs: text or json (one JSON object a line)")
 	backendTimeout := fs.Duration("backend-timeout", backend.DefaultTimeout, "how long a request waits for Redis or PostgreSQL before it is answered 503 (at most 30s)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -117,6 +123,11 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	check(*tokenBurst >= 1, "-token-burst must be at least 1")
 	check(*maxEvents >= 0, "-max-events-per-user must not be negative")
 	check(*backendTimeout > 0 && *backendTimeout <= maxBackendTimeout, fmt.Sprintf("-backend-timeout must be above 0 and at most %v", maxBackendTimeout))
+	check(*logFormat == "text" || *logFormat == "json", fmt.Sprintf("-log-format must be text or json, not %q", *logFormat))
+	trustedProxies, err := server.ParseTrustedProxies(trusted)
+	if err != nil {
+		check(false, fmt.Sprintf("-trusted-proxy %v", err))
+	}
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
 			check(false, fmt.Sprintf("-cors-origin %v", err))
@@ -138,7 +149,6 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		*tokenRate = -1 // server.Options: no limit
 	}
 	var cfg *config.Config
-	var err error
 	if *file == "" {
 		cfg, err = config.Demo()
 	} else {
@@ -179,9 +189,14 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
 		CORSOrigin:       *corsOrigin,
+		TrustedProxies:   trustedProxies,
 	}
 	// Failures (500) are logged even with -quiet.
-	opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
+	if *logFormat == "json" {
+		opts.ErrorLogger = slog.New(slog.NewJSONHandler(stderr, nil))
+	} else {
+		opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
 	if !*quiet {
 		opts.Logger = opts.ErrorLogger
 	}
@@ -194,7 +209,20 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
+	var metricsLn net.Listener
+	if *metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", *metricsAddr); err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "eventsvc: cannot start: -metrics: %v\n", err)
+			return exitError
+		}
+	}
 	srv := server.New(opts)
+	if metricsLn != nil {
+		stopMetrics := serveMetrics(metricsLn, srv.Metrics())
+		defer stopMetrics()
+		fmt.Fprintf(stdout, "  metrics: %s/metrics\n", displayURL(metricsLn.Addr()))
+	}
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
 	} else {
