@@ -99,12 +99,12 @@ const ShutdownTimeout = 10 * time.Second
 // Server is the reference server. Its state (tokens) lives in memory and is
 // gone when it stops.
 type Server struct {
-	app    *fiber.App
+	app     *fiber.App
 	store   oauth.TokenStore
 	token   *oauth.TokenEndpoint
 	health  *health
 	metrics *metrics
-	events event.Store
+	events  event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
 
@@ -152,8 +152,8 @@ func New(opts Options) *Server {
 		// Fiber trusts no proxy: forwarding headers are read by
 		// resolveOrigin alone, from Options.TrustedProxies.
 		EnableTrustedProxyCheck: true,
-		BodyLimit:             BodyLimit,
-		ErrorHandler:          errorHandler(errorLogger),
+		BodyLimit:               BodyLimit,
+		ErrorHandler:            errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
