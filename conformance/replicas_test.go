@@ -80,11 +80,16 @@ func (r *replica) stopNow(t *testing.T) {
 	}
 }
 
-// buildEventsvc builds bin/eventsvc's program into dir.
+// buildEventsvc builds bin/eventsvc's program into dir, under the race
+// detector when the tests run under it (raceBuild).
 func buildEventsvc(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "eventsvc")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/eventsvc")
+	args := []string{"build", "-o", bin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/eventsvc")...)
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/eventsvc: %v\n%s", err, out)

@@ -34,7 +34,9 @@ func newHealth(checkers []backend.Checker) *health {
 }
 
 // unavailable returns the names of the backends that do not answer, or
-// none. Pings run at once, each bounded by healthTimeout.
+// none. Pings run at once, each bounded by healthTimeout. ctx must not be
+// a *fasthttp.RequestCtx (Fiber's c.Context()), whose Done races with the
+// server's shutdown once a context derives from it: pass c.UserContext().
 func (h *health) unavailable(ctx context.Context) []string {
 	if len(h.checkers) == 0 {
 		return nil
@@ -90,7 +92,7 @@ func (s *Server) handleReadyz(c *fiber.Ctx) error {
 	if draining {
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "not ready", "reason": "shutting down"})
 	}
-	if down := s.health.unavailable(c.Context()); len(down) > 0 {
+	if down := s.health.unavailable(c.UserContext()); len(down) > 0 {
 		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{
 			"status": "not ready", "reason": strings.Join(down, ", ") + " cannot be reached", "unavailable": down,
 		})

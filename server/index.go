@@ -14,7 +14,7 @@ import (
 // answers 503 instead, naming the backends down, so that a client or an
 // operator sees why the API cannot serve.
 func (s *Server) handleIndex(c *fiber.Ctx) error {
-	if down := s.health.unavailable(c.Context()); len(down) > 0 {
+	if down := s.health.unavailable(c.UserContext()); len(down) > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryUnavailable))
 		return hal.Write(c, fiber.StatusServiceUnavailable, map[string]any{
 			"error":             "temporarily_unavailable",
