@@ -96,8 +96,9 @@ const DefaultMaxEventsPerUser = 10_000
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
 
-// Server is the reference server. Its state (tokens) lives in memory and is
-// gone when it stops.
+// Server is the reference server. Its state (tokens, lockouts, events)
+// lives in memory and is gone when it stops, unless Options put it in
+// stores shared by several replicas (Redis, PostgreSQL).
 type Server struct {
 	app     *fiber.App
 	store   oauth.TokenStore
