@@ -33,11 +33,12 @@ const DefaultRedisTimeout = 2 * time.Second
 // Keys: Prefix+"a:"+digest (an access token), Prefix+"r:"+digest (a
 // refresh token, with the digest of the access token it last issued).
 type RedisStore struct {
-	client  redis.UniversalClient
-	prefix  string
-	clock   clock.Clock
-	random  io.Reader
-	timeout time.Duration
+	client          redis.UniversalClient
+	prefix          string
+	clock           clock.Clock
+	random          io.Reader
+	timeout         time.Duration
+	access, refresh time.Duration // lifetimes
 }
 
 // RedisOptions configure a RedisStore.
@@ -47,6 +48,10 @@ type RedisOptions struct {
 	Prefix string
 	// Timeout bounds each operation. Zero: DefaultRedisTimeout.
 	Timeout time.Duration
+	// AccessTTL and RefreshTTL are the lifetimes of the tokens it issues.
+	// Zero: AccessTokenValidity and RefreshTokenValidity (spec CLI-5,
+	// CLI-6).
+	AccessTTL, RefreshTTL time.Duration
 }
 
 // NewRedisStore returns a RedisStore on client that reads the time from c
@@ -58,7 +63,14 @@ func NewRedisStore(client redis.UniversalClient, c clock.Clock, o RedisOptions) 
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultRedisTimeout
 	}
-	return &RedisStore{client: client, prefix: o.Prefix, clock: c, random: rand.Reader, timeout: o.Timeout}
+	if o.AccessTTL <= 0 {
+		o.AccessTTL = AccessTokenValidity
+	}
+	if o.RefreshTTL <= 0 {
+		o.RefreshTTL = RefreshTokenValidity
+	}
+	return &RedisStore{client: client, prefix: o.Prefix, clock: c, random: rand.Reader, timeout: o.Timeout,
+		access: o.AccessTTL, refresh: o.RefreshTTL}
 }
 
 var _ TokenStore = (*RedisStore)(nil)
@@ -104,20 +116,20 @@ func (s *RedisStore) Issue(g Grant) (Issued, error) {
 	if err != nil {
 		return Issued{}, err
 	}
-	a := newRedisToken(g, now.Add(AccessTokenValidity))
-	r := newRedisToken(g, now.Add(RefreshTokenValidity))
+	a := newRedisToken(g, now.Add(s.access))
+	r := newRedisToken(g, now.Add(s.refresh))
 	r.AccessKey = accessKey
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	_, err = s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, s.prefix+"a:"+accessKey, a.encode(), AccessTokenValidity)
-		p.Set(ctx, s.prefix+"r:"+refreshKey, r.encode(), RefreshTokenValidity)
+		p.Set(ctx, s.prefix+"a:"+accessKey, a.encode(), s.access)
+		p.Set(ctx, s.prefix+"r:"+refreshKey, r.encode(), s.refresh)
 		return nil
 	})
 	if err != nil {
 		return Issued{}, backend.Unavailable(RedisBackend, "store tokens", err)
 	}
-	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int64(AccessTokenValidity / time.Second), Scopes: g.Scopes}, nil
+	return Issued{AccessToken: access, RefreshToken: refresh, ExpiresIn: int64(s.access / time.Second), Scopes: g.Scopes}, nil
 }
 
 // refreshScript replaces the access token of a refresh token in one step,
@@ -188,10 +200,10 @@ func (s *RedisStore) refreshOnce(refreshKey, refreshToken, clientID string, scop
 	}
 	oldAccess := r.AccessKey
 	r.AccessKey = accessKey
-	a := newRedisToken(g, now.Add(AccessTokenValidity))
+	a := newRedisToken(g, now.Add(s.access))
 	done, err := refreshScript.Run(ctx, s.client,
 		[]string{refreshKey, s.prefix + "a:" + oldAccess, s.prefix + "a:" + accessKey},
-		read, r.encode(), ttl(now, r.expiresAt()).Milliseconds(), a.encode(), AccessTokenValidity.Milliseconds(),
+		read, r.encode(), ttl(now, r.expiresAt()).Milliseconds(), a.encode(), s.access.Milliseconds(),
 	).Int()
 	if err != nil {
 		return Issued{}, false, backend.Unavailable(RedisBackend, "refresh", err)
@@ -199,7 +211,7 @@ func (s *RedisStore) refreshOnce(refreshKey, refreshToken, clientID string, scop
 	if done == 0 {
 		return Issued{}, true, nil
 	}
-	return Issued{AccessToken: access, RefreshToken: refreshToken, ExpiresIn: int64(AccessTokenValidity / time.Second), Scopes: g.Scopes}, false, nil
+	return Issued{AccessToken: access, RefreshToken: refreshToken, ExpiresIn: int64(s.access / time.Second), Scopes: g.Scopes}, false, nil
 }
 
 // Access implements TokenStore.

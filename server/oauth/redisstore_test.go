@@ -220,3 +220,34 @@ func TestRedisStoreUnavailableThenRecovers(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Lifetimes other than the specification's are those of the tokens, of
+// expires_in and of the keys.
+func TestRedisStoreIssuesWithItsLifetimes(t *testing.T) {
+	r := backendtest.Redis(t)
+	client := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer client.Close()
+	c := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	prefix := r.Prefix(t)
+	s := NewRedisStore(client, c, RedisOptions{Prefix: prefix, AccessTTL: time.Minute, RefreshTTL: 2 * time.Minute})
+	issued, err := s.Issue(testGrant)
+	if err != nil || issued.ExpiresIn != 60 {
+		t.Fatalf("issued %+v, %v; want expires_in 60", issued, err)
+	}
+	ctx := context.Background()
+	if ttl, _ := client.PTTL(ctx, prefix+"a:"+digest(issued.AccessToken)).Result(); ttl <= 50*time.Second || ttl > time.Minute {
+		t.Errorf("the access token's key expires in %v, want about 1m", ttl)
+	}
+	c.Advance(time.Minute)
+	if _, err := s.Access(issued.AccessToken); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("after its minute: %v", err)
+	}
+	refreshed, err := s.Refresh(issued.RefreshToken, "app", nil)
+	if err != nil || refreshed.ExpiresIn != 60 {
+		t.Fatalf("refresh: %+v, %v", refreshed, err)
+	}
+	c.Advance(time.Minute)
+	if _, err := s.Refresh(issued.RefreshToken, "app", nil); !errors.Is(err, ErrInvalidGrant) {
+		t.Fatalf("after its two minutes: %v", err)
+	}
+}
