@@ -25,12 +25,19 @@
 #                             a table of rates, ratios and goals (installs
 #                             wrk from Debian when it is missing; about
 #                             three minutes; not part of make test)
+#   make bench-backends       reads and grants with tokens in Redis and
+#                             events in PostgreSQL, as ratios to the
+#                             in-memory server of the same run, and the
+#                             first, middle and last page of 1M events in
+#                             PostgreSQL (needs redis-server and postgresql;
+#                             some five minutes)
 
 GO         ?= go
 ADDR       ?= :8080
 CONFIG     ?=
 REPORT_DIR ?= $(or $(CONFORMANCE_REPORT_DIR),reports)
 FUZZTIME   ?= 2s
+BENCHTIME  ?= 3s
 # Fuzz targets as package:Name; make fuzz FUZZTIME=5m for a long run.
 FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
               server/oauth:FuzzParseForm server/oauth:FuzzExchange \
@@ -38,7 +45,7 @@ FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
 
 BENCHFLAGS ?=
 
-.PHONY: run test vet fmt-check unit fuzz conformance build docs bench clean
+.PHONY: run test vet fmt-check unit fuzz conformance build docs bench bench-backends clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -73,6 +80,23 @@ conformance:
 
 docs:
 	$(GO) run ./cmd/docgen
+
+# Each row of BenchmarkBackends as a ratio to the in-memory server of the
+# same run, then the page latencies of BenchmarkPostgresList1M.
+bench-backends:
+	@set -e; out=$$(mktemp); \
+	$(GO) test -run '^$$' -bench '^BenchmarkBackends$$' -benchtime $(BENCHTIME) ./server > $$out; \
+	$(GO) test -run '^$$' -bench '^BenchmarkPostgresList1M$$' -benchtime 50x -timeout 30m ./server/event >> $$out; \
+	awk '/^BenchmarkBackends\// { split($$1, p, "/"); op = p[2]; be = p[3]; sub(/-[0-9]+$$/, "", be); \
+	        ns[op, be] = $$3; if (!(op in seen)) { seen[op] = 1; ops[++n] = op } } \
+	     /^BenchmarkPostgresList1M\// { sub(/^BenchmarkPostgresList1M\//, "", $$1); sub(/-[0-9]+$$/, "", $$1); pages[++m] = sprintf("  %-32s %8.2f ms", $$1, $$3 / 1e6) } \
+	     END { print "one request through the server, time per request as a ratio to the in-memory server:"; \
+	           printf "  %-6s %10s %10s %10s %16s\n", "", "memory", "redis", "postgres", "redis+postgres"; \
+	           for (i = 1; i <= n; i++) { op = ops[i]; printf "  %-6s %7.0f µs", op, ns[op, "memory"] / 1000; \
+	             printf " %9.2fx %9.2fx %15.2fx\n", ns[op, "redis"] / ns[op, "memory"], ns[op, "postgres"] / ns[op, "memory"], ns[op, "redis+postgres"] / ns[op, "memory"] } \
+	           print "a page of 20 of 1,000,000 events in PostgreSQL (event.Postgres.List):"; \
+	           for (i = 1; i <= m; i++) print pages[i] }' $$out; \
+	rm -f $$out
 
 build:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc

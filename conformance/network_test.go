@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/server"
 	"eventsvc/steps"
 )
 
@@ -71,7 +73,11 @@ func testCA(t *testing.T) (caFile string, leaf tls.Certificate) {
 
 func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 	caFile, leaf := testCA(t)
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, nil))
+	// The proxy in front is the server's trusted one: its X-Forwarded-Proto
+	// makes the links https.
+	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +113,11 @@ func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 }
 
 func TestTheStandardProxyVariablesAreHonoured(t *testing.T) {
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, nil))
+	// The proxy in front is the server's trusted one: its X-Forwarded-Proto
+	// makes the links https.
+	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
+	"eventsvc/server/backend"
 	"eventsvc/server/oauth"
 )
 
@@ -42,7 +44,10 @@ func (s *Server) resourceServer(c *fiber.Ctx) error {
 	if path == "/oauth/token" || path == "/oauth/authorize" {
 		return c.Next()
 	}
-	token, tokenErr := s.bearer(c)
+	token, tokenErr, err := s.bearer(c)
+	if err != nil {
+		return err // the token store cannot answer: 503
+	}
 	if token != nil && !token.HasResource(ResourceID) {
 		return oauth.ErrAccessDenied.WithDescription("the access token is not valid for resource %q", ResourceID)
 	}
@@ -69,27 +74,32 @@ func (s *Server) resourceServer(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// bearer reads the access token of the request. It returns (nil, nil) when
-// there is no Bearer credential, and (nil, *oauth.Error) when there is one
-// that is not a valid token.
-func (s *Server) bearer(c *fiber.Ctx) (*oauth.AccessToken, *oauth.Error) {
+// bearer reads the access token of the request. It returns nils when
+// there is no Bearer credential, a *oauth.Error when there is one that is
+// not a valid token, and an error when the token store cannot tell
+// (backend.ErrUnavailable): a token that may be valid is not taken for an
+// invalid one.
+func (s *Server) bearer(c *fiber.Ctx) (*oauth.AccessToken, *oauth.Error, error) {
 	scheme, value, _ := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return nil, nil
+		return nil, nil, nil
 	}
 	value = strings.TrimSpace(value)
 	if value == "" {
-		return nil, oauth.ErrInvalidToken.WithDescription("the Bearer credential is empty")
+		return nil, oauth.ErrInvalidToken.WithDescription("the Bearer credential is empty"), nil
 	}
 	t, err := s.store.Access(value)
+	if errors.Is(err, backend.ErrUnavailable) {
+		return nil, nil, fmt.Errorf("read access token: %w", err)
+	}
 	if err != nil {
 		e, ok := err.(*oauth.Error)
 		if !ok {
 			e = oauth.ErrInvalidToken.WithDescription("the access token is not valid")
 		}
-		return nil, e
+		return nil, e, nil
 	}
-	return &t, nil
+	return &t, nil, nil
 }
 
 // challenge is the WWW-Authenticate value for an error of RFC 6750 §3.

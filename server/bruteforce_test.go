@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"eventsvc/server/throttle"
 )
 
 // clientFrom is an HTTP client whose connections come from the loopback
@@ -281,7 +283,7 @@ func TestTheLockoutRemembersAtMostLoginKeys(t *testing.T) {
 			t.Fatalf("unknown client %d: status %d, want 401", i, resp.StatusCode)
 		}
 	}
-	if n := s.token.Guard.Len(); n != 20 {
+	if n := s.token.Guard.(*throttle.Throttle).Len(); n != 20 {
 		t.Fatalf("the lockout remembers %d keys, want 20", n)
 	}
 }
@@ -309,7 +311,7 @@ func TestOverlongCredentialsAreRefusedBeforeAnyLookup(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d saying %q", tt.says, resp.StatusCode, body, tt.status, tt.says)
 		}
 	}
-	if n := s.token.Guard.Len(); n != 0 {
+	if n := s.token.Guard.(*throttle.Throttle).Len(); n != 0 {
 		t.Errorf("the lockout remembers %d keys, want none", n)
 	}
 }

@@ -24,10 +24,11 @@ func recoverPanic(c *fiber.Ctx) (err error) {
 	return c.Next()
 }
 
-// logFailure writes the cause of a 500 to l, with the secrets the request
+// logFailure writes the cause of a 500 (or a 503 for a backend that
+// cannot be reached) to l, with the secrets the request
 // carries masked (redact): the credentials of its Authorization header and
 // the secret fields of a form body. A nil l writes nothing.
-func logFailure(l *slog.Logger, c *fiber.Ctx, cause error) {
+func logFailure(l *slog.Logger, c *fiber.Ctx, status int, cause error) {
 	if l == nil {
 		return
 	}
@@ -39,8 +40,8 @@ func logFailure(l *slog.Logger, c *fiber.Ctx, cause error) {
 	l.LogAttrs(c.UserContext(), slog.LevelError, "request failed",
 		slog.String("method", c.Method()),
 		slog.String("path", strings.ToValidUTF8(r.String(path), "?")),
-		slog.Int("status", fiber.StatusInternalServerError),
-		slog.String("remote", c.IP()),
+		slog.Int("status", status),
+		slog.String("remote", clientIP(c)),
 		slog.String("cause", strings.ToValidUTF8(r.String(cause.Error()), "?")),
 	)
 }

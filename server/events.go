@@ -29,12 +29,12 @@ type managerView struct {
 }
 
 // addresses of the API, absolute (reference rule API-10).
-func eventsURL(c *fiber.Ctx) string { return c.BaseURL() + "/api/events" }
+func eventsURL(c *fiber.Ctx) string { return baseURL(c) + "/api/events" }
 func eventURL(c *fiber.Ctx, id int64) string {
 	return eventsURL(c) + "/" + strconv.FormatInt(id, 10)
 }
 func profileURL(c *fiber.Ctx, anchor string) string {
-	return c.BaseURL() + "/docs/index.html#" + anchor
+	return baseURL(c) + "/docs/index.html#" + anchor
 }
 
 // isManager reports whether the caller has a valid token and manages e.
@@ -236,6 +236,6 @@ func (s *Server) writeValidation(c *fiber.Ctx, err error) error {
 	}
 	return hal.Write(c, fiber.StatusBadRequest, map[string]any{
 		"content": verr.Errors,
-		"_links":  hal.Links{"index": {Href: c.BaseURL() + "/api"}},
+		"_links":  hal.Links{"index": {Href: baseURL(c) + "/api"}},
 	})
 }

@@ -13,9 +13,10 @@ import (
 const maxLoggedPath = 256
 
 // requestLog writes one line per request: method, path (without the query,
-// where a token could be), status, latency and client address. It never
-// writes a header or a body, so no token, password or secret reaches the
-// log.
+// where a token could be), status, latency and client address (clientIP).
+// It never writes a header or a body, so no token, password or secret
+// reaches the log. The probes of a load balancer (/healthz, /readyz) are
+// logged at debug level, below the default.
 func requestLog(l *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -32,12 +33,16 @@ func requestLog(l *slog.Logger) fiber.Handler {
 		if len(path) > maxLoggedPath {
 			path = path[:maxLoggedPath] + "…"
 		}
-		l.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
+		level := slog.LevelInfo
+		if isProbe(c.Path()) {
+			level = slog.LevelDebug
+		}
+		l.LogAttrs(c.UserContext(), level, "request",
 			slog.String("method", c.Method()),
 			slog.String("path", strings.ToValidUTF8(path, "?")),
 			slog.Int("status", c.Response().StatusCode()),
 			slog.Duration("latency", time.Since(start)),
-			slog.String("remote", c.IP()),
+			slog.String("remote", clientIP(c)),
 		)
 		return err
 	}

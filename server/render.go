@@ -154,7 +154,7 @@ func (s *Server) writeEvent(c *fiber.Ctx, status int, e event.Event, anchor stri
 	if err != nil {
 		return err
 	}
-	base := c.BaseURL()
+	base := baseURL(c)
 	id := strconv.FormatInt(e.ID, 10)
 	buf := s.body()
 	b := append(buf.b, fields...)
@@ -176,7 +176,7 @@ func (s *Server) writeEvent(c *fiber.Ctx, status int, e event.Event, anchor stri
 // events, each with its self link, the paging links, and the page's
 // numbers.
 func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, page event.Page) error {
-	base := c.BaseURL()
+	base := baseURL(c)
 	totalPages := (page.Total + q.Size - 1) / q.Size
 	size := strconv.Itoa(q.Size)
 	sortQuery := ""

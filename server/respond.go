@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
+	"eventsvc/server/backend"
 	"eventsvc/server/oauth"
 )
 
@@ -31,6 +33,11 @@ func errorHandler(l *slog.Logger) fiber.ErrorHandler {
 		if errors.As(err, &oe) {
 			return writeOAuthError(c, oe)
 		}
+		if errors.Is(err, backend.ErrUnavailable) {
+			logFailure(l, c, http.StatusServiceUnavailable, err)
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryUnavailable))
+			return writeOAuthError(c, errUnavailable(backend.Name(err)))
+		}
 		status := http.StatusInternalServerError
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
@@ -42,10 +49,29 @@ func errorHandler(l *slog.Logger) fiber.ErrorHandler {
 				c.Context().SetConnectionClose()
 			}
 		} else {
-			logFailure(l, c, err)
+			logFailure(l, c, status, err)
 		}
 		e := &oauth.Error{Code: errorCode(status), Description: errorDescription(c, status), Status: status}
 		return writeOAuthError(c, e)
+	}
+}
+
+// retryUnavailable is the Retry-After, in seconds, of a 503 for a backend
+// that cannot be reached.
+const retryUnavailable = 1
+
+// errUnavailable is the answer to a request that needs a backend that
+// cannot be reached now: 503, temporarily_unavailable (the code RFC 6749
+// §4.1.2.1 gives a server that cannot handle a request for now), naming
+// the backend but saying nothing of its address or the cause.
+func errUnavailable(name string) *oauth.Error {
+	if name == "" {
+		name = "a backend"
+	}
+	return &oauth.Error{
+		Code:        "temporarily_unavailable",
+		Description: fmt.Sprintf("this request needs %s, which cannot be reached now; try again shortly", name),
+		Status:      http.StatusServiceUnavailable,
 	}
 }
 

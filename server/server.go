@@ -8,11 +8,14 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"eventsvc/server/backend"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
@@ -78,6 +81,24 @@ type Options struct {
 	// connections for ever. Zero: DefaultReadTimeout, DefaultIdleTimeout,
 	// DefaultWriteTimeout.
 	ReadTimeout, IdleTimeout, WriteTimeout time.Duration
+	// Tokens keeps the tokens. Default: an oauth.Store in memory on
+	// Clock; an oauth.RedisStore shares them between replicas.
+	Tokens oauth.TokenStore
+	// Lockout, when set, replaces the lockout of LoginFailures,
+	// LoginWindow, LoginLockout and LoginKeys: a throttle.RedisGuard
+	// shares it between replicas. Ignored when LoginFailures is negative.
+	Lockout throttle.Guard
+	// Backends are what the server keeps outside its process (the Redis
+	// of Tokens and Lockout, the PostgreSQL of Events): GET /api answers
+	// 503, naming them, while one of them does not answer.
+	Backends []backend.Checker
+	// TrustedProxies are the addresses of the proxies (a load balancer)
+	// whose forwarding headers are honoured: Forwarded (RFC 7239),
+	// X-Forwarded-For, -Proto and -Host. From any other peer they are
+	// ignored. The client address that results is the one of the
+	// lockout, the token budget and the logs; the links use the forwarded
+	// scheme and host. Empty: none (ParseTrustedProxies reads the flag).
+	TrustedProxies []netip.Prefix
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -107,13 +128,16 @@ const (
 // ShutdownTimeout bounds how long Shutdown waits for requests in flight.
 const ShutdownTimeout = 10 * time.Second
 
-// Server is the reference server. Its state (tokens) lives in memory and is
-// gone when it stops.
+// Server is the reference server. Its state (tokens, lockouts, events)
+// lives in memory and is gone when it stops, unless Options put it in
+// stores shared by several replicas (Redis, PostgreSQL).
 type Server struct {
-	app    *fiber.App
-	store  *oauth.Store
-	token  *oauth.TokenEndpoint
-	events event.Store
+	app     *fiber.App
+	store   oauth.TokenStore
+	token   *oauth.TokenEndpoint
+	health  *health
+	metrics *metrics
+	events  event.Store
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
 	// rendered keeps encoded events, buffers the bodies being written
@@ -124,6 +148,7 @@ type Server struct {
 	mu        sync.Mutex
 	listeners []net.Listener
 	stopped   bool
+	draining  bool // Shutdown has begun: /readyz answers 503
 }
 
 // New returns a Server with its routes in place, ready to Serve.
@@ -144,8 +169,12 @@ func New(opts Options) *Server {
 	if opts.Lifetimes == (oauth.Lifetimes{}) {
 		opts.Lifetimes = oauth.DefaultLifetimes()
 	}
-	store := oauth.NewStoreWithLifetimes(opts.Clock, opts.Lifetimes)
+	var store oauth.TokenStore = oauth.NewStoreWithLifetimes(opts.Clock, opts.Lifetimes)
+	if opts.Tokens != nil {
+		store = opts.Tokens
+	}
 	s := &Server{
+		health:    newHealth(opts.Backends),
 		events:    opts.Events,
 		maxEvents: max(opts.MaxEventsPerUser, 0),
 		rendered:  newEventJSON(),
@@ -155,16 +184,21 @@ func New(opts Options) *Server {
 			Guard: loginGuard(opts), Budget: tokenBudget(opts),
 		},
 	}
+	s.metrics = newMetrics(s, opts.Backends)
+	s.token.OnLockout = s.metrics.lockout
 	s.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc",
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
-		BodyLimit:             BodyLimit,
-		ReadBufferSize:        MaxHeaderBytes,
-		ReadTimeout:           orDefault(opts.ReadTimeout, DefaultReadTimeout),
-		IdleTimeout:           orDefault(opts.IdleTimeout, DefaultIdleTimeout),
-		WriteTimeout:          orDefault(opts.WriteTimeout, DefaultWriteTimeout),
-		ErrorHandler:          errorHandler(errorLogger),
+		// Fiber trusts no proxy: forwarding headers are read by
+		// resolveOrigin alone, from Options.TrustedProxies.
+		EnableTrustedProxyCheck: true,
+		BodyLimit:               BodyLimit,
+		ReadBufferSize:          MaxHeaderBytes,
+		ReadTimeout:             orDefault(opts.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:             orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		WriteTimeout:            orDefault(opts.WriteTimeout, DefaultWriteTimeout),
+		ErrorHandler:            errorHandler(errorLogger),
 	})
 	s.routes(opts)
 	return s
@@ -178,10 +212,13 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// loginGuard is the token endpoint's throttle of Options.
-func loginGuard(opts Options) *throttle.Throttle {
+// loginGuard is the token endpoint's lockout of Options.
+func loginGuard(opts Options) throttle.Guard {
 	if opts.LoginFailures < 0 {
 		return nil
+	}
+	if opts.Lockout != nil {
+		return opts.Lockout
 	}
 	l := throttle.Limits{Failures: opts.LoginFailures, Window: opts.LoginWindow, Lockout: opts.LoginLockout, MaxKeys: opts.LoginKeys}
 	if l.Failures == 0 {
@@ -217,7 +254,15 @@ func tokenBudget(opts Options) *throttle.Budget {
 	return throttle.NewBudget(l, opts.Clock)
 }
 
+// routePatterns are the routes' patterns, the route label of the metrics.
+var routePatterns = map[string]bool{
+	"/oauth/token": true, "/oauth/authorize": true, "/api": true, "/api/events": true,
+	"/api/events/:id": true, "/healthz": true, "/readyz": true,
+}
+
 func (s *Server) routes(opts Options) {
+	s.app.Use(resolveOrigin(opts.TrustedProxies))
+	s.app.Use(s.metrics.observe(routePatterns))
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
 	}
@@ -230,6 +275,9 @@ func (s *Server) routes(opts Options) {
 	if opts.CORSOrigin != "" {
 		s.app.Use(corsFor(opts.CORSOrigin))
 	}
+	// The probes of a load balancer, before the injected faults.
+	s.app.Get("/healthz", s.handleHealthz)
+	s.app.Get("/readyz", s.handleReadyz)
 	// After the CORS headers, so that a front end in a browser sees an
 	// injected status rather than a CORS error.
 	if opts.Faults != nil {
@@ -254,6 +302,10 @@ func (s *Server) Lifetimes() oauth.Lifetimes { return s.store.Lifetimes() }
 // App returns the Fiber application, for tests that call app.Test.
 func (s *Server) App() *fiber.App { return s.app }
 
+// Metrics serves the server's Prometheus metrics (metrics), for a
+// listener other than the public one: -metrics ADDR.
+func (s *Server) Metrics() http.Handler { return s.metrics.handler() }
+
 // Serve answers requests on ln until Shutdown, then returns nil. After
 // Shutdown it closes ln and returns at once.
 func (s *Server) Serve(ln net.Listener) error {
@@ -275,6 +327,9 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops accepting requests and waits, at most ShutdownTimeout, for
 // those in flight to finish.
 func (s *Server) Shutdown() error {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
 	err := s.app.ShutdownWithTimeout(ShutdownTimeout)
 	// Fiber closes only the listeners its server has started on; close
 	// ours too, in case Serve had not got that far.

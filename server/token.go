@@ -21,11 +21,12 @@ func (s *Server) handleToken(c *fiber.Ctx) error {
 		return &oauth.Error{Code: "invalid_request", Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed}
 	}
 	resp, err := s.token.ExchangeFrom(
-		c.IP(),
+		clientIP(c),
 		c.Get(fiber.HeaderAuthorization),
 		c.Get(fiber.HeaderContentType),
 		c.Body(),
 	)
+	s.metrics.grant(c.Body(), err)
 	if err != nil {
 		var oe *oauth.Error
 		if errors.As(err, &oe) && errors.Is(oe, oauth.ErrInvalidClient) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"eventsvc/server"
+	"eventsvc/server/backend"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
 	"eventsvc/server/oauth"
@@ -37,10 +38,15 @@ const usage = `usage:
                 [-cors-origin URL] [-quiet]
                 [-access-ttl D] [-refresh-ttl D] [-seed FILE]
                 [-control HOST:PORT [-control-token TOKEN]]
+                [-redis URL] [-database URL] [-backend-timeout D]
+                [-trusted-proxy CIDR]... [-metrics HOST:PORT]
+                [-log-format text|json]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
       request logs, and the cause of every failure (500), go to standard
-      error
+      error. Tokens, lockouts and events live in memory unless -redis
+      (tokens and lockouts) and -database (events, PostgreSQL) put them
+      where several replicas share them (docs/deploying.md)
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
@@ -57,6 +63,8 @@ const (
 	maxLoginDuration = 24 * time.Hour
 	// maxTimeout bounds -read-timeout, -idle-timeout and -write-timeout.
 	maxTimeout = time.Hour
+	// maxBackendTimeout bounds -backend-timeout.
+	maxBackendTimeout = 30 * time.Second
 )
 
 // run is the whole program, with its surroundings passed in so that tests
@@ -100,6 +108,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	accessTTL := fs.Duration("access-ttl", oauth.AccessTokenValidity, "lifetime of access tokens, whole seconds; other than 600s does not conform to the specification")
 	refreshTTL := fs.Duration("refresh-ttl", oauth.RefreshTokenValidity, "lifetime of refresh tokens, whole seconds; other than 3600s does not conform to the specification")
 	mockf := addMockFlags(fs)
+	redisURL := fs.String("redis", "", "keep access and refresh tokens, revocations and lockouts in the Redis at this URL, redis://[:PASSWORD@]HOST:PORT/DB, shared by every replica (default: in memory)")
+	databaseURL := fs.String("database", "", "keep events in the PostgreSQL database at this URL, postgres://USER[:PASSWORD]@HOST:PORT/DB, shared by every replica and kept across restarts; its schema is migrated at start (default: in memory)")
+	var trusted stringList
+	fs.Var(&trusted, "trusted-proxy", "a proxy (load balancer) whose Forwarded and X-Forwarded-For, -Proto and -Host headers are honoured, as a CIDR such as 10.0.0.0/8 or an address; repeat for several (default: none, the headers are ignored)")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public one (default: no metrics)")
+	logFormat := fs.String("log-format", "text", "format of the request and failure logs: text or json (one JSON object a line)")
+	backendTimeout := fs.Duration("backend-timeout", backend.DefaultTimeout, "how long a request waits for Redis or PostgreSQL before it is answered 503 (at most 30s)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -125,6 +140,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	lifetimes := oauth.Lifetimes{Access: *accessTTL, Refresh: *refreshTTL}
 	if err := lifetimes.Validate(); err != nil {
 		check(false, fmt.Sprintf("-access-ttl, -refresh-ttl: %v", err))
+	}
+	check(*mockf.control == "" || *redisURL == "" && *databaseURL == "", "-control works with the stores in memory: leave out -redis and -database")
+	check(*backendTimeout > 0 && *backendTimeout <= maxBackendTimeout, fmt.Sprintf("-backend-timeout must be above 0 and at most %v", maxBackendTimeout))
+	check(*logFormat == "text" || *logFormat == "json", fmt.Sprintf("-log-format must be text or json, not %q", *logFormat))
+	trustedProxies, err := server.ParseTrustedProxies(trusted)
+	if err != nil {
+		check(false, fmt.Sprintf("-trusted-proxy %v", err))
 	}
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
@@ -153,7 +175,6 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		*tokenRate = -1 // server.Options: no limit
 	}
 	var cfg *config.Config
-	var err error
 	if *file == "" {
 		cfg, err = config.Demo()
 	} else {
@@ -168,11 +189,27 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	events := event.NewMemory()
-	events.Replace(start)
+	b, err := openBackends(backendFlags{
+		redisURL: *redisURL, databaseURL: *databaseURL, timeout: *backendTimeout, lifetimes: lifetimes,
+		lockout: throttle.Limits{Failures: *loginFailures, Window: *loginWindow, Lockout: *loginLockout},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
+		return exitError
+	}
+	defer b.close()
+	seeded := len(start) > 0
+	events, inMemory := b.events.(*event.Memory)
+	if inMemory {
+		events.Replace(start)
+	} else if seeded, err = b.postgres.SeedIfEmpty(start); err != nil {
+		fmt.Fprintf(stderr, "eventsvc: cannot start: starting events: %v\n", err)
+		return exitError
+	}
 	m := newMock()
 	opts := server.Options{
-		Config: cfg, Events: events, Clock: m.clock, Lifetimes: lifetimes,
+		Config: cfg, Events: b.events, Clock: m.clock, Lifetimes: lifetimes,
+		Tokens: b.tokens, Lockout: b.lockout, Backends: b.checkers,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
 		MaxEventsPerUser: *maxEvents,
@@ -180,9 +217,14 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		IdleTimeout:      *idleTimeout,
 		WriteTimeout:     *writeTimeout,
 		CORSOrigin:       *corsOrigin,
+		TrustedProxies:   trustedProxies,
 	}
 	// Failures (500) are logged even with -quiet.
-	opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
+	if *logFormat == "json" {
+		opts.ErrorLogger = slog.New(slog.NewJSONHandler(stderr, nil))
+	} else {
+		opts.ErrorLogger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
 	if !*quiet {
 		opts.Logger = opts.ErrorLogger
 	}
@@ -208,7 +250,23 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	if controlLn != nil {
 		opts.Journal, opts.Faults = m.journal, m.faults
 	}
+	var metricsLn net.Listener
+	if *metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", *metricsAddr); err != nil {
+			ln.Close()
+			if controlLn != nil {
+				controlLn.Close()
+			}
+			fmt.Fprintf(stderr, "eventsvc: cannot start: -metrics: %v\n", err)
+			return exitError
+		}
+	}
 	srv := server.New(opts)
+	if metricsLn != nil {
+		stopMetrics := serveMetrics(metricsLn, srv.Metrics())
+		defer stopMetrics()
+		fmt.Fprintf(stdout, "  metrics: %s/metrics\n", displayURL(metricsLn.Addr()))
+	}
 	if *file == "" {
 		fmt.Fprint(stdout, config.DemoNotice)
 	} else {
@@ -220,10 +278,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
 	}
 	switch {
-	case *mockf.seed != "":
+	case *mockf.seed != "" && seeded:
 		fmt.Fprintf(stdout, "  %d events from %s\n", len(start), *mockf.seed)
-	case *demoEvents > 0:
+	case *demoEvents > 0 && seeded:
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
+	}
+	for _, line := range b.describe() {
+		fmt.Fprintf(stdout, "  %s\n", line)
 	}
 
 	served := make(chan error, 1)

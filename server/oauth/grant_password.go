@@ -45,18 +45,22 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 		return Issued{}, ErrInvalidRequest.WithDescription("password is longer than %d bytes", secret.MaxLen)
 	}
 	key := throttle.KeyOf("user", remote, strings.ToLower(username))
-	if left, ok := e.Guard.Reserve(key); !ok {
-		return Issued{}, tooManyAttempts("user", left)
+	if err := e.reserve("user", key); err != nil {
+		return Issued{}, err
 	}
 	acc, err := e.Accounts.Authenticate(username, password)
 	if err != nil {
-		e.Guard.Failed(key)
+		if gerr := e.end("user", key, false); gerr != nil {
+			return Issued{}, gerr
+		}
 		if errors.Is(err, account.ErrBadCredentials) {
 			return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
 		}
 		return Issued{}, fmt.Errorf("authenticate account: %w", err)
 	}
-	e.Guard.Succeeded(key)
+	if err := e.end("user", key, true); err != nil {
+		return Issued{}, err
+	}
 	return e.Store.Issue(Grant{
 		ClientID:    client.ID,
 		AccountID:   acc.ID,

@@ -28,16 +28,21 @@ type TokenResponse struct {
 type TokenEndpoint struct {
 	Clients  *Clients
 	Accounts *account.Registry
-	Store    *Store
+	Store    TokenStore
 	// Guard refuses, for a while, a client or a user that failed too often
 	// from one address; every attempt is reserved with it before its
-	// credentials are checked. Nil: no limit.
-	Guard *throttle.Throttle
+	// credentials are checked. Nil: no limit. A *throttle.Throttle keeps
+	// the count in this process, a *throttle.RedisGuard shares it between
+	// replicas.
+	Guard throttle.Guard
 	// Budget bounds the requests of one address, whatever client or user
 	// they name: each spends one unit before anything else, and a client
 	// authentication that checks the credentials both form-decoded and as
 	// sent spends one more, for its second bcrypt. Nil: no limit.
 	Budget *throttle.Budget
+	// OnLockout, when set, is told of every user ("user") or client
+	// ("client") that a failure locks out, for the metrics.
+	OnLockout func(kind string)
 
 	// verified remembers client credentials that passed bcrypt, so that
 	// bcrypt is paid once per client (see verifiedClients).
@@ -141,8 +146,8 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		if client, ok := e.verifiedClient(c.id, c.secret); ok {
 			// No bcrypt to pay, so nothing to reserve; but a locked key
 			// is refused even the right secret.
-			if left, ok := e.Guard.Check(key); !ok {
-				return Client{}, tooManyAttempts("client", left)
+			if err := e.check("client", key); err != nil {
+				return Client{}, err
 			}
 			return client, nil
 		}
@@ -152,8 +157,8 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 			return Client{}, tooManyRequests(wait)
 		}
 	}
-	if left, ok := e.Guard.Reserve(key); !ok {
-		return Client{}, tooManyAttempts("client", left)
+	if err := e.reserve("client", key); err != nil {
+		return Client{}, err
 	}
 	var client Client
 	var err error
@@ -164,13 +169,17 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 	}
 	if err != nil {
-		e.Guard.Failed(key)
+		if gerr := e.end("client", key, false); gerr != nil {
+			return Client{}, gerr
+		}
 		if errors.Is(err, ErrClientNotAuthenticated) {
 			return Client{}, ErrInvalidClient.WithDescription("client authentication failed")
 		}
 		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	e.Guard.Succeeded(key)
+	if err := e.end("client", key, true); err != nil {
+		return Client{}, err
+	}
 	return client, nil
 }
 
@@ -178,6 +187,54 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 // before, if they did.
 func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
 	return e.verified.load(id, secret)
+}
+
+// reserve reserves an attempt of key with the Guard, or returns why not:
+// too_many_attempts for a key locked out or busy, or the Guard's error
+// when it cannot count (a shared lockout whose Redis is unreachable).
+func (e *TokenEndpoint) reserve(who string, key throttle.Key) error {
+	if e.Guard == nil {
+		return nil
+	}
+	left, ok, err := e.Guard.Begin(key)
+	if err != nil {
+		return fmt.Errorf("reserve a %s attempt: %w", who, err)
+	}
+	if !ok {
+		return tooManyAttempts(who, left)
+	}
+	return nil
+}
+
+// check is reserve without reserving, for a credential known to be right.
+func (e *TokenEndpoint) check(who string, key throttle.Key) error {
+	if e.Guard == nil {
+		return nil
+	}
+	left, ok, err := e.Guard.Peek(key)
+	if err != nil {
+		return fmt.Errorf("check the %s lockout: %w", who, err)
+	}
+	if !ok {
+		return tooManyAttempts(who, left)
+	}
+	return nil
+}
+
+// end ends an attempt of reserve, and tells OnLockout when its failure
+// locked the key.
+func (e *TokenEndpoint) end(who string, key throttle.Key, succeeded bool) error {
+	if e.Guard == nil {
+		return nil
+	}
+	locked, err := e.Guard.End(key, succeeded)
+	if err != nil {
+		return fmt.Errorf("count a login attempt: %w", err)
+	}
+	if locked && e.OnLockout != nil {
+		e.OnLockout(who)
+	}
+	return nil
 }
 
 // tooManyAttempts is the refusal of a guarded key, retry in left.

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestServeRefusesBadProxyLogAndMetricsFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-trusted-proxy", "10.0.0.0/33"}, "-trusted-proxy"},
+		{[]string{"-trusted-proxy", "10.0.0.1", "-trusted-proxy", "proxy.internal"}, `-trusted-proxy "proxy.internal"`},
+		{[]string{"-log-format", "xml"}, "-log-format must be text or json"},
+	} {
+		code, stderr := runSafely(t, append([]string{"serve", "-addr", "127.0.0.1:0"}, tt.args...))
+		if code != exitUsage || !strings.Contains(stderr, tt.says) {
+			t.Errorf("%q: exit %d, stderr %q; want usage naming %q", tt.args, code, stderr, tt.says)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if code, stderr := runSafely(t, []string{"serve", "-addr", "127.0.0.1:0", "-metrics", ln.Addr().String()}); code != exitError || !strings.Contains(stderr, "-metrics") {
+		t.Errorf("-metrics on a port in use: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestServeLogsJSONAndServesMetricsApart: -log-format json writes one JSON
+// object a request, with the client's address and no secret; -metrics
+// serves /metrics on its own listener, and the public port does not.
+func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := ln.Addr().String()
+	ln.Close()
+	out, errs := newSyncBuffer(), newSyncBuffer()
+	stop := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-log-format", "json", "-metrics", metricsAddr, "-demo-events", "3"}, nil, out, errs, stop)
+	}()
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if i := strings.Index(out.String(), "listening on "); i >= 0 && strings.Contains(out.String(), "metrics:") {
+			base = strings.Fields(out.String()[i+len("listening on "):])[0]
+		}
+	}
+	if base == "" {
+		t.Fatalf("no banner: %q %q", out.String(), errs.String())
+	}
+	req, _ := http.NewRequest("POST", base+"/oauth/token", strings.NewReader("grant_type=password&username=user%40email.com&password=s3cret-wrong"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("myApp", "pass")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, body := get("http://" + metricsAddr + "/metrics"); status != http.StatusOK || !strings.Contains(body, `eventsvc_token_grants_total{grant_type="password",outcome="invalid_grant"} 1`) || !strings.Contains(body, "eventsvc_events 3") {
+		t.Errorf("-metrics: %d %.400s", status, body)
+	}
+	if status, _ := get(base + "/metrics"); status == http.StatusOK {
+		t.Error("the public port serves the metrics")
+	}
+	stop <- syscall.SIGTERM
+	<-done
+	lines := strings.Split(strings.TrimSpace(errs.String()), "\n")
+	requests := 0
+	for _, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if rec["msg"] == "request" {
+			requests++
+			if rec["remote"] != "127.0.0.1" || rec["method"] == nil || rec["status"] == nil {
+				t.Errorf("request line %q lacks its fields", line)
+			}
+		}
+	}
+	if requests < 2 {
+		t.Errorf("%d request lines: %q", requests, errs.String())
+	}
+	if strings.Contains(errs.String(), "s3cret-wrong") {
+		t.Error("the log shows a password")
+	}
+}

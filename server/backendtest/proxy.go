@@ -1,0 +1,141 @@
+package backendtest
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+)
+
+// Proxy forwards TCP connections from a loopback port to a backend, and can
+// cut or stall the way to it, so that a test sees what a server does when
+// its real backend is unreachable or silent, and when it comes back.
+type Proxy struct {
+	// Addr is the proxy's address, "127.0.0.1:PORT".
+	Addr string
+
+	target string
+	ln     net.Listener
+
+	mu    sync.Mutex
+	mode  proxyMode
+	conns map[net.Conn]struct{} // forwarding
+	held  map[net.Conn]struct{} // stalled
+	wg    sync.WaitGroup
+}
+
+type proxyMode int
+
+const (
+	forwarding proxyMode = iota
+	cut                  // connections are closed at once
+	stalled              // connections are accepted and never answered
+)
+
+// NewProxy starts a Proxy to target ("host:port"), closed when the test
+// ends.
+func NewProxy(tb testing.TB, target string) *Proxy {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}, held: map[net.Conn]struct{}{}}
+	p.wg.Add(1)
+	go p.accept()
+	tb.Cleanup(p.close)
+	return p
+}
+
+// Cut closes every connection through the proxy and refuses new ones, as
+// if the backend had stopped.
+func (p *Proxy) Cut() { p.set(cut) }
+
+// Stall closes every connection through the proxy and holds new ones
+// without an answer, as if the backend hung.
+func (p *Proxy) Stall() { p.set(stalled) }
+
+// Restore forwards new connections again, as if the backend were back.
+func (p *Proxy) Restore() { p.set(forwarding) }
+
+func (p *Proxy) set(m proxyMode) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	for c := range p.held {
+		_ = c.Close()
+	}
+	clear(p.held)
+	if m != forwarding {
+		for c := range p.conns {
+			_ = c.Close()
+		}
+		clear(p.conns)
+	}
+}
+
+func (p *Proxy) close() {
+	_ = p.ln.Close()
+	p.set(cut)
+	p.wg.Wait()
+}
+
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mode == cut {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		mode := p.mode
+		p.mu.Unlock()
+		switch mode {
+		case cut:
+			_ = c.Close()
+			continue
+		case stalled:
+			p.mu.Lock()
+			p.held[c] = struct{}{} // closed by the next change of mode
+			p.mu.Unlock()
+			continue
+		}
+		p.wg.Add(1)
+		go p.forward(c)
+	}
+}
+
+func (p *Proxy) forward(c net.Conn) {
+	defer p.wg.Done()
+	b, err := net.Dial("tcp", p.target)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	if !p.track(c) || !p.track(b) {
+		_ = c.Close()
+		_ = b.Close()
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(b, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, b); done <- struct{}{} }()
+	<-done
+	_ = c.Close()
+	_ = b.Close()
+	<-done
+	p.mu.Lock()
+	delete(p.conns, c)
+	delete(p.conns, b)
+	p.mu.Unlock()
+}

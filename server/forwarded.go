@@ -1,0 +1,250 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// origin is who sent a request and what address it used, as the server
+// takes them: from the connection, or from the forwarding headers of a
+// trusted proxy.
+type origin struct {
+	// client is the client's address: the peer's, or the first address
+	// of the forwarding chain, from the right, that is not a trusted
+	// proxy.
+	client string
+	// scheme and host are those of the URL the client used: the
+	// connection's and Host header's, or a trusted proxy's forwarded
+	// ones. They make the links of the API (baseURL).
+	scheme, host string
+}
+
+// originKey is the Fiber local that holds the request's *origin.
+const originKey = "eventsvc.origin"
+
+// ParseTrustedProxies reads the -trusted-proxy values: CIDRs such as
+// 10.0.0.0/8, or single addresses.
+func ParseTrustedProxies(values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR (such as 10.0.0.0/8) or an address", v)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// proxies is the set of trusted proxies.
+type proxies []netip.Prefix
+
+func (ps proxies) trusts(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveOrigin is the middleware that sets the request's origin. Only a
+// request whose peer is a trusted proxy has its forwarding headers read:
+// Forwarded (RFC 7239, https://www.rfc-editor.org/rfc/rfc7239) when
+// present, X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host
+// otherwise. The client is the first address of the chain, read from the
+// right (the nearest hop first), that is not itself a trusted proxy, so
+// that an address a client wrote in the header itself is never taken. The
+// scheme and host are those of the nearest proxy's entry, when they are
+// valid. From any other peer, the headers are ignored.
+func resolveOrigin(trusted proxies) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
+		peer = peer.Unmap()
+		o := &origin{client: peer.String(), scheme: c.Protocol(), host: string(c.Request().URI().Host())}
+		if len(trusted) > 0 && trusted.trusts(peer) {
+			forward(c, trusted, peer, o)
+		}
+		c.Locals(originKey, o)
+		return c.Next()
+	}
+}
+
+// hop is one entry of a forwarding chain.
+type hop struct {
+	addr        netip.Addr // invalid: unknown or obfuscated (RFC 7239 §6)
+	proto, host string
+}
+
+// forward reads the forwarding headers of a trusted proxy into o.
+func forward(c *fiber.Ctx, trusted proxies, peer netip.Addr, o *origin) {
+	var chain []hop
+	if fwd := c.Request().Header.PeekAll(fiber.HeaderForwarded); len(fwd) > 0 {
+		for _, v := range fwd {
+			chain = append(chain, parseForwarded(string(v))...)
+		}
+	} else {
+		for _, v := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
+			for _, f := range strings.Split(string(v), ",") {
+				chain = append(chain, hop{addr: parseNode(strings.TrimSpace(f))})
+			}
+		}
+		if len(chain) > 0 {
+			last := &chain[len(chain)-1]
+			last.proto = lastValue(c, fiber.HeaderXForwardedProto)
+			last.host = lastValue(c, fiber.HeaderXForwardedHost)
+		}
+	}
+	if len(chain) == 0 {
+		return
+	}
+	nearest := chain[len(chain)-1]
+	if p := strings.ToLower(nearest.proto); p == "http" || p == "https" {
+		o.scheme = p
+	}
+	if validHost(nearest.host) {
+		o.host = nearest.host
+	}
+	client := peer
+	for i := len(chain) - 1; i >= 0; i-- {
+		if !chain[i].addr.IsValid() {
+			break // unknown: the last proxy known is as far as the chain can be followed
+		}
+		client = chain[i].addr
+		if !trusted.trusts(client) {
+			break
+		}
+	}
+	o.client = client.String()
+}
+
+// lastValue is the last of the comma-separated values of a header: the
+// one the nearest proxy wrote.
+func lastValue(c *fiber.Ctx, name string) string {
+	all := c.Request().Header.PeekAll(name)
+	if len(all) == 0 {
+		return ""
+	}
+	values := strings.Split(string(all[len(all)-1]), ",")
+	return strings.TrimSpace(values[len(values)-1])
+}
+
+// parseForwarded reads the elements of one Forwarded header value (RFC
+// 7239 §4): comma-separated, each a ;-separated list of name=value pairs,
+// values plain or quoted.
+func parseForwarded(v string) []hop {
+	var hops []hop
+	for _, element := range splitQuoted(v, ',') {
+		var h hop
+		for _, pair := range splitQuoted(element, ';') {
+			name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok {
+				continue
+			}
+			value = unquote(strings.TrimSpace(value))
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "for":
+				h.addr = parseNode(value)
+			case "proto":
+				h.proto = value
+			case "host":
+				h.host = value
+			}
+		}
+		hops = append(hops, h)
+	}
+	return hops
+}
+
+// splitQuoted splits s at sep outside double quotes.
+func splitQuoted(s string, sep byte) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && quoted:
+			i++
+		case s[i] == '"':
+			quoted = !quoted
+		case s[i] == sep && !quoted:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `\`, "")
+	}
+	return s
+}
+
+// parseNode reads a node (RFC 7239 §6): an IPv4 address, a bracketed IPv6
+// address, either with a port, or "unknown" or an obfuscated name, which
+// give the invalid Addr. X-Forwarded-For's bare IPv6 addresses are read
+// too.
+func parseNode(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap()
+	}
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err == nil {
+		return a.Unmap()
+	}
+	return netip.Addr{}
+}
+
+// validHost accepts a forwarded host that can stand in a URL: a name or
+// an address, with an optional port, and nothing else.
+func validHost(h string) bool {
+	if h == "" || len(h) > 255 || strings.ContainsAny(h, "/\\?#@ \t\"'<>") {
+		return false
+	}
+	host, port, err := net.SplitHostPort(h)
+	if err != nil {
+		host, port = h, ""
+	}
+	for _, r := range strings.Trim(host, "[]") {
+		if !(r == '.' || r == '-' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return host != ""
+}
+
+// originOf returns the request's origin; a request that did not go
+// through resolveOrigin (a handler tested alone) gets the connection's.
+func originOf(c *fiber.Ctx) *origin {
+	if o, ok := c.Locals(originKey).(*origin); ok {
+		return o
+	}
+	peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
+	return &origin{client: peer.Unmap().String(), scheme: c.Protocol(), host: string(c.Request().URI().Host())}
+}
+
+// clientIP is the client's address: the one the lockout, the token budget,
+// the request log and the metrics use.
+func clientIP(c *fiber.Ctx) string { return originOf(c).client }
+
+// baseURL is the scheme and host of the API's links (reference rule
+// API-10): the client's, through a trusted proxy.
+func baseURL(c *fiber.Ctx) string {
+	o := originOf(c)
+	return o.scheme + "://" + o.host
+}

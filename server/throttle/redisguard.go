@@ -1,0 +1,171 @@
+package throttle
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"eventsvc/server/backend"
+	"eventsvc/server/clock"
+)
+
+// RedisBackend names the Redis of the lockout in errors and reports.
+const RedisBackend = "redis (lockout)"
+
+// RedisGuard is the lockout in Redis, shared by every replica of the
+// server: the failures of one user from one address count once, whichever
+// replica they reach. It keeps Throttle's rules across replicas:
+//
+//   - the reservation of an attempt is atomic in Redis (one Lua script
+//     reads the failures, the lockout and the attempts in progress, and
+//     reserves), so that however many attempts reach however many
+//     replicas at once, at most Failures are checked in a window;
+//   - keys are the hex of the Key, a digest: no username or address is
+//     in Redis;
+//   - every key expires (the window and the lockout together, as
+//     Throttle forgets a key), so that the keys are bounded by the
+//     attempts of that time, and an attempt reserved by a replica that
+//     died is forgotten after ReservationTTL.
+//
+// Times come from the injected clock, as in Throttle.
+type RedisGuard struct {
+	client  redis.UniversalClient
+	prefix  string
+	limits  Limits
+	clock   clock.Clock
+	timeout time.Duration
+}
+
+// ReservationTTL is how long an attempt reserved and never ended (its
+// replica stopped in between) counts as in progress.
+const ReservationTTL = 30 * time.Second
+
+// NewRedisGuard returns a RedisGuard with the given limits (MaxKeys is not
+// used: keys expire instead) on client, its keys starting with prefix,
+// reading the time from c; each operation gives up after timeout.
+func NewRedisGuard(client redis.UniversalClient, prefix string, l Limits, c clock.Clock, timeout time.Duration) *RedisGuard {
+	l.Failures = max(l.Failures, 1)
+	if prefix == "" {
+		prefix = "eventsvc:"
+	}
+	return &RedisGuard{client: client, prefix: prefix, limits: l, clock: c, timeout: timeout}
+}
+
+var _ Guard = (*RedisGuard)(nil)
+
+// The scripts' keys: the entry of a key (a hash of failures, since,
+// blocked, in Unix milliseconds), and its attempts in progress (a sorted
+// set of reservations by deadline). ARGV[1] is now in Unix milliseconds.
+
+// allowedLua is Throttle.allowed, after forgetting reservations past
+// their deadline. It leaves {0, ms left} when refused, -1 for Busy.
+const allowedLua = `
+local now = tonumber(ARGV[1])
+local limit, window = tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local h = redis.call('HMGET', KEYS[1], 'failures', 'since', 'blocked')
+local failures, since, blocked = tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0
+if blocked > now then return {0, blocked - now} end
+if now - since > window then failures = 0 end
+if failures + redis.call('ZCARD', KEYS[2]) >= limit then return {0, -1} end
+`
+
+// reserveScript: ARGV now, failures, window, reservation deadline, a
+// unique reservation id, the keys' TTL in ms.
+var reserveScript = redis.NewScript(allowedLua + `
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return {1, 0}
+`)
+
+// checkScript: ARGV now, failures, window.
+var checkScript = redis.NewScript(allowedLua + `
+return {1, 0}
+`)
+
+// failedScript is Throttle.Failed: ARGV now, failures, window, lockout,
+// the keys' TTL in ms.
+var failedScript = redis.NewScript(`
+local now = tonumber(ARGV[1])
+local limit, window, lockout = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+redis.call('ZPOPMIN', KEYS[2])
+local h = redis.call('HMGET', KEYS[1], 'failures', 'since')
+local failures, since = tonumber(h[1]) or 0, tonumber(h[2]) or 0
+if failures == 0 or now - since > window then failures, since = 0, now end
+failures = failures + 1
+local locked = 0
+if failures >= limit then
+  redis.call('HSET', KEYS[1], 'blocked', now + lockout)
+  failures, locked = 0, 1
+end
+redis.call('HSET', KEYS[1], 'failures', failures, 'since', since)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return locked
+`)
+
+// succeededScript is Throttle.Succeeded.
+var succeededScript = redis.NewScript(`
+redis.call('ZPOPMIN', KEYS[2])
+redis.call('DEL', KEYS[1])
+return 0
+`)
+
+func (g *RedisGuard) keys(key Key) []string {
+	h := hex.EncodeToString(key[:])
+	return []string{g.prefix + "l:" + h, g.prefix + "p:" + h}
+}
+
+func (g *RedisGuard) keyTTL() int64 {
+	return max(g.limits.Window+g.limits.Lockout, ReservationTTL).Milliseconds()
+}
+
+func (g *RedisGuard) decide(script *redis.Script, key Key, op string, extra ...any) (time.Duration, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	args := append([]any{g.clock.Now().UnixMilli(), g.limits.Failures, g.limits.Window.Milliseconds()}, extra...)
+	res, err := script.Run(ctx, g.client, g.keys(key), args...).Int64Slice()
+	if err != nil {
+		return 0, false, backend.Unavailable(RedisBackend, op, err)
+	}
+	switch {
+	case res[0] == 1:
+		return 0, true, nil
+	case res[1] < 0:
+		return Busy, false, nil
+	}
+	return time.Duration(res[1]) * time.Millisecond, false, nil
+}
+
+// Begin implements Guard.
+func (g *RedisGuard) Begin(key Key) (time.Duration, bool, error) {
+	id := make([]byte, 12)
+	_, _ = rand.Read(id)
+	deadline := g.clock.Now().Add(ReservationTTL).UnixMilli()
+	return g.decide(reserveScript, key, "reserve a login attempt", deadline, hex.EncodeToString(id), g.keyTTL())
+}
+
+// Peek implements Guard.
+func (g *RedisGuard) Peek(key Key) (time.Duration, bool, error) {
+	return g.decide(checkScript, key, "check the lockout")
+}
+
+// End implements Guard.
+func (g *RedisGuard) End(key Key, succeeded bool) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
+	defer cancel()
+	var locked int
+	var err error
+	if succeeded {
+		err = succeededScript.Run(ctx, g.client, g.keys(key)).Err()
+	} else {
+		locked, err = failedScript.Run(ctx, g.client, g.keys(key), g.clock.Now().UnixMilli(),
+			g.limits.Failures, g.limits.Window.Milliseconds(), g.limits.Lockout.Milliseconds(), g.keyTTL()).Int()
+	}
+	if err != nil {
+		return false, backend.Unavailable(RedisBackend, "count a login attempt", err)
+	}
+	return locked == 1, nil
+}
