@@ -38,6 +38,10 @@ type metrics struct {
 	observed sync.Map // requestLabels, status 0 -> prometheus.Observer
 }
 
+// knownMethods are the methods a request's series names; others are
+// "other".
+var knownMethods = []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete, fiber.MethodPatch, fiber.MethodOptions}
+
 // requestLabels are the labels of a request's series.
 type requestLabels struct {
 	route, method string
@@ -150,11 +154,13 @@ func (m *metrics) observe(routes map[string]bool) fiber.Handler {
 		case isPublic(c.Path()):
 			route = "static"
 		}
-		method := c.Method()
-		switch method {
-		case fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete, fiber.MethodPatch, fiber.MethodOptions:
-		default:
-			method = "other"
+		// One of a fixed set of strings: c.Method() points into a buffer
+		// fasthttp reuses, and the label becomes a key of m.counted.
+		method := "other"
+		for _, m := range knownMethods {
+			if c.Method() == m {
+				method = m
+			}
 		}
 		m.count(route, method, c.Response().StatusCode(), time.Since(start))
 		return nil
