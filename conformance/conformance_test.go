@@ -1,11 +1,10 @@
 package conformance
 
 import (
-	"bytes"
+	"eventsvc/server/servertest"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,7 +21,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.TestingT = t
-	var log syncBuffer
+	var log servertest.Log
 	if l, ok := o.Target.Launcher.(InProcess); ok {
 		l.Log = &log
 		o.Target.Launcher = l
@@ -53,24 +52,6 @@ func TestConformance(t *testing.T) {
 // tokenShape matches a token of the reference server standing alone: 43
 // base64url characters.
 var tokenShape = regexp.MustCompile(`(^|[^A-Za-z0-9_-])[A-Za-z0-9_-]{43}([^A-Za-z0-9_-]|$)`)
-
-// syncBuffer is a bytes.Buffer that servers' goroutines may write to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSlowScenariosInProcess runs the @slow scenarios, which wait in real
 // time against a remote target, against the in-process server, where the

@@ -11,9 +11,7 @@ import (
 
 	"eventsvc/contract"
 	"eventsvc/server"
-	"eventsvc/server/config"
 	"eventsvc/server/event"
-	"eventsvc/server/secret"
 	"eventsvc/server/servertest"
 )
 
@@ -76,23 +74,7 @@ func TestTheReferenceServerAnswersAsTheDocumentSays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash := func(s string) string {
-		h, err := secret.Hash([]byte(s), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	cfg, err := config.New(config.File{
-		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"), AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"event"}}},
-		Accounts: []config.AccountEntry{
-			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
-			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := servertest.DemoConfig(t)
 	events := event.NewMemory()
 	events.Replace(event.Demo(5, []int64{1, 2}, time.Now()))
 	srv := servertest.New(t, server.New(server.Options{Config: cfg, Events: events, LoginFailures: 2}))

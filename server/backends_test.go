@@ -16,6 +16,7 @@ import (
 	"eventsvc/server/clock"
 	"eventsvc/server/event"
 	"eventsvc/server/oauth"
+	"eventsvc/server/servertest"
 	"eventsvc/server/throttle"
 )
 
@@ -28,14 +29,14 @@ const backendTimeout = 500 * time.Millisecond
 type sharedServer struct {
 	addr            string
 	redis, postgres *backendtest.Proxy
-	log             *syncBuffer
+	log             *servertest.Log
 }
 
 func startShared(t *testing.T) *sharedServer {
 	t.Helper()
 	rs, pg := backendtest.Redis(t), backendtest.Postgres(t)
 	dbURL := pg.Database(t)
-	sh := &sharedServer{redis: backendtest.NewProxy(t, rs.Addr), postgres: backendtest.NewProxy(t, pg.Addr), log: &syncBuffer{}}
+	sh := &sharedServer{redis: backendtest.NewProxy(t, rs.Addr), postgres: backendtest.NewProxy(t, pg.Addr), log: &servertest.Log{}}
 	client, err := backend.OpenRedis("redis://"+sh.redis.Addr, backendTimeout)
 	if err != nil {
 		t.Fatal(err)

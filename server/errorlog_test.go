@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"eventsvc/server/event"
+	"eventsvc/server/servertest"
 )
 
 // brokenStore is a real event store whose List fails, with an error that
@@ -31,7 +32,7 @@ func (b brokenStore) Get(int64) (event.Event, error) {
 // cause to the caller, and logs it, with the request's secrets masked; a
 // panic is such a failure too, and the server goes on answering.
 func TestAServerFailureIsLoggedWithItsCauseMasked(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	store := brokenStore{Memory: event.NewMemory()}
 	// The error log works without the request log (-quiet).
 	addr, _ := listenWith(t, Options{Events: &store, ErrorLogger: slog.New(slog.NewTextHandler(&log, nil))})

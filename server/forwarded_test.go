@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"eventsvc/server/servertest"
 	"io"
 	"log/slog"
 	"net"
@@ -105,7 +106,7 @@ var forged = map[string]string{
 // address each time, is still locked out after ten wrong passwords, and
 // the links it gets name the server as it reached it.
 func TestForgedForwardingHeadersChangeNothingWithoutATrustedProxy(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	addr, _ := listenWith(t, Options{TokenRate: -1, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	c := clientFrom("127.0.0.2")
 	for i := range 10 {
@@ -130,7 +131,7 @@ func TestForgedForwardingHeadersChangeNothingWithoutATrustedProxy(t *testing.T) 
 // its lockout by forging X-Forwarded-For, and the request log shows each
 // client's address.
 func TestBehindATrustedProxyEachClientIsItself(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	addr, _ := listenWith(t, Options{TokenRate: -1, TrustedProxies: trusted(t, "127.0.0.1/32"),
 		Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	proxy := forwardingProxy(t, addr, "")
@@ -220,7 +221,7 @@ func TestParseForwarded(t *testing.T) {
 // An address behind a chain of trusted proxies is the first untrusted one
 // from the right; an unknown hop stops the walk at the last proxy known.
 func TestTheClientIsTheFirstUntrustedHopFromTheRight(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1", "10.0.0.0/8"), Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	c := clientFrom("127.0.0.1")
 	for _, tt := range []struct{ header, value, want string }{

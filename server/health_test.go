@@ -1,6 +1,7 @@
 package server
 
 import (
+	"eventsvc/server/servertest"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,7 @@ import (
 // TestProbesArePublicCheapAndQuiet: /healthz and /readyz answer without a
 // token, whatever Authorization says, and are not logged at info level.
 func TestProbesArePublicCheapAndQuiet(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	addr, _ := listenWith(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	for path, want := range map[string]string{"/healthz": `"alive"`, "/readyz": `"ready"`} {
 		for _, auth := range []string{"", "Bearer not-a-token", basicHeader("myApp:wrong")} {

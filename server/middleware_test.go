@@ -2,37 +2,17 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"eventsvc/server/servertest"
 )
-
-// syncBuffer is a bytes.Buffer that the server's goroutines may write to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // listenWith starts a server with opts (testConfig unless a Config is set)
 // on a loopback port, until the test ends, and checks that it stops cleanly.
@@ -47,7 +27,7 @@ func listenWith(tb testing.TB, opts Options) (string, *Server) {
 }
 
 func TestRequestLogTellsWhatHappenedAndNoSecret(t *testing.T) {
-	var log syncBuffer
+	var log servertest.Log
 	addr, _ := listenWith(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	form := map[string]string{"Authorization": basicHeader("myApp:pass"), "Content-Type": "application/x-www-form-urlencoded"}
 	_, body := rawRequest(t, addr, "POST", "/oauth/token", form, "grant_type=password&username=user%40email.com&password=user")

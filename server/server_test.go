@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"eventsvc/server/config"
-	"eventsvc/server/secret"
+	"eventsvc/server/servertest"
 )
 
 // testConfig is the demo configuration (client myApp/pass, accounts
@@ -16,28 +14,7 @@ import (
 // bcrypt's lowest cost, so that tests that fail many logins stay quick
 // under the race detector. The embedded demo file itself is tested in
 // package config.
-func testConfig(t testing.TB) *config.Config {
-	t.Helper()
-	hash := func(plain string) string {
-		h, err := secret.Hash([]byte(plain), bcrypt.MinCost)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	cfg, err := config.New(config.File{
-		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"),
-			AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{ResourceID}}},
-		Accounts: []config.AccountEntry{
-			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
-			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
+func testConfig(t testing.TB) *config.Config { return servertest.DemoConfig(t) }
 
 func demoServer(t *testing.T) *Server {
 	t.Helper()

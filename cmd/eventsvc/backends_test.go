@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"eventsvc/server/backendtest"
+	"eventsvc/server/servertest"
 )
 
 // TestServeRefusesBackendsItCannotReach: a -redis or -database that does
@@ -42,7 +43,7 @@ func TestServeRefusesBackendsItCannotReach(t *testing.T) {
 // standard output so far, and a function that stops it.
 func serveUntilStopped(t *testing.T, args ...string) (string, string, func()) {
 	t.Helper()
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	stop := make(chan os.Signal, 1)
 	done := make(chan int, 1)
 	go func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"eventsvc/server/servertest"
 	"io"
 	"net"
 	"net/http"
@@ -46,7 +47,7 @@ func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
 	}
 	metricsAddr := ln.Addr().String()
 	ln.Close()
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	stop := make(chan os.Signal, 1)
 	done := make(chan int, 1)
 	go func() {

@@ -15,6 +15,7 @@ import (
 
 	"eventsvc/server/config"
 	"eventsvc/server/secret"
+	"eventsvc/server/servertest"
 )
 
 func TestHashPasswordPrintsAStoredFormThatChecks(t *testing.T) {
@@ -85,26 +86,8 @@ func TestServeUnknownCommandAndFlag(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while serve writes to it.
-type syncBuffer struct {
-	mu  chan struct{}
-	buf bytes.Buffer
-}
-
-func newSyncBuffer() *syncBuffer { return &syncBuffer{mu: make(chan struct{}, 1)} }
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu <- struct{}{}
-	defer func() { <-b.mu }()
-	return b.buf.Write(p)
-}
-func (b *syncBuffer) String() string {
-	b.mu <- struct{}{}
-	defer func() { <-b.mu }()
-	return b.buf.String()
-}
-
 func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	stop := make(chan os.Signal, 1)
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"serve", "-addr", "127.0.0.1:0"}, nil, out, errs, stop) }()

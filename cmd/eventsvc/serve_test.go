@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"eventsvc/server/servertest"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,8 +17,8 @@ import (
 type served struct {
 	base    string // the public address
 	control string // the control API's address, when -control was given
-	out     *syncBuffer
-	errs    *syncBuffer
+	out     *servertest.Log
+	errs    *servertest.Log
 }
 
 var (
@@ -30,7 +31,7 @@ var (
 // API's, when args ask for one).
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
-	s := &served{out: newSyncBuffer(), errs: newSyncBuffer()}
+	s := &served{out: &servertest.Log{}, errs: &servertest.Log{}}
 	stop := make(chan os.Signal, 1)
 	done := make(chan int, 1)
 	full := append([]string{"serve", "-addr", "127.0.0.1:0", "-quiet"}, args...)
@@ -123,7 +124,7 @@ func TestServeRefusesLifetimesExpiresInCannotTell(t *testing.T) {
 		{"-refresh-ttl", "1500ms"},
 		{"-access-ttl", "soon"},
 	} {
-		out, errs := newSyncBuffer(), newSyncBuffer()
+		out, errs := &servertest.Log{}, &servertest.Log{}
 		code := run(append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), nil, out, errs, nil)
 		if code != exitUsage {
 			t.Errorf("serve %v: exit %d, want %d", args, code, exitUsage)
@@ -136,7 +137,7 @@ func TestServeRefusesLifetimesExpiresInCannotTell(t *testing.T) {
 
 func TestServeRefusesAControlAPIOffLoopbackWithoutAToken(t *testing.T) {
 	t.Setenv(controlTokenEnv, "")
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	code := run([]string{"serve", "-addr", "127.0.0.1:0", "-control", "0.0.0.0:0"}, nil, out, errs, nil)
 	if code != exitError || !strings.Contains(errs.String(), "loopback") || !strings.Contains(errs.String(), "-control-token") {
 		t.Fatalf("exit %d, stderr %q: want a refusal that names -control-token", code, errs.String())
@@ -178,7 +179,7 @@ func TestServeRefusesAnInvalidSeedSayingWhy(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`[{"name": ""}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	code := run([]string{"serve", "-addr", "127.0.0.1:0", "-seed", path}, nil, out, errs, nil)
 	if code != exitError || !strings.Contains(errs.String(), "event 0 of the seed") || !strings.Contains(errs.String(), "name") {
 		t.Fatalf("exit %d, stderr %q", code, errs.String())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"eventsvc/server/servertest"
 	"io"
 	"net"
 	"os"
@@ -17,7 +18,7 @@ import (
 // client that sends half a header and one idle after a request are both
 // closed within a few seconds.
 func TestServeClosesSlowAndIdleConnectionsAfterItsTimeouts(t *testing.T) {
-	out, errs := newSyncBuffer(), newSyncBuffer()
+	out, errs := &servertest.Log{}, &servertest.Log{}
 	stop := make(chan os.Signal, 1)
 	done := make(chan int, 1)
 	go func() {

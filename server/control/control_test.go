@@ -1,7 +1,6 @@
 package control
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,17 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"eventsvc/server"
 	"eventsvc/server/clock"
-	"eventsvc/server/config"
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
 	"eventsvc/server/journal"
-	"eventsvc/server/secret"
 	"eventsvc/server/servertest"
 )
 
@@ -28,24 +24,7 @@ import (
 type rig struct {
 	public, control string
 	token           string
-	log             *syncBuffer
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log             *servertest.Log
 }
 
 // startEvents is how many events the rig's server starts with.
@@ -53,23 +32,7 @@ const startEvents = 3
 
 func newRig(t *testing.T, token string) *rig {
 	t.Helper()
-	hash := func(s string) string {
-		h, err := secret.Hash([]byte(s), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	cfg, err := config.New(config.File{
-		Clients: []config.ClientEntry{{ClientID: "myApp", ClientSecret: hash("pass"), AuthorizedGrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"event"}}},
-		Accounts: []config.AccountEntry{
-			{Email: "admin@email.com", Password: hash("admin"), Roles: []string{"ADMIN", "USER"}},
-			{Email: "user@email.com", Password: hash("user"), Roles: []string{"USER"}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := servertest.DemoConfig(t)
 	clk := clock.NewOffset(clock.System{})
 	events := event.NewMemory()
 	start := event.Demo(startEvents, []int64{1, 2}, time.Now())
@@ -77,7 +40,7 @@ func newRig(t *testing.T, token string) *rig {
 	faults := fault.NewSet(rand.Float64)
 	j := journal.New(50, clk)
 	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3})
-	log := &syncBuffer{}
+	log := &servertest.Log{}
 	ctl := New(Options{
 		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clock: clk,
 		Faults: faults, Journal: j, Token: token,
