@@ -148,29 +148,36 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `)
 
-// maxRefreshRaces bounds how often Refresh reads a refresh token again
-// because another refresh of it came first.
-const maxRefreshRaces = 10
-
 // Refresh implements TokenStore. The revocation of the access token
 // replaced and the issue of the new one are one step in Redis (a Lua
 // script that checks the refresh token did not change meanwhile): two
 // replicas refreshing the same token at once each revoke what the other
 // issued, and no access token of it is left alive but the last.
+//
+// A refresh that finds another came first reads the token again. Every
+// round of such a race has a winner, so n refreshes at once all finish
+// within n rounds; they are bounded by the store's timeout as a whole,
+// not by a count of rounds, which a burst of parallel refreshes from one
+// client (a mobile app's requests on a token that just expired) would
+// exhaust.
 func (s *RedisStore) Refresh(refreshToken, clientID string, scopes []string) (Issued, error) {
 	refreshKey := s.prefix + "r:" + digest(refreshToken)
-	for range maxRefreshRaces {
-		issued, retry, err := s.refreshOnce(refreshKey, refreshToken, clientID, scopes)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	for {
+		issued, retry, err := s.refreshOnce(ctx, refreshKey, refreshToken, clientID, scopes)
 		if !retry {
 			return issued, err
 		}
+		if ctx.Err() != nil {
+			return Issued{}, backend.Unavailable(RedisBackend, "refresh", fmt.Errorf("the refresh token changed on every try for %v: %w", s.timeout, ctx.Err()))
+		}
 	}
-	return Issued{}, backend.Unavailable(RedisBackend, "refresh", errors.New("the refresh token changes too often"))
 }
 
-func (s *RedisStore) refreshOnce(refreshKey, refreshToken, clientID string, scopes []string) (_ Issued, retry bool, _ error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
+// refreshOnce is one try of Refresh; retry says another refresh came
+// first.
+func (s *RedisStore) refreshOnce(ctx context.Context, refreshKey, refreshToken, clientID string, scopes []string) (_ Issued, retry bool, _ error) {
 	now := s.clock.Now()
 	read, err := s.client.Get(ctx, refreshKey).Result()
 	if errors.Is(err, redis.Nil) {

@@ -108,7 +108,7 @@ func TestRedisStoreConcurrentRefreshesLeaveOneAccessToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 20
+	const n = 50
 	tokens := make(chan string, n)
 	var wg sync.WaitGroup
 	for i := range n {
