@@ -31,16 +31,11 @@ type metrics struct {
 	grants   *prometheus.CounterVec
 	lockouts *prometheus.CounterVec
 
-	// The series of requests and latency already met, so that a request
-	// finds its own without hashing its labels again (a sixth of the
-	// handler's time otherwise). The label sets are few and fixed.
-	counted  sync.Map // requestLabels -> prometheus.Counter
-	observed sync.Map // requestLabels, status 0 -> prometheus.Observer
+	// The series already met, so that a request finds its own in one
+	// lookup without hashing its labels again (a sixth of the handler's
+	// time otherwise). The label sets are few and fixed.
+	series sync.Map // requestLabels -> *requestSeries
 }
-
-// knownMethods are the methods a request's series names; others are
-// "other".
-var knownMethods = []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete, fiber.MethodPatch, fiber.MethodOptions}
 
 // requestLabels are the labels of a request's series.
 type requestLabels struct {
@@ -48,20 +43,49 @@ type requestLabels struct {
 	status        int
 }
 
+// requestSeries are the counter and the latency histogram of one set of
+// requestLabels.
+type requestSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
 // count counts one answered request and its latency.
 func (m *metrics) count(route, method string, status int, took time.Duration) {
 	key := requestLabels{route, method, status}
-	c, ok := m.counted.Load(key)
+	v, ok := m.series.Load(key)
 	if !ok {
-		c, _ = m.counted.LoadOrStore(key, m.requests.WithLabelValues(route, method, strconv.Itoa(status)))
+		v, _ = m.series.LoadOrStore(key, &requestSeries{
+			requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+			latency:  m.latency.WithLabelValues(route, method),
+		})
 	}
-	c.(prometheus.Counter).Inc()
-	key.status = 0
-	o, ok := m.observed.Load(key)
-	if !ok {
-		o, _ = m.observed.LoadOrStore(key, m.latency.WithLabelValues(route, method))
+	rs := v.(*requestSeries)
+	rs.requests.Inc()
+	rs.latency.Observe(took.Seconds())
+}
+
+// methodLabel is the method label of a request: one of a fixed set of
+// strings, never c.Method(), which points into a buffer fasthttp reuses
+// and would corrupt the keys of metrics.series.
+func methodLabel(method string) string {
+	switch method {
+	case fiber.MethodGet:
+		return fiber.MethodGet
+	case fiber.MethodHead:
+		return fiber.MethodHead
+	case fiber.MethodPost:
+		return fiber.MethodPost
+	case fiber.MethodPut:
+		return fiber.MethodPut
+	case fiber.MethodDelete:
+		return fiber.MethodDelete
+	case fiber.MethodPatch:
+		return fiber.MethodPatch
+	case fiber.MethodOptions:
+		return fiber.MethodOptions
 	}
-	o.(prometheus.Observer).Observe(took.Seconds())
+	return "other"
 }
 
 // liveTokens is a token store that can count its live access tokens.
@@ -141,28 +165,20 @@ func (m *metrics) handler() http.Handler {
 // does.
 func (m *metrics) observe(routes map[string]bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		start := time.Now()
+		// fasthttp stamps the request just before it calls the handler.
+		start := c.Context().Time()
 		if err := c.Next(); err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
 				_ = c.SendStatus(fiber.StatusInternalServerError)
 			}
 		}
-		route := "other"
-		switch {
-		case routes[c.Route().Path] && c.Route().Method != "USE":
-			route = c.Route().Path
-		case isPublic(c.Path()):
-			route = "static"
+		label := "other"
+		if r := c.Route(); routes[r.Path] && r.Method != "USE" {
+			label = r.Path
+		} else if isPublic(c.Path()) {
+			label = "static"
 		}
-		// One of a fixed set of strings: c.Method() points into a buffer
-		// fasthttp reuses, and the label becomes a key of m.counted.
-		method := "other"
-		for _, m := range knownMethods {
-			if c.Method() == m {
-				method = m
-			}
-		}
-		m.count(route, method, c.Response().StatusCode(), time.Since(start))
+		m.count(label, methodLabel(c.Method()), c.Response().StatusCode(), time.Since(start))
 		return nil
 	}
 }
