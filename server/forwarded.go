@@ -58,24 +58,24 @@ func (ps proxies) trusts(a netip.Addr) bool {
 	return false
 }
 
-// resolveOrigin is the middleware that sets the request's origin. Only a
-// request whose peer is a trusted proxy has its forwarding headers read:
-// Forwarded (RFC 7239, https://www.rfc-editor.org/rfc/rfc7239) when
-// present, X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host
-// otherwise. The client is the first address of the chain, read from the
-// right (the nearest hop first), that is not itself a trusted proxy, so
-// that an address a client wrote in the header itself is never taken. The
-// scheme and host are those of the nearest proxy's entry, when they are
-// valid. From any other peer, the headers are ignored.
+// resolveOrigin is the middleware that sets the request's origin, when
+// the server trusts proxies (without any, originOf reads the connection
+// alone, at no cost to a request that does not ask). Only a request whose
+// peer is a trusted proxy has its forwarding headers read: Forwarded (RFC
+// 7239, https://www.rfc-editor.org/rfc/rfc7239) when present,
+// X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host otherwise. The
+// client is the first address of the chain, read from the right (the
+// nearest hop first), that is not itself a trusted proxy, so that an
+// address a client wrote in the header itself is never taken. The scheme
+// and host are those of the nearest proxy's entry, when they are valid.
+// From any other peer, the headers are ignored.
 func resolveOrigin(trusted proxies) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
-		peer = peer.Unmap()
-		o := &origin{client: peer.String(), scheme: c.Protocol(), host: string(c.Request().URI().Host())}
-		if len(trusted) > 0 && trusted.trusts(peer) {
-			forward(c, trusted, peer, o)
+		o := connOrigin(c)
+		if peer := peerAddr(c); trusted.trusts(peer) {
+			forward(c, trusted, peer, &o)
 		}
-		c.Locals(originKey, o)
+		c.Locals(originKey, &o)
 		return c.Next()
 	}
 }
@@ -228,14 +228,34 @@ func validHost(h string) bool {
 	return host != ""
 }
 
-// originOf returns the request's origin; a request that did not go
-// through resolveOrigin (a handler tested alone) gets the connection's.
-func originOf(c *fiber.Ctx) *origin {
+// originOf returns the request's origin: the one resolveOrigin set, or
+// the connection's.
+func originOf(c *fiber.Ctx) origin {
 	if o, ok := c.Locals(originKey).(*origin); ok {
-		return o
+		return *o
 	}
+	return connOrigin(c)
+}
+
+// connOrigin is the origin the connection tells: its peer, its scheme and
+// the Host header.
+func connOrigin(c *fiber.Ctx) origin {
+	return origin{client: peerAddr(c).String(), scheme: connScheme(c), host: string(c.Request().URI().Host())}
+}
+
+// peerAddr is the address of the connection's peer.
+func peerAddr(c *fiber.Ctx) netip.Addr {
 	peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
-	return &origin{client: peer.Unmap().String(), scheme: c.Protocol(), host: string(c.Request().URI().Host())}
+	return peer.Unmap()
+}
+
+// connScheme is the connection's scheme. Not c.Protocol(), which formats
+// the peer's address to look it up among Fiber's trusted proxies.
+func connScheme(c *fiber.Ctx) string {
+	if c.Context().IsTLS() {
+		return "https"
+	}
+	return "http"
 }
 
 // clientIP is the client's address: the one the lockout, the token budget,
@@ -245,6 +265,8 @@ func clientIP(c *fiber.Ctx) string { return originOf(c).client }
 // baseURL is the scheme and host of the API's links (reference rule
 // API-10): the client's, through a trusted proxy.
 func baseURL(c *fiber.Ctx) string {
-	o := originOf(c)
-	return o.scheme + "://" + o.host
+	if o, ok := c.Locals(originKey).(*origin); ok {
+		return o.scheme + "://" + o.host
+	}
+	return connScheme(c) + "://" + string(c.Request().URI().Host())
 }

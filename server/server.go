@@ -261,7 +261,9 @@ var routePatterns = map[string]bool{
 }
 
 func (s *Server) routes(opts Options) {
-	s.app.Use(resolveOrigin(opts.TrustedProxies))
+	if len(opts.TrustedProxies) > 0 {
+		s.app.Use(resolveOrigin(opts.TrustedProxies))
+	}
 	s.app.Use(s.metrics.observe(routePatterns))
 	if opts.Logger != nil {
 		s.app.Use(requestLog(opts.Logger))
