@@ -54,7 +54,9 @@ func (s *Server) resourceServer(c *fiber.Ctx) error {
 	underAPI := path == "/api" || strings.HasPrefix(path, "/api/")
 	read := c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
 	if underAPI && read {
-		c.Locals(callerKey, token)
+		if token != nil {
+			c.Locals(callerKey, token)
+		}
 		return c.Next()
 	}
 	if tokenErr != nil {

@@ -20,19 +20,29 @@ import (
 // An answer that already has a Cache-Control (the token endpoint's
 // no-store, the public files) keeps it.
 func cacheHeaders(c *fiber.Ctx) {
-	h := &c.Response().Header
 	if isPublic(c.Path()) {
 		return
 	}
-	if len(h.Peek(fiber.HeaderVary)) == 0 {
-		setHeader(c, fiber.HeaderVary, fiber.HeaderAuthorization)
-	} else {
+	// One pass over the answer's headers, whose names fasthttp keeps in
+	// canonical form, rather than a lookup that normalizes each name.
+	var vary, cacheControl bool
+	for name := range c.Response().Header.All() {
+		switch string(name) {
+		case fiber.HeaderVary:
+			vary = true
+		case fiber.HeaderCacheControl:
+			cacheControl = true
+		}
+	}
+	if vary {
 		c.Vary(fiber.HeaderAuthorization)
+	} else {
+		setHeader(c, fiber.HeaderVary, fiber.HeaderAuthorization)
 	}
 	switch {
 	case caller(c) != nil:
 		setHeader(c, fiber.HeaderCacheControl, "no-store")
-	case len(h.Peek(fiber.HeaderCacheControl)) == 0:
+	case !cacheControl:
 		setHeader(c, fiber.HeaderCacheControl, "no-cache")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -254,11 +255,11 @@ func appendJSONText(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if jsonSafe[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -299,6 +300,15 @@ func appendJSONText(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// jsonSafe tells the bytes appendJSONText copies as they are: ASCII but
+// for control characters, ", \, <, > and &. Read only.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()
 
 // setHeader sets a response header whose name is already in canonical form
 // (the fiber.Header… constants are), without the work of normalizing it
