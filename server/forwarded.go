@@ -270,3 +270,16 @@ func baseURL(c *fiber.Ctx) string {
 	}
 	return connScheme(c) + "://" + string(c.Request().URI().Host())
 }
+
+// appendBaseURL appends baseURL, escaped as in a JSON string, to b,
+// without making a string of it.
+func appendBaseURL(b []byte, c *fiber.Ctx) []byte {
+	if o, ok := c.Locals(originKey).(*origin); ok {
+		b = appendJSONText(b, o.scheme)
+		b = append(b, "://"...)
+		return appendJSONText(b, o.host)
+	}
+	b = append(b, connScheme(c)...)
+	b = append(b, "://"...)
+	return appendJSONText(b, string(c.Request().URI().Host()))
+}

@@ -41,6 +41,12 @@ func (h *health) unavailable(ctx context.Context) []string {
 	if len(h.checkers) == 0 {
 		return nil
 	}
+	return h.check(ctx)
+}
+
+// check is unavailable with backends to ping: apart, so that a server
+// without any does not pay for what the pings need (ctx escapes to them).
+func (h *health) check(ctx context.Context) []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.at.IsZero() && time.Since(h.at) < healthTTL {

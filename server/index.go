@@ -22,7 +22,8 @@ func (s *Server) handleIndex(c *fiber.Ctx) error {
 			"unavailable":       down,
 		})
 	}
-	base := baseURL(c)
+	var bb baseBuffer
+	base := appendBaseURL(bb[:0], c)
 	buf := s.body()
 	b := append(buf.b, `{"_links":{`...)
 	b = appendLink(b, "events", base, "/api/events")

@@ -136,17 +136,21 @@ func (s *Server) writeHAL(c *fiber.Ctx, status int, buf *bodyBuffer) error {
 	return nil
 }
 
-// appendLink appends `"rel":{"href":"…"` + the href's parts, escaped, and
-// the closing brace.
-func appendLink(b []byte, rel string, href ...string) []byte {
+// appendLink appends `"rel":{"href":"…"`, the href being base (already
+// escaped: appendBaseURL) and the parts, escaped, and the closing brace.
+func appendLink(b []byte, rel string, base []byte, parts ...string) []byte {
 	b = append(b, '"')
 	b = append(b, rel...)
 	b = append(b, `":{"href":"`...)
-	for _, part := range href {
+	b = append(b, base...)
+	for _, part := range parts {
 		b = appendJSONText(b, part)
 	}
 	return append(b, `"}`...)
 }
+
+// baseBuffer holds an escaped base URL on the stack: most fit.
+type baseBuffer [128]byte
 
 // writeEvent sends one event with its links: self, query-events, profile
 // (the anchor), and update-event for its manager (spec API-8).
@@ -155,7 +159,8 @@ func (s *Server) writeEvent(c *fiber.Ctx, status int, e event.Event, anchor stri
 	if err != nil {
 		return err
 	}
-	base := baseURL(c)
+	var bb baseBuffer
+	base := appendBaseURL(bb[:0], c)
 	id := strconv.FormatInt(e.ID, 10)
 	buf := s.body()
 	b := append(buf.b, fields...)
@@ -177,7 +182,8 @@ func (s *Server) writeEvent(c *fiber.Ctx, status int, e event.Event, anchor stri
 // events, each with its self link, the paging links, and the page's
 // numbers.
 func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, page event.Page) error {
-	base := baseURL(c)
+	var bb baseBuffer
+	base := appendBaseURL(bb[:0], c)
 	totalPages := (page.Total + q.Size - 1) / q.Size
 	size := strconv.Itoa(q.Size)
 	sortQuery := ""
@@ -192,7 +198,6 @@ func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, p
 	buf := s.body()
 	b := append(buf.b, '{')
 	if len(page.Events) > 0 {
-		escapedBase := appendJSONText(nil, base)
 		b = append(b, `"_embedded":{"eventList":[`...)
 		for i, e := range page.Events {
 			fields, err := s.rendered.fields(e)
@@ -204,7 +209,7 @@ func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, p
 			}
 			b = append(b, fields...)
 			b = append(b, `,"_links":{"self":{"href":"`...)
-			b = append(b, escapedBase...)
+			b = append(b, base...)
 			b = append(b, "/api/events/"...)
 			b = strconv.AppendInt(b, e.ID, 10)
 			b = append(b, `"}}}`...)
@@ -218,7 +223,7 @@ func (s *Server) writeEventPage(c *fiber.Ctx, q event.Query, sortParam string, p
 	}
 	b = pageLink(b, "first", 0)
 	b = append(b, `,"get-an-event":{"href":"`...)
-	b = appendJSONText(b, base)
+	b = append(b, base...)
 	b = append(b, `/api/events/{id}","templated":true},`...)
 	b = pageLink(b, "last", max(totalPages-1, 0))
 	if q.Page+1 < totalPages {

@@ -96,3 +96,14 @@ func TestRefreshBelongsToItsClientAndNarrowsScope(t *testing.T) {
 		t.Fatal("narrowed token still has write")
 	}
 }
+
+// accessKey is the key Issue stores an access token under, for a token of
+// any length.
+func TestAccessKeyIsThePrefixedDigest(t *testing.T) {
+	for _, n := range []int{0, 1, 43, 64, 65, 1000} {
+		token := strings.Repeat("x", n)
+		if got, want := accessKey(token), "a:"+digest(token); got != want {
+			t.Errorf("accessKey of %d bytes = %q, want %q", n, got, want)
+		}
+	}
+}
