@@ -216,3 +216,19 @@ func BenchmarkUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildIndex is the first list sorted by a property: the index of
+// that property is built from the one by ID.
+func BenchmarkBuildIndex(b *testing.B) {
+	for _, prop := range []string{"name", "beginEventDateTime", "basePrice"} {
+		b.Run(prop, func(b *testing.B) {
+			m := newBenchStore(b, 7)
+			for b.Loop() {
+				delete(m.indexes, prop)
+				if _, err := m.List(Query{Size: benchPageSize, Sort: prop}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
