@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"slices"
 
 	"eventsvc/server"
 	"eventsvc/server/clock"
@@ -39,9 +40,10 @@ func addMockFlags(fs *flag.FlagSet) mockFlags {
 	}
 }
 
-// startEvents are the events the server starts with: those of -seed, or
-// else demo.
-func (f mockFlags) startEvents(cfg *config.Config, demo []event.Event) ([]event.Event, error) {
+// startEvents makes the events the server starts with, afresh at each
+// call (the start, and each reset of the control API): those of -seed,
+// read and checked once, or else demo's.
+func (f mockFlags) startEvents(cfg *config.Config, demo func() []event.Event) (func() []event.Event, error) {
 	if *f.seed == "" {
 		return demo, nil
 	}
@@ -53,7 +55,7 @@ func (f mockFlags) startEvents(cfg *config.Config, demo []event.Event) ([]event.
 	if err != nil {
 		return nil, fmt.Errorf("seed %q: %w", *f.seed, err)
 	}
-	return events, nil
+	return func() []event.Event { return slices.Clone(events) }, nil
 }
 
 // listenControl opens the control API's listener, or returns nil when
@@ -91,7 +93,7 @@ func newMock() mock {
 
 // newControl is the control API of srv; its writes are logged to stderr,
 // -quiet or not.
-func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start []event.Event, token string, stderr io.Writer) *control.Control {
+func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start func() []event.Event, token string, stderr io.Writer) *control.Control {
 	return control.New(control.Options{
 		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts,
 		Clock: m.clock, Faults: m.faults, Journal: m.journal, Token: token,

@@ -184,7 +184,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
 	}
-	start, err := mockf.startEvents(cfg, event.Demo(*demoEvents, accountIDs(cfg), time.Now()))
+	startedAt := time.Now()
+	start, err := mockf.startEvents(cfg, func() []event.Event { return event.Demo(*demoEvents, accountIDs(cfg), startedAt) })
 	if err != nil {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
@@ -198,11 +199,13 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		return exitError
 	}
 	defer b.close()
-	seeded := len(start) > 0
+	first := start()
+	startCount := len(first)
+	seeded := startCount > 0
 	events, inMemory := b.events.(*event.Memory)
 	if inMemory {
-		events.Replace(start)
-	} else if seeded, err = b.postgres.SeedIfEmpty(start); err != nil {
+		events.Replace(first)
+	} else if seeded, err = b.postgres.SeedIfEmpty(first); err != nil {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: starting events: %v\n", err)
 		return exitError
 	}
@@ -279,7 +282,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	switch {
 	case *mockf.seed != "" && seeded:
-		fmt.Fprintf(stdout, "  %d events from %s\n", len(start), *mockf.seed)
+		fmt.Fprintf(stdout, "  %d events from %s\n", startCount, *mockf.seed)
 	case *demoEvents > 0 && seeded:
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
 	}

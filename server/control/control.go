@@ -41,8 +41,10 @@ type Options struct {
 	Server *server.Server
 	// Events is the server's event store.
 	Events *event.Memory
-	// Start are the events the server started with; reset puts them back.
-	Start []event.Event
+	// Start makes the events the server started with, afresh for each
+	// reset, which puts them back (the store keeps what it is given).
+	// Nil: none.
+	Start func() []event.Event
 	// Accounts find the manager of a seeded event by email.
 	Accounts *account.Registry
 	// Clock is the server's clock.

@@ -35,8 +35,9 @@ func newRig(t *testing.T, token string) *rig {
 	cfg := servertest.DemoConfig(t)
 	clk := clock.NewOffset(clock.System{})
 	events := event.NewMemory()
-	start := event.Demo(startEvents, []int64{1, 2}, time.Now())
-	events.Replace(start)
+	now := time.Now()
+	start := func() []event.Event { return event.Demo(startEvents, []int64{1, 2}, now) }
+	events.Replace(start())
 	faults := fault.NewSet(rand.Float64)
 	j := journal.New(50, clk)
 	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3})
@@ -142,6 +143,10 @@ func TestResetPutsTheStartStateBack(t *testing.T) {
 	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusCreated {
 		t.Fatalf("create = %d", status)
 	}
+	_, original := r.publicCall(t, http.MethodGet, "/api/events/2", "", "")
+	if status, e := r.publicCall(t, http.MethodPut, "/api/events/2", token, newEvent); status != http.StatusOK || e["name"] == original["name"] {
+		t.Fatalf("update of a start event = %d %v", status, e)
+	}
 	for range 3 {
 		r.login(t, "wrong")
 	}
@@ -160,6 +165,9 @@ func TestResetPutsTheStartStateBack(t *testing.T) {
 	}
 	if n := r.totalEvents(t); n != startEvents {
 		t.Fatalf("%d events after reset, want %d", n, startEvents)
+	}
+	if _, e := r.publicCall(t, http.MethodGet, "/api/events/2", "", ""); e["name"] != original["name"] {
+		t.Fatalf("event 2 after reset is named %v, want %v", e["name"], original["name"])
 	}
 	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusUnauthorized {
 		t.Fatalf("a token from before the reset: %d, want 401", status)

@@ -24,9 +24,9 @@ func (c *Control) handleSeed(ctx *fiber.Ctx) error {
 	case err != nil:
 		return badRequest("%s", err.Error())
 	}
-	stored := c.opts.Events.Replace(events)
-	said(ctx, "seed: %d events replace all", len(stored))
-	return answer(ctx, http.StatusOK, fiber.Map{"events": len(stored)})
+	n := c.opts.Events.Replace(events)
+	said(ctx, "seed: %d events replace all", n)
+	return answer(ctx, http.StatusOK, fiber.Map{"events": n})
 }
 
 // managerOf finds an account by email; "" is the first account.

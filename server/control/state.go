@@ -86,13 +86,17 @@ func (c *Control) handleState(ctx *fiber.Ctx) error {
 // token, no lockout, no fault, an empty journal and the clock back on the
 // machine's time.
 func (c *Control) handleReset(ctx *fiber.Ctx) error {
-	c.opts.Events.Replace(c.opts.Start)
+	var start []event.Event
+	if c.opts.Start != nil {
+		start = c.opts.Start()
+	}
+	n := c.opts.Events.Replace(start)
 	c.opts.Server.Tokens().Reset()
 	c.opts.Server.ClearLockouts()
 	faults := c.opts.Faults.Clear()
 	c.opts.Journal.Clear()
 	c.opts.Clock.Reset()
-	said(ctx, "reset: %d start events, tokens, lockouts, %d faults, the journal and the clock", len(c.opts.Start), faults)
+	said(ctx, "reset: %d start events, tokens, lockouts, %d faults, the journal and the clock", n, faults)
 	s, err := c.state()
 	if err != nil {
 		return err

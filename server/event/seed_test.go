@@ -70,12 +70,14 @@ func TestParseSeedListsEveryProblem(t *testing.T) {
 func TestReplaceMakesTheEventsTheWholeContent(t *testing.T) {
 	m := NewMemory()
 	for range 3 {
-		m.Create(Event{Name: "old"})
+		m.Create(Event{Name: "old", ManagerID: 7})
 	}
 	m.List(Query{Size: 10, Sort: "name"}) // build an index, which Replace must drop
-	got := m.Replace([]Event{{Name: "b", BasePrice: 1}, {Name: "a"}})
-	if len(got) != 2 || got[0].ID != 1 || got[1].ID != 2 || !got[1].Free {
-		t.Fatalf("Replace = %+v", got)
+	if n := m.Replace([]Event{{Name: "b", BasePrice: 1, ManagerID: 7}, {Name: "a", ManagerID: 8}}); n != 2 {
+		t.Fatalf("Replace = %d, want 2", n)
+	}
+	if a, _ := m.Get(2); a.Name != "a" || !a.Free {
+		t.Fatalf("event 2 after Replace: %+v", a)
 	}
 	page, _ := m.List(Query{Size: 10, Sort: "name"})
 	if page.Total != 2 || page.Events[0].Name != "a" || page.Events[1].Name != "b" {
@@ -83,6 +85,14 @@ func TestReplaceMakesTheEventsTheWholeContent(t *testing.T) {
 	}
 	if e, _ := m.Create(Event{Name: "c"}); e.ID != 3 {
 		t.Fatalf("the next event has id %d, want 3", e.ID)
+	}
+	// The events each manager manages are counted afresh: manager 7 had
+	// three before, and has one now.
+	if _, err := m.CreateLimited(Event{Name: "d", ManagerID: 7}, 2); err != nil {
+		t.Fatalf("manager 7's second event after Replace: %v", err)
+	}
+	if _, err := m.CreateLimited(Event{Name: "e", ManagerID: 7}, 2); !errors.Is(err, ErrLimitReached) {
+		t.Fatalf("manager 7's third event with a limit of 2: %v", err)
 	}
 	m.Replace(nil)
 	if page, _ := m.List(Query{Size: 10}); page.Total != 0 {
