@@ -3,7 +3,6 @@ package server
 import (
 	"io"
 	"net"
-	"sync"
 	"time"
 )
 
@@ -26,48 +25,10 @@ const (
 	lingerBytes = 8 << 20
 )
 
-// lingerListener hands out connections whose Close is a lingering close.
-// Closing the listener cuts short the lingering of the connections it
-// handed out.
-type lingerListener struct {
-	net.Listener
-
-	mu        sync.Mutex
-	closed    bool
-	lingering map[net.Conn]struct{}
-}
-
-// newLingerListener wraps ln.
-func newLingerListener(ln net.Listener) *lingerListener {
-	return &lingerListener{Listener: ln, lingering: map[net.Conn]struct{}{}}
-}
-
-// Accept implements net.Listener.
-func (l *lingerListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &lingerConn{Conn: c, l: l}, nil
-}
-
-// Close implements net.Listener: it closes ln and ends every lingering
-// close now.
-func (l *lingerListener) Close() error {
-	err := l.Listener.Close()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	for c := range l.lingering {
-		_ = c.SetReadDeadline(time.Now())
-	}
-	return err
-}
-
 // linger starts the lingering close of c, which can close its sending side
 // alone, and returns at once; c is closed when the client has closed its
 // side, or after LingerTimeout or lingerBytes.
-func (l *lingerListener) linger(c net.Conn, closeWrite func() error) {
+func (l *listener) linger(c net.Conn, closeWrite func() error) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -87,26 +48,20 @@ func (l *lingerListener) linger(c net.Conn, closeWrite func() error) {
 }
 
 // done closes c and forgets it.
-func (l *lingerListener) done(c net.Conn) {
+func (l *listener) done(c net.Conn) {
 	l.mu.Lock()
 	delete(l.lingering, c)
 	l.mu.Unlock()
 	_ = c.Close()
 }
 
-// lingerConn is a connection whose Close lingers.
-type lingerConn struct {
-	net.Conn
-	l    *lingerListener
-	once sync.Once
-}
-
 // Close implements net.Conn: a lingering close when the connection can
 // close its sending side alone (TCP), a plain close otherwise. It returns
 // at once.
-func (c *lingerConn) Close() error {
+func (c *conn) Close() error {
 	var err error
 	c.once.Do(func() {
+		c.l.forget(c)
 		cw, ok := c.Conn.(interface{ CloseWrite() error })
 		if !ok {
 			err = c.Conn.Close()

@@ -138,6 +138,9 @@ type Server struct {
 	health  *health
 	metrics *metrics
 	events  event.Store
+	// tick is how often the deadlines of the connections are swept
+	// (deadline.go).
+	tick time.Duration
 	// maxEvents is how many events an account may manage; 0: no limit.
 	maxEvents int
 	// rendered keeps encoded events, buffers the bodies being written
@@ -185,6 +188,10 @@ func New(opts Options) *Server {
 		},
 	}
 	s.metrics = newMetrics(s, opts.Backends)
+	readTimeout := orDefault(opts.ReadTimeout, DefaultReadTimeout)
+	idleTimeout := orDefault(opts.IdleTimeout, DefaultIdleTimeout)
+	writeTimeout := orDefault(opts.WriteTimeout, DefaultWriteTimeout)
+	s.tick = tickFor(readTimeout, idleTimeout, writeTimeout)
 	s.token.OnLockout = s.metrics.lockout
 	s.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc",
@@ -195,9 +202,9 @@ func New(opts Options) *Server {
 		EnableTrustedProxyCheck: true,
 		BodyLimit:               BodyLimit,
 		ReadBufferSize:          MaxHeaderBytes,
-		ReadTimeout:             orDefault(opts.ReadTimeout, DefaultReadTimeout),
-		IdleTimeout:             orDefault(opts.IdleTimeout, DefaultIdleTimeout),
-		WriteTimeout:            orDefault(opts.WriteTimeout, DefaultWriteTimeout),
+		ReadTimeout:             readTimeout,
+		IdleTimeout:             idleTimeout,
+		WriteTimeout:            writeTimeout,
 		ErrorHandler:            errorHandler(errorLogger),
 	})
 	s.routes(opts)
@@ -318,8 +325,9 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listeners = append(s.listeners, ln)
 	s.mu.Unlock()
-	// Connections close gracefully (RFC 9112 §9.6): see lingerListener.
-	err := s.app.Listener(newLingerListener(ln))
+	// Connections close gracefully (RFC 9112 §9.6), and their timeouts
+	// cost no timer a request: see listener.
+	err := s.app.Listener(newListener(ln, s.tick))
 	if errors.Is(err, net.ErrClosed) {
 		return nil
 	}
