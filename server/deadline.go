@@ -34,13 +34,42 @@ func tickFor(timeouts ...time.Duration) time.Duration {
 // longAgo is the deadline a sweep sets to end a read or write now.
 var longAgo = time.Unix(1, 0)
 
-// deadlines are the deadlines a conn was given, and whether the sweep has
-// set them on the connection.
+// deadlines are the deadlines a conn was given, guarded by mu.
 type deadlines struct {
-	mu           sync.Mutex
-	read, write  time.Time // zero: none
-	readExpired  bool      // the connection's read deadline is longAgo
-	writeExpired bool
+	mu          sync.Mutex
+	read, write deadline
+}
+
+// deadline is one deadline of a conn: the one it was given, and whether
+// the sweep has set it on the connection.
+type deadline struct {
+	at      time.Time // zero: none
+	expired bool      // the connection's deadline is longAgo
+}
+
+// set keeps t; apply sets a deadline on the connection, when t is already
+// past (swept: when the deadlines were last swept, in UnixNano) or the
+// sweep had set one that t replaces.
+func (d *deadline) set(t time.Time, swept int64, apply func(time.Time) error) error {
+	d.at = t
+	switch {
+	case !t.IsZero() && t.UnixNano() <= swept:
+		d.expired = true
+		return apply(longAgo)
+	case d.expired:
+		d.expired = false
+		return apply(time.Time{})
+	}
+	return nil
+}
+
+// expire sets the deadline on the connection with apply when it is past
+// at now.
+func (d *deadline) expire(now time.Time, apply func(time.Time) error) {
+	if !d.at.IsZero() && !now.Before(d.at) && !d.expired {
+		d.expired = true
+		_ = apply(longAgo)
+	}
 }
 
 // SetDeadline implements net.Conn.
@@ -58,46 +87,22 @@ func (c *conn) SetDeadline(t time.Time) error {
 func (c *conn) SetReadDeadline(t time.Time) error {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	c.d.read = t
-	switch {
-	case !t.IsZero() && t.UnixNano() <= c.l.swept.Load():
-		c.d.readExpired = true
-		return c.Conn.SetReadDeadline(longAgo)
-	case c.d.readExpired:
-		c.d.readExpired = false
-		return c.Conn.SetReadDeadline(time.Time{})
-	}
-	return nil
+	return c.d.read.set(t, c.l.swept.Load(), c.Conn.SetReadDeadline)
 }
 
 // SetWriteDeadline implements net.Conn, as SetReadDeadline.
 func (c *conn) SetWriteDeadline(t time.Time) error {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	c.d.write = t
-	switch {
-	case !t.IsZero() && t.UnixNano() <= c.l.swept.Load():
-		c.d.writeExpired = true
-		return c.Conn.SetWriteDeadline(longAgo)
-	case c.d.writeExpired:
-		c.d.writeExpired = false
-		return c.Conn.SetWriteDeadline(time.Time{})
-	}
-	return nil
+	return c.d.write.set(t, c.l.swept.Load(), c.Conn.SetWriteDeadline)
 }
 
 // expire sets on the connection the deadlines that are past at now.
 func (c *conn) expire(now time.Time) {
 	c.d.mu.Lock()
 	defer c.d.mu.Unlock()
-	if !c.d.read.IsZero() && !now.Before(c.d.read) && !c.d.readExpired {
-		c.d.readExpired = true
-		_ = c.Conn.SetReadDeadline(longAgo)
-	}
-	if !c.d.write.IsZero() && !now.Before(c.d.write) && !c.d.writeExpired {
-		c.d.writeExpired = true
-		_ = c.Conn.SetWriteDeadline(longAgo)
-	}
+	c.d.read.expire(now, c.Conn.SetReadDeadline)
+	c.d.write.expire(now, c.Conn.SetWriteDeadline)
 }
 
 // sweep expires the deadlines past due every tick, until the listener
