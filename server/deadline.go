@@ -106,21 +106,21 @@ func (c *conn) expire(now time.Time) {
 }
 
 // sweep expires the deadlines past due every tick, until the listener
-// closes.
+// is closed and the last of its connections too (a request in flight
+// when the server shuts down keeps its timeouts).
 func (l *listener) sweep() {
 	t := time.NewTicker(l.tick)
 	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
+	for now := range t.C {
+		l.swept.Store(now.UnixNano())
+		l.mu.Lock()
+		for c := range l.live {
+			c.expire(now)
+		}
+		done := l.closed && len(l.live) == 0
+		l.mu.Unlock()
+		if done {
 			return
-		case now := <-t.C:
-			l.swept.Store(now.UnixNano())
-			l.mu.Lock()
-			for c := range l.live {
-				c.expire(now)
-			}
-			l.mu.Unlock()
 		}
 	}
 }

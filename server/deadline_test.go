@@ -14,6 +14,12 @@ const testTick = 20 * time.Millisecond
 // connPair is a server conn from newListener and the client's end of it,
 // on loopback.
 func connPair(t *testing.T) (*conn, net.Conn) {
+	c, client, _ := connPairOf(t)
+	return c, client
+}
+
+// connPairOf is connPair, and the listener.
+func connPairOf(t *testing.T) (*conn, net.Conn, *listener) {
 	t.Helper()
 	raw, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +41,7 @@ func connPair(t *testing.T) (*conn, net.Conn) {
 	// ever: it ends with another error after 5 s.
 	watchdog := time.AfterFunc(5*time.Second, func() { c.(*conn).Conn.Close() })
 	t.Cleanup(func() { watchdog.Stop() })
-	return c.(*conn), client
+	return c.(*conn), client, l
 }
 
 // readEnds reads from c until it fails, and returns how long after start
@@ -63,6 +69,29 @@ func TestAReadEndsAtItsDeadlineNeverBeforeAndAtMostATickLate(t *testing.T) {
 	// Never early; late by a tick, and by what a loaded machine adds.
 	if took < after || took > after+time.Second {
 		t.Fatalf("the read ended after %v, want %v to %v", took, after, after+time.Second)
+	}
+}
+
+// A request in flight when the server shuts down (its listener closed)
+// keeps its timeouts, and the sweep ends with the last connection.
+func TestAConnectionOpenWhenTheListenerClosesStillTimesOut(t *testing.T) {
+	c, _, l := connPairOf(t)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const after = 100 * time.Millisecond
+	start := time.Now()
+	if err := c.SetReadDeadline(start.Add(after)); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := readEnds(c, start); !errors.Is(err, os.ErrDeadlineExceeded) || took < after {
+		t.Fatalf("the read ended after %v with %v, want a deadline exceeded after %v", took, err, after)
+	}
+	_ = c.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.live) != 0 {
+		t.Fatalf("%d connections still swept after the last one closed", len(l.live))
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 // listener hands out the server's connections (conn): their Close is a
 // lingering close (linger.go), and their deadlines are kept coarse
 // (deadline.go). Closing the listener cuts short the lingering of the
-// connections it handed out and stops the sweep of their deadlines.
+// connections it handed out; their deadlines are swept until the last of
+// them closes.
 type listener struct {
 	net.Listener
 	// tick is how often the deadlines of the connections are swept: a
@@ -21,7 +22,6 @@ type listener struct {
 	closed    bool
 	live      map[*conn]struct{}
 	lingering map[net.Conn]struct{}
-	stop      chan struct{}
 	// swept is when the deadlines were last swept (UnixNano): a deadline
 	// before it is past, and set on the connection at once.
 	swept atomic.Int64
@@ -31,7 +31,7 @@ type listener struct {
 func newListener(ln net.Listener, tick time.Duration) *listener {
 	l := &listener{
 		Listener: ln, tick: tick,
-		live: map[*conn]struct{}{}, lingering: map[net.Conn]struct{}{}, stop: make(chan struct{}),
+		live: map[*conn]struct{}{}, lingering: map[net.Conn]struct{}{},
 	}
 	l.swept.Store(time.Now().UnixNano())
 	go l.sweep()
@@ -53,15 +53,12 @@ func (l *listener) Accept() (net.Conn, error) {
 	return sc, nil
 }
 
-// Close implements net.Listener: it closes ln, stops the sweep and ends
-// every lingering close now.
+// Close implements net.Listener: it closes ln and ends every lingering
+// close now.
 func (l *listener) Close() error {
 	err := l.Listener.Close()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.closed {
-		close(l.stop)
-	}
 	l.closed = true
 	for c := range l.lingering {
 		_ = c.SetReadDeadline(time.Now())
