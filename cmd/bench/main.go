@@ -4,7 +4,7 @@
 // password grants against the rate of bcrypt on this machine. It prints one
 // table of rates and their ratios, with the goal of each row.
 //
-//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 3s] [-rounds 5]
+//	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 3s] [-rounds 5] [-warmup 1s]
 //
 // Everything listens on 127.0.0.1 and every load is bounded in time. The
 // exit status is 0 when the run completed, whether or not the goals were
@@ -82,6 +82,7 @@ func run(args []string) int {
 	bare := fs.String("barefiber", "bin/barefiber", "the barefiber binary")
 	duration := fs.Duration("duration", 3*time.Second, "how long each wrk run lasts")
 	rounds := fs.Int("rounds", 5, "how many times each server is measured per request, in turn; the medians count")
+	warmup := fs.Duration("warmup", time.Second, "how long each server is loaded with a request before its rounds, uncounted (0: no warm-up)")
 	connections := fs.Int("connections", 64, "wrk's connections for the reads")
 	threads := fs.Int("threads", 2, "wrk's threads")
 	if err := fs.Parse(args); err != nil {
@@ -91,14 +92,14 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "bench: wrk is not installed (make bench installs it: apt-get install wrk)")
 		return 1
 	}
-	if err := bench(*eventsvc, *bare, *rounds, Load{Threads: *threads, Connections: *connections, Duration: *duration, Timeout: 5 * time.Second}); err != nil {
+	if err := bench(*eventsvc, *bare, *rounds, *warmup, Load{Threads: *threads, Connections: *connections, Duration: *duration, Timeout: 5 * time.Second}); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
+func bench(eventsvcBin, bareBin string, rounds int, warmup time.Duration, load Load) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "eventsvc-bench-")
 	if err != nil {
@@ -150,8 +151,8 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 			return fmt.Errorf("%s: the bare Fiber app does not answer the bytes of eventsvc:\n%v %q\n%v %q", r.name, recs[i].Header, recs[i].Body, got.Header, got.Body)
 		}
 	}
-	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn; the median rates, and the median ratio of the rounds with its range; CPUs: %d\n\n",
-		load.Threads, load.Connections, load.Duration, rounds, runtime.NumCPU())
+	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn after a warm-up of %v; the median rates, and the median ratio of the rounds with its range; CPUs: %d\n\n",
+		load.Threads, load.Connections, load.Duration, rounds, warmup, runtime.NumCPU())
 
 	type line struct{ name, a, b, ratio, goal, verdict string }
 	var lines []line
@@ -166,7 +167,7 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 		if r.token {
 			headers = []string{"Authorization: " + auth}
 		}
-		load := func(base string) func() (float64, error) {
+		measure := func(base string, load Load) func() (float64, error) {
 			return func() (float64, error) {
 				res, err := runWrk(ctx, load, base+r.target, headers, "")
 				if err == nil && res.Errors > 0 {
@@ -175,7 +176,16 @@ func bench(eventsvcBin, bareBin string, rounds int, load Load) error {
 				return res.Rate, err
 			}
 		}
-		p, err := inTurn(rounds, load(svc.base), load(bare.base))
+		if warmup > 0 {
+			w := load
+			w.Duration = warmup
+			for _, base := range []string{svc.base, bare.base} {
+				if _, err := measure(base, w)(); err != nil {
+					return fmt.Errorf("warm-up: %w", err)
+				}
+			}
+		}
+		p, err := inTurn(rounds, measure(svc.base, load), measure(bare.base, load))
 		if err != nil {
 			return err
 		}
