@@ -1,8 +1,13 @@
 package server
 
 import (
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"syscall"
 	"testing"
+	"time"
 
 	"eventsvc/server/clock"
 	"eventsvc/server/fault"
@@ -37,5 +42,30 @@ func TestInjectedFaultsKeepTheSecurityAndCORSHeaders(t *testing.T) {
 	}
 	if e := j.Last(1); len(e) != 1 || e[0].Status != 503 || e[0].Fault != 1 {
 		t.Errorf("journal %+v", e)
+	}
+}
+
+// TestADroppedConnectionIsReset: the drop fault resets the connection,
+// as docs/control-api.md promises and a client's retry logic expects of a
+// crashed upstream, rather than closing it gracefully as the server
+// closes its connections otherwise.
+func TestADroppedConnectionIsReset(t *testing.T) {
+	set := fault.NewSet(func() float64 { return 0 })
+	addr, _ := listenWith(t, Options{Faults: set})
+	if _, err := set.Add(fault.Rule{Path: "/api/events", Drop: true, Fraction: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := c.Read(make([]byte, 1024))
+	if n != 0 || !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("read %d bytes, %v; want the connection reset", n, err)
 	}
 }

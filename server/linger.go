@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"io"
 	"net"
 	"time"
@@ -63,11 +64,26 @@ func (c *conn) Close() error {
 	c.once.Do(func() {
 		c.l.forget(c)
 		cw, ok := c.Conn.(interface{ CloseWrite() error })
-		if !ok {
+		if !ok || c.abort.Load() {
 			err = c.Conn.Close()
 			return
 		}
 		c.l.linger(c.Conn, cw.CloseWrite)
 	})
 	return err
+}
+
+// SetLinger implements the method of *net.TCPConn: SetLinger(0) makes Close
+// reset the connection at once, without a lingering close (the drop fault
+// of the control API).
+func (c *conn) SetLinger(sec int) error {
+	tc, ok := c.Conn.(interface{ SetLinger(int) error })
+	if !ok {
+		return errors.New("the connection cannot set its linger")
+	}
+	if err := tc.SetLinger(sec); err != nil {
+		return err
+	}
+	c.abort.Store(sec == 0)
+	return nil
 }

@@ -80,4 +80,7 @@ type conn struct {
 	l    *listener
 	once sync.Once
 	d    deadlines
+	// abort makes Close reset the connection rather than linger
+	// (SetLinger).
+	abort atomic.Bool
 }

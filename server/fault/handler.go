@@ -51,7 +51,13 @@ func Handler(set *Set) fiber.Handler {
 func drop(c *fiber.Ctx) {
 	c.Context().HijackSetNoResponse(true)
 	c.Context().Hijack(func(conn net.Conn) {
-		if tc, ok := conn.(*net.TCPConn); ok {
+		// fasthttp hands over its own wrapper of the connection: the
+		// server's, under it, resets when its linger is 0 (as a
+		// *net.TCPConn does).
+		if u, ok := conn.(interface{ UnsafeConn() net.Conn }); ok {
+			conn = u.UnsafeConn()
+		}
+		if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
 			_ = tc.SetLinger(0)
 		}
 		_ = conn.Close()
