@@ -1,8 +1,10 @@
 package event
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -229,8 +231,13 @@ func (m *Memory) build(prop string) {
 		return
 	}
 	index := append([]*Event(nil), m.indexes["id"]...)
-	less := m.less(prop)
-	sort.Slice(index, func(i, j int) bool { return less(index[i], index[j]) })
+	compare := sortKeys[prop]
+	sortIndex(index, func(a, b *Event) int {
+		if c := compare(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}, runtime.GOMAXPROCS(0))
 	m.indexes[prop] = index
 }
 
