@@ -161,7 +161,8 @@ func (s *Server) writeEvent(c *fiber.Ctx, status int, e event.Event, anchor stri
 	}
 	var bb baseBuffer
 	base := appendBaseURL(bb[:0], c)
-	id := strconv.FormatInt(e.ID, 10)
+	var idBuf [20]byte
+	id := string(strconv.AppendInt(idBuf[:0], e.ID, 10)) // on the stack: it does not escape
 	buf := s.body()
 	b := append(buf.b, fields...)
 	b = append(b, `,"_links":{`...)
