@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -65,25 +66,16 @@ func (m *metrics) count(route, method string, status int, took time.Duration) {
 	rs.latency.Observe(took.Seconds())
 }
 
-// methodLabel is the method label of a request: one of a fixed set of
+// knownMethods are the methods a request's series names; others are
+// "other".
+var knownMethods = []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPost, fiber.MethodPut, fiber.MethodDelete, fiber.MethodPatch, fiber.MethodOptions}
+
+// methodLabel is the method label of a request: one of knownMethods' own
 // strings, never c.Method(), which points into a buffer fasthttp reuses
 // and would corrupt the keys of metrics.series.
 func methodLabel(method string) string {
-	switch method {
-	case fiber.MethodGet:
-		return fiber.MethodGet
-	case fiber.MethodHead:
-		return fiber.MethodHead
-	case fiber.MethodPost:
-		return fiber.MethodPost
-	case fiber.MethodPut:
-		return fiber.MethodPut
-	case fiber.MethodDelete:
-		return fiber.MethodDelete
-	case fiber.MethodPatch:
-		return fiber.MethodPatch
-	case fiber.MethodOptions:
-		return fiber.MethodOptions
+	if i := slices.Index(knownMethods, method); i >= 0 {
+		return knownMethods[i]
 	}
 	return "other"
 }

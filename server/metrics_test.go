@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // scrape returns the metrics of s as Prometheus's text format.
@@ -77,5 +78,19 @@ func TestMetricsAreNotOnThePublicPort(t *testing.T) {
 	addr, _ := listenWith(t, Options{})
 	if resp, _ := rawRequest(t, addr, "GET", "/metrics", nil, ""); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("GET /metrics on the public port: %d, want 401 like any path outside the API", resp.StatusCode)
+	}
+}
+
+// The method label never shares the memory of the method it was given,
+// which fasthttp reuses for the next request on the connection.
+func TestMethodLabelIsAStringOfItsOwn(t *testing.T) {
+	buf := []byte("GET")
+	label := methodLabel(unsafe.String(&buf[0], len(buf)))
+	copy(buf, "PUT")
+	if label != "GET" {
+		t.Fatalf("the label changed with the buffer: %q", label)
+	}
+	if got := methodLabel("PROPFIND"); got != "other" {
+		t.Fatalf("methodLabel(PROPFIND) = %q, want other", got)
 	}
 }
