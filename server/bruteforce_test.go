@@ -28,19 +28,51 @@ func clientFrom(local string) *http.Client {
 	}}
 }
 
+// tokenAnswer is what the token endpoint answered postToken.
+type tokenAnswer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// postToken posts form to the token endpoint at addr from c, with the
+// Basic credentials of clientID and secret and the extra header fields;
+// it may run outside the test's goroutine.
+func postToken(c *http.Client, addr, clientID, secret string, form url.Values, header map[string]string) (tokenAnswer, error) {
+	req, err := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
+	if err != nil {
+		return tokenAnswer{}, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(clientID, secret)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return tokenAnswer{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return tokenAnswer{resp.StatusCode, resp.Header, string(body)}, err
+}
+
+// unknownLogin is a password grant for a user that does not exist.
+var unknownLogin = url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}
+
+// userLogin is the form of a password grant for user@email.com.
+func userLogin(password string) url.Values {
+	return url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
+}
+
+// grant is a password grant for user@email.com through client myApp.
 func grant(t *testing.T, c *http.Client, addr, clientSecret, password string) (int, http.Header, string) {
 	t.Helper()
-	form := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("myApp", clientSecret)
-	resp, err := c.Do(req)
+	a, err := postToken(c, addr, "myApp", clientSecret, userLogin(password), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(body)
+	return a.status, a.header, a.body
 }
 
 // TestRepeatedWrongPasswordsAreRefusedFromThatAddressOnly is the check of
@@ -117,17 +149,11 @@ func TestRepeatedWrongClientSecretsAreRefused(t *testing.T) {
 // grantStatus is the status of a password grant for user@email.com, or 0
 // when the request fails; it may run outside the test's goroutine.
 func grantStatus(c *http.Client, addr, clientSecret, password string) int {
-	form := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("myApp", clientSecret)
-	resp, err := c.Do(req)
+	a, err := postToken(c, addr, "myApp", clientSecret, userLogin(password), nil)
 	if err != nil {
 		return 0
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return a.status
 }
 
 // flood sends n requests at once, each on its own connection from
@@ -244,17 +270,12 @@ func TestHugeUsernamesDoNotGrowTheServer(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		copy(name, fmt.Sprintf("%08d", i))
 		form := url.Values{"grant_type": {"password"}, "username": {string(name)}, "password": {"x"}}
-		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth("myApp", "pass")
-		resp, err := c.Do(req)
+		a, err := postToken(c, addr, "myApp", "pass", form, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Fatalf("a 900 KB username: status %d, want 400", resp.StatusCode)
+		if a.status != http.StatusBadRequest {
+			t.Fatalf("a 900 KB username: status %d, want 400", a.status)
 		}
 	}
 	after := heapInUse()
@@ -270,17 +291,12 @@ func TestTheLockoutRemembersAtMostLoginKeys(t *testing.T) {
 	c := clientFrom("127.0.0.1")
 	defer c.CloseIdleConnections()
 	for i := 0; i < 80; i++ {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth("client-"+strconv.Itoa(i), "secret")
-		resp, err := c.Do(req)
+		a, err := postToken(c, addr, "client-"+strconv.Itoa(i), "secret", unknownLogin, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("unknown client %d: status %d, want 401", i, resp.StatusCode)
+		if a.status != http.StatusUnauthorized {
+			t.Fatalf("unknown client %d: status %d, want 401", i, a.status)
 		}
 	}
 	if n := s.token.Guard.(*throttle.Throttle).Len(); n != 20 {
@@ -347,24 +363,19 @@ func TestEveryTokenRequestSpendsTheBudgetOfItsAddress(t *testing.T) {
 	c := clientFrom("127.0.0.1")
 	defer c.CloseIdleConnections()
 	for i := 0; i < 6; i++ {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth("client-"+strconv.Itoa(i), "secret")
-		resp, err := c.Do(req)
+		a, err := postToken(c, addr, "client-"+strconv.Itoa(i), "secret", unknownLogin, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		want := http.StatusUnauthorized
 		if i == 5 {
 			want = http.StatusTooManyRequests
 		}
-		if resp.StatusCode != want {
-			t.Fatalf("request %d: %d %s, want %d", i+1, resp.StatusCode, body, want)
+		if a.status != want {
+			t.Fatalf("request %d: %d %s, want %d", i+1, a.status, a.body, want)
 		}
-		if i == 5 && (resp.Header.Get("Retry-After") != "10" || !strings.Contains(string(body), "from this address")) {
-			t.Fatalf("past the budget: Retry-After %q, body %s", resp.Header.Get("Retry-After"), body)
+		if i == 5 && (a.header.Get("Retry-After") != "10" || !strings.Contains(a.body, "from this address")) {
+			t.Fatalf("past the budget: Retry-After %q, body %s", a.header.Get("Retry-After"), a.body)
 		}
 	}
 	if code, _, body := grant(t, clientFrom("127.0.0.2"), addr, "pass", "user"); code != http.StatusOK {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -9,14 +10,20 @@ import (
 
 // tokenFor is an access token of the demo client for the account email
 // with password.
-func tokenFor(t *testing.T, addr, email, password string) string {
-	t.Helper()
-	form := map[string]string{"Authorization": basicHeader("myApp:pass"), "Content-Type": "application/x-www-form-urlencoded"}
-	resp, body := rawRequest(t, addr, "POST", "/oauth/token", form, url.Values{"grant_type": {"password"}, "username": {email}, "password": {password}}.Encode())
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("token for %s: %d %s", email, resp.StatusCode, body)
+func tokenFor(tb testing.TB, addr, email, password string) string {
+	tb.Helper()
+	form := url.Values{"grant_type": {"password"}, "username": {email}, "password": {password}}
+	a, err := postToken(http.DefaultClient, addr, "myApp", "pass", form, nil)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return strings.Split(strings.Split(body, `"access_token":"`)[1], `"`)[0]
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &tok); err != nil || a.status != http.StatusOK || tok.AccessToken == "" {
+		tb.Fatalf("token for %s: %d %s", email, a.status, a.body)
+	}
+	return tok.AccessToken
 }
 
 // varies reports whether the answer's Vary names header.

@@ -2,11 +2,8 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -49,18 +46,13 @@ func BenchmarkLoginUnderAFlood(b *testing.B) {
 						c := clientFrom("127.0.0.1")
 						defer c.CloseIdleConnections()
 						for i := 0; ctx.Err() == nil; i++ {
-							req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=u&password=p"))
-							req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-							req.SetBasicAuth("flood+"+strconv.Itoa(g)+"-"+strconv.Itoa(i), "secret")
-							resp, err := c.Do(req)
+							a, err := postToken(c, addr, "flood+"+strconv.Itoa(g)+"-"+strconv.Itoa(i), "secret", unknownLogin, nil)
 							if err != nil {
 								continue
 							}
-							_, _ = io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
 							mu.Lock()
 							answered++
-							if resp.StatusCode == http.StatusTooManyRequests {
+							if a.status == http.StatusTooManyRequests {
 								refused++
 							}
 							mu.Unlock()
@@ -70,19 +62,13 @@ func BenchmarkLoginUnderAFlood(b *testing.B) {
 			}
 			user := clientFrom("127.0.0.2")
 			defer user.CloseIdleConnections()
-			form := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"user"}}.Encode()
 			for b.Loop() {
-				req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				req.SetBasicAuth("myApp", "pass")
-				resp, err := user.Do(req)
+				a, err := postToken(user, addr, "myApp", "pass", userLogin("user"), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					b.Fatalf("login: status %d", resp.StatusCode)
+				if a.status != http.StatusOK {
+					b.Fatalf("login: status %d", a.status)
 				}
 			}
 			b.StopTimer()

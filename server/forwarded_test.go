@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"eventsvc/server/servertest"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -56,20 +55,11 @@ func trusted(t *testing.T, cidrs ...string) []netip.Prefix {
 // grantWith is grant with extra request headers.
 func grantWith(t *testing.T, c *http.Client, addr, password string, header map[string]string) int {
 	t.Helper()
-	form := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("myApp", "pass")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.Do(req)
+	a, err := postToken(c, addr, "myApp", "pass", userLogin(password), header)
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
+	return a.status
 }
 
 // eventsHref returns the events link of GET /api at addr, sent with

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"encoding/json"
 	"net"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +23,7 @@ func BenchmarkHandler(b *testing.B) {
 		}
 	}
 	addr, s := listenWith(b, Options{Events: store})
-	token := tokenForB(b, addr)
+	token := tokenFor(b, addr, "user@email.com", "user")
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 	body := []byte(`{"_links":{"events":{"href":"http://localhost:8080/api/events"},"profile":{"href":"http://localhost:8080/docs/index.html#resources-index-access"}}}`)
 	bare.Use(func(c *fiber.Ctx) error {
@@ -60,27 +57,4 @@ func BenchmarkHandler(b *testing.B) {
 	b.Run("event", func(b *testing.B) { run(b, h, "/api/events/1", "") })
 	b.Run("event-token", func(b *testing.B) { run(b, h, "/api/events/1", "Bearer "+token) })
 	b.Run("list", func(b *testing.B) { run(b, h, "/api/events?size=20", "") })
-}
-
-// tokenForB is an access token of the demo user, for a benchmark.
-func tokenForB(b *testing.B, addr string) string {
-	b.Helper()
-	req, err := http.NewRequest("POST", "http://"+addr+"/oauth/token", strings.NewReader("grant_type=password&username=user%40email.com&password=user"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("myApp", "pass")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
-		b.Fatalf("no token: %d %v", resp.StatusCode, err)
-	}
-	return tok.AccessToken
 }
