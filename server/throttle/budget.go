@@ -1,7 +1,6 @@
 package throttle
 
 import (
-	"container/list"
 	"math"
 	"sync"
 	"time"
@@ -39,12 +38,10 @@ type Budget struct {
 	clock  clock.Clock
 
 	mu      sync.Mutex
-	buckets map[string]*list.Element // of *bucket
-	order   list.List                // most recently used first
+	buckets *lru[string, *bucket]
 }
 
 type bucket struct {
-	key    string
 	units  float64   // at the time at
 	at     time.Time // the last take
 	refill time.Time // when units reach Burst again
@@ -58,7 +55,7 @@ func NewBudget(l BudgetLimits, c clock.Clock) *Budget {
 	}
 	l.Burst = max(l.Burst, 1)
 	l.MaxKeys = max(l.MaxKeys, 1)
-	return &Budget{limits: l, clock: c, buckets: map[string]*list.Element{}}
+	return &Budget{limits: l, clock: c, buckets: newLRU[string, *bucket](l.MaxKeys)}
 }
 
 // Take spends n units of key's budget and reports true, or, when key holds
@@ -90,25 +87,16 @@ func (b *Budget) Len() int {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.buckets)
+	return b.buckets.len()
 }
 
 // bucket returns the bucket of key, made the most recently used, after
 // adding it with a full budget, and forgetting the least recently used one
 // when that makes too many.
 func (b *Budget) bucket(key string, now time.Time) *bucket {
-	if el, ok := b.buckets[key]; ok {
-		b.order.MoveToFront(el)
-		return el.Value.(*bucket)
-	}
-	if len(b.buckets) >= b.limits.MaxKeys {
-		oldest := b.order.Back()
-		b.order.Remove(oldest)
-		delete(b.buckets, oldest.Value.(*bucket).key)
-	}
-	bk := &bucket{key: key, units: float64(b.limits.Burst), at: now, refill: now}
-	b.buckets[key] = b.order.PushFront(bk)
-	return bk
+	return b.buckets.use(key, func() *bucket {
+		return &bucket{units: float64(b.limits.Burst), at: now, refill: now}
+	})
 }
 
 // expire forgets the least recently used buckets that are full again: a
@@ -116,12 +104,7 @@ func (b *Budget) bucket(key string, now time.Time) *bucket {
 // that is not, which bounds its work by what it forgets; a bucket
 // refilled behind one still filling waits for its turn.
 func (b *Budget) expire(now time.Time) {
-	for el := b.order.Back(); el != nil; el = b.order.Back() {
-		bk := el.Value.(*bucket)
-		if now.Before(bk.refill) {
-			return
-		}
-		b.order.Remove(el)
-		delete(b.buckets, bk.key)
+	for key, bk, ok := b.buckets.oldest(); ok && !now.Before(bk.refill); key, bk, ok = b.buckets.oldest() {
+		b.buckets.remove(key)
 	}
 }

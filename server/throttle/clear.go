@@ -8,8 +8,7 @@ func (t *Throttle) Clear() {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	clear(t.entries)
-	t.order.Init()
+	t.entries.clear()
 }
 
 // Clear gives every address its whole budget back, as if the server had
@@ -20,6 +19,5 @@ func (b *Budget) Clear() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	clear(b.buckets)
-	b.order.Init()
+	b.buckets.clear()
 }

@@ -14,7 +14,6 @@
 package throttle
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"sync"
 	"time"
@@ -75,12 +74,10 @@ type Throttle struct {
 	clock  clock.Clock
 
 	mu      sync.Mutex
-	entries map[Key]*list.Element // of *entry
-	order   list.List             // most recently used first
+	entries *lru[Key, *entry]
 }
 
 type entry struct {
-	key          Key
 	failures     int       // failures of the window since the last success
 	pending      int       // attempts reserved and not yet done
 	since        time.Time // the first failure of the window
@@ -97,7 +94,7 @@ const Busy = time.Second
 func New(l Limits, c clock.Clock) *Throttle {
 	l.Failures = max(l.Failures, 1)
 	l.MaxKeys = max(l.MaxKeys, 1)
-	return &Throttle{limits: l, clock: c, entries: map[Key]*list.Element{}}
+	return &Throttle{limits: l, clock: c, entries: newLRU[Key, *entry](l.MaxKeys)}
 }
 
 // Reserve decides whether key may make one more attempt and, when it may,
@@ -134,11 +131,11 @@ func (t *Throttle) Check(key Key) (left time.Duration, ok bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	el, found := t.entries[key]
+	e, found := t.entries.get(key)
 	if !found {
 		return 0, true
 	}
-	return t.allowed(el.Value.(*entry), t.clock.Now())
+	return t.allowed(e, t.clock.Now())
 }
 
 // Succeeded ends an attempt of Reserve that succeeded: the failures of key
@@ -149,16 +146,14 @@ func (t *Throttle) Succeeded(key Key) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	el, ok := t.entries[key]
+	e, ok := t.entries.get(key)
 	if !ok {
 		return
 	}
-	e := el.Value.(*entry)
 	e.pending = max(e.pending-1, 0)
 	e.failures, e.blockedUntil = 0, time.Time{}
 	if e.pending == 0 {
-		t.order.Remove(el)
-		delete(t.entries, key)
+		t.entries.remove(key)
 	}
 }
 
@@ -190,7 +185,7 @@ func (t *Throttle) Len() int {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.entries)
+	return t.entries.len()
 }
 
 // allowed tells whether e may make one more attempt at now, or for how
@@ -213,19 +208,8 @@ func (t *Throttle) allowed(e *entry, now time.Time) (time.Duration, bool) {
 // adding it, and forgetting the least recently used one when that makes
 // too many.
 func (t *Throttle) touch(key Key, now time.Time) *entry {
-	if el, ok := t.entries[key]; ok {
-		t.order.MoveToFront(el)
-		e := el.Value.(*entry)
-		e.touched = now
-		return e
-	}
-	if len(t.entries) >= t.limits.MaxKeys {
-		oldest := t.order.Back()
-		t.order.Remove(oldest)
-		delete(t.entries, oldest.Value.(*entry).key)
-	}
-	e := &entry{key: key, touched: now}
-	t.entries[key] = t.order.PushFront(e)
+	e := t.entries.use(key, func() *entry { return &entry{} })
+	e.touched = now
 	return e
 }
 
@@ -234,12 +218,7 @@ func (t *Throttle) touch(key Key, now time.Time) *entry {
 // call costs as many steps as keys it forgets, plus one.
 func (t *Throttle) expire(now time.Time) {
 	ttl := t.limits.Window + t.limits.Lockout
-	for el := t.order.Back(); el != nil; el = t.order.Back() {
-		e := el.Value.(*entry)
-		if now.Sub(e.touched) <= ttl {
-			return
-		}
-		t.order.Remove(el)
-		delete(t.entries, e.key)
+	for key, e, ok := t.entries.oldest(); ok && now.Sub(e.touched) > ttl; key, e, ok = t.entries.oldest() {
+		t.entries.remove(key)
 	}
 }
