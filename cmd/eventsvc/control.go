@@ -91,12 +91,13 @@ func newMock() mock {
 	return mock{clock: clk, journal: journal.New(journalSize, clk), faults: fault.NewSet(rand.Float64)}
 }
 
-// newControl is the control API of srv; its writes are logged to stderr,
-// -quiet or not.
-func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start func() []event.Event, token string, stderr io.Writer) *control.Control {
+// newControl is the control API of srv, with the public listener's
+// timeouts; its writes are logged to stderr, -quiet or not.
+func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start func() []event.Event, token string, t timeouts, stderr io.Writer) *control.Control {
 	return control.New(control.Options{
 		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts,
 		Clock: m.clock, Faults: m.faults, Journal: m.journal, Token: token,
-		Logger: slog.New(slog.NewTextHandler(stderr, nil)),
+		Logger:      slog.New(slog.NewTextHandler(stderr, nil)),
+		ReadTimeout: t.read, IdleTimeout: t.idle, WriteTimeout: t.write,
 	})
 }

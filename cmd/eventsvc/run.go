@@ -266,7 +266,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	srv := server.New(opts)
 	if metricsLn != nil {
-		stopMetrics := serveMetrics(metricsLn, srv.Metrics())
+		stopMetrics := serveMetrics(metricsLn, srv.Metrics(), timeouts{*readTimeout, *idleTimeout, *writeTimeout})
 		defer stopMetrics()
 		fmt.Fprintf(stdout, "  metrics: %s/metrics\n", displayURL(metricsLn.Addr()))
 	}
@@ -293,7 +293,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if controlLn != nil {
-		ctl := m.newControl(srv, cfg, events, start, controlToken, stderr)
+		ctl := m.newControl(srv, cfg, events, start, controlToken, timeouts{*readTimeout, *idleTimeout, *writeTimeout}, stderr)
 		go func() { _ = ctl.Serve(controlLn) }()
 		defer ctl.Shutdown()
 		auth := "no token: loopback only"

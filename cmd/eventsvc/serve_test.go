@@ -17,6 +17,7 @@ import (
 type served struct {
 	base    string // the public address
 	control string // the control API's address, when -control was given
+	metrics string // the metrics listener's address, when -metrics was given
 	out     *servertest.Log
 	errs    *servertest.Log
 }
@@ -24,6 +25,7 @@ type served struct {
 var (
 	listeningOn = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	controlOn   = regexp.MustCompile(`Control API on (http://127\.0\.0\.1:\d+)`)
+	metricsOn   = regexp.MustCompile(`metrics: (http://127\.0\.0\.1:\d+)/metrics`)
 )
 
 // startServe runs `eventsvc serve -addr 127.0.0.1:0 -quiet ARGS…` until the
@@ -46,6 +48,9 @@ func startServe(t *testing.T, args ...string) *served {
 		}
 		if m := controlOn.FindStringSubmatch(s.out.String()); m != nil {
 			s.control = m[1]
+		}
+		if m := metricsOn.FindStringSubmatch(s.out.String()); m != nil {
+			s.metrics = m[1]
 		}
 		if s.base != "" && (!wantControl || s.control != "") {
 			break

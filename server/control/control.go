@@ -15,8 +15,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -26,6 +28,8 @@ import (
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
 	"eventsvc/server/journal"
+	"eventsvc/server/local"
+	"eventsvc/server/throttle"
 )
 
 // Realm is the realm of the control API's WWW-Authenticate challenge.
@@ -59,12 +63,19 @@ type Options struct {
 	// Logger receives one line per write (reset, seed, clock, faults).
 	// Nil: slog.Default().
 	Logger *slog.Logger
+	// ReadTimeout, IdleTimeout and WriteTimeout bound a request, an idle
+	// kept-alive connection and an answer, as on the public server. Zero:
+	// server.DefaultReadTimeout, DefaultIdleTimeout, DefaultWriteTimeout.
+	ReadTimeout, IdleTimeout, WriteTimeout time.Duration
 }
 
 // Control is the control API's server.
 type Control struct {
 	opts Options
 	app  *fiber.App
+	// failures counts the failed authentications of each address, on
+	// the machine's clock (not the server's, which the API moves).
+	failures *throttle.Throttle
 
 	mu        sync.Mutex
 	listeners []net.Listener
@@ -76,15 +87,24 @@ func New(o Options) *Control {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	c := &Control{opts: o}
+	c := &Control{opts: o, failures: throttle.New(throttle.Limits{
+		Failures: AuthFailures, Window: AuthWindow, Lockout: AuthLockout, MaxKeys: throttle.DefaultMaxKeys,
+	}, clock.System{})}
 	c.app = fiber.New(fiber.Config{
 		AppName:               "eventsvc-control",
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
 		BodyLimit:             BodyLimit,
+		ReadTimeout:           orDefault(o.ReadTimeout, server.DefaultReadTimeout),
+		IdleTimeout:           orDefault(o.IdleTimeout, server.DefaultIdleTimeout),
+		WriteTimeout:          orDefault(o.WriteTimeout, server.DefaultWriteTimeout),
 		ErrorHandler:          errorHandler,
+		// A multipart body is refused for its media type (refuseBrowsers),
+		// not parsed before.
+		DisablePreParseMultipartForm: true,
 	})
 	c.app.Use(c.logWrites)
+	c.app.Use(c.refuseBrowsers(local.Policy{AnyHost: o.Token != ""}))
 	c.app.Use(c.authenticate)
 	c.app.Get("/", c.handleState)
 	c.app.Post("/reset", c.handleReset)
@@ -99,6 +119,14 @@ func New(o Options) *Control {
 	c.app.Delete("/faults/:id", c.handleRemoveFault)
 	c.app.Use(func(*fiber.Ctx) error { return fiber.ErrNotFound })
 	return c
+}
+
+// orDefault is d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // App returns the Fiber application, for tests that call app.Test.
@@ -137,39 +165,84 @@ func (c *Control) Shutdown() error {
 // without a token.
 var ErrExposed = errors.New("the control API listens on a loopback address unless -control-token is given")
 
+// MinTokenLen is the shortest token the control API takes: 16 characters,
+// so that a token is never a word one could guess (`openssl rand -hex 16`
+// makes one of 32).
+const MinTokenLen = 16
+
+// ErrWeakToken refuses a token shorter than MinTokenLen.
+var ErrWeakToken = fmt.Errorf("the control token must be at least %d characters (make one with: openssl rand -hex 16)", MinTokenLen)
+
 // CheckAddress refuses addr, a HOST:PORT to listen on, when its host is not
 // a loopback address ("localhost", 127.0.0.0/8, ::1) and token is empty:
 // the control API can reset the server and read its journal, and must not
 // be open to the network. An empty host (every interface) is not loopback.
+// A token shorter than MinTokenLen is refused wherever it is given.
 func CheckAddress(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("control address %q: %w", addr, err)
 	}
-	if token != "" || isLoopback(host) {
+	switch {
+	case token != "" && len(token) < MinTokenLen:
+		return ErrWeakToken
+	case token != "" || local.IsLoopback(host):
 		return nil
 	}
 	return fmt.Errorf("control address %q: %w", addr, ErrExposed)
 }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
+// refuseBrowsers refuses what a web page can send and a tool or a test
+// would not (package local): a Host other than loopback's unless the API
+// requires its token, an Origin or a cross-site Sec-Fetch-Site, and a
+// write whose Content-Type is not JSON. The Host is the header as sent:
+// Fiber's Hostname would take X-Forwarded-Host from anyone.
+func (c *Control) refuseBrowsers(p local.Policy) fiber.Handler {
+	return func(ctx *fiber.Ctx) error {
+		h := &ctx.Request().Header
+		ref := p.Check(local.Request{
+			Method:      ctx.Method(),
+			Host:        string(h.Host()),
+			Origin:      string(h.Peek(fiber.HeaderOrigin)),
+			FetchSite:   string(h.Peek("Sec-Fetch-Site")),
+			ContentType: string(h.ContentType()),
+			HasBody:     len(ctx.Body()) > 0,
+		})
+		if ref != nil {
+			return &apiError{Status: ref.Status, Code: ref.Code, Description: ref.Description}
+		}
+		return ctx.Next()
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
+// Failed authentications: AuthFailures wrong or missing tokens from one
+// address within AuthWindow lock that address out of the control API for
+// AuthLockout (429 with Retry-After), whatever token it sends.
+const (
+	AuthFailures = 10
+	AuthWindow   = time.Minute
+	AuthLockout  = 5 * time.Minute
+)
+
 // authenticate requires the bearer token, when there is one (RFC 6750
-// §2.1), compared in constant time.
+// §2.1), compared in constant time; an address that failed AuthFailures
+// times is refused for a while (throttle), before its token is compared.
 func (c *Control) authenticate(ctx *fiber.Ctx) error {
 	if c.opts.Token == "" {
 		return ctx.Next()
 	}
+	key := throttle.KeyOf("control", ctx.Context().RemoteIP().String())
+	if left, ok := c.failures.Reserve(key); !ok {
+		secs := int((left + time.Second - 1) / time.Second)
+		ctx.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+		return &apiError{Status: http.StatusTooManyRequests, Code: "too_many_attempts", Description: fmt.Sprintf("too many requests without the right token from this address; try again in %d seconds", secs)}
+	}
 	scheme, value, _ := strings.Cut(ctx.Get(fiber.HeaderAuthorization), " ")
 	if strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(value)), []byte(c.opts.Token)) == 1 {
+		c.failures.Succeeded(key)
 		return ctx.Next()
 	}
+	c.failures.Failed(key)
 	ctx.Set(fiber.HeaderWWWAuthenticate, fmt.Sprintf("Bearer realm=%q", Realm))
 	return &apiError{Status: http.StatusUnauthorized, Code: "unauthorized", Description: "the control API needs its token: send Authorization: Bearer TOKEN (the -control-token of eventsvc serve)"}
 }

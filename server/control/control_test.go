@@ -2,6 +2,7 @@ package control
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -65,6 +66,9 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 	}
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	return do(t, req)
 }
@@ -396,9 +400,15 @@ func TestCheckAddressKeepsTheControlAPIOnLoopbackWithoutAToken(t *testing.T) {
 		if err := CheckAddress(addr, ""); err == nil {
 			t.Errorf("CheckAddress(%q, no token) = nil", addr)
 		}
-		if err := CheckAddress(addr, "a-token"); err != nil {
+		if err := CheckAddress(addr, "a-token-of-16-ch"); err != nil {
 			t.Errorf("CheckAddress(%q, a token) = %v", addr, err)
 		}
+		if err := CheckAddress(addr, "x"); !errors.Is(err, ErrWeakToken) {
+			t.Errorf("CheckAddress(%q, a one-character token) = %v, want ErrWeakToken", addr, err)
+		}
+	}
+	if err := CheckAddress("127.0.0.1:9090", "fifteen-charact"); !errors.Is(err, ErrWeakToken) {
+		t.Errorf("CheckAddress(loopback, a 15-character token) = %v, want ErrWeakToken", err)
 	}
 	if err := CheckAddress("9090", ""); err == nil {
 		t.Error("CheckAddress without a port separator = nil")
