@@ -2,15 +2,18 @@
 // refresh tokens) in text that people or reports will read: failure
 // messages, recorded HTTP exchanges, logs.
 //
-// It masks in two ways. By place: the Authorization and cookie headers, and
-// the form fields and JSON properties that carry secrets, whatever their
-// value. By value: every secret it has been told about, wherever it appears,
-// also in its URL-encoded and base64 forms.
+// It masks in two ways. By place: the headers whose names say they carry a
+// credential (Authorization, cookies, and any name that says key, token,
+// secret, password, session or credential), and the form fields and JSON
+// properties that carry secrets, whatever their value and the case of
+// their names or media type. By value: every secret it has been told
+// about, wherever it appears, also in its URL-encoded and base64 forms.
 package redact
 
 import (
 	"encoding/base64"
 	"encoding/json"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -32,8 +35,61 @@ var sensitiveFields = []string{
 	"password", "client_secret", "access_token", "refresh_token", "token", "id_token", "secret", "clientSecret",
 }
 
-// sensitiveHeaders are the headers masked by place.
-var sensitiveHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+// sensitiveHeaderWords are the words whose presence in a header's name
+// (in any case) masks its value by place: X-Api-Key, X-Auth-Token,
+// X-Client-Secret, a session id.
+var sensitiveHeaderWords = []string{"token", "secret", "password", "passwd", "session", "credential", "cookie", "authorization"}
+
+// SensitiveHeader reports whether the header called name carries a
+// credential, whatever its value: Authorization, Proxy-Authorization,
+// Cookie, Set-Cookie, and every name that ends in "key" or holds one of
+// the words token, secret, password, session or credential.
+func SensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	if strings.HasSuffix(n, "key") {
+		return true
+	}
+	for _, w := range sensitiveHeaderWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveField reports whether a form field or JSON property called
+// name carries a secret, in any case.
+func sensitiveField(name string) bool {
+	for _, f := range sensitiveFields {
+		if strings.EqualFold(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// MediaType is the media type of a Content-Type header, in lower case
+// and without its parameters; "" when it does not parse.
+func MediaType(contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// IsForm reports whether contentType is application/x-www-form-urlencoded,
+// in any case and with any parameters.
+func IsForm(contentType string) bool {
+	return MediaType(contentType) == "application/x-www-form-urlencoded"
+}
+
+// isJSON reports whether contentType is JSON: application/json, or a
+// type with the +json suffix (RFC 6839 §3.1).
+func isJSON(contentType string) bool {
+	mt := MediaType(contentType)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
 
 // Redactor masks the secrets it knows. The zero value is ready to use and
 // masks by place only. A Redactor is safe for concurrent use.
@@ -85,13 +141,14 @@ func (r *Redactor) String(s string) string {
 }
 
 // Header returns a copy of h with the credential headers masked (keeping the
-// scheme of Authorization, "Bearer ***") and every known secret masked.
+// scheme of Authorization, "Bearer ***", and the names of cookies;
+// SensitiveHeader) and every known secret masked.
 func (r *Redactor) Header(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for name, values := range h {
 		masked := make([]string, len(values))
 		for i, v := range values {
-			if slices.Contains(sensitiveHeaders, http.CanonicalHeaderKey(name)) {
+			if SensitiveHeader(name) {
 				v = maskCredential(name, v)
 			}
 			masked[i] = r.String(v)
@@ -115,7 +172,7 @@ func maskCredential(name, v string) string {
 			attrs = ";" + attrs
 		}
 		return cookie + "=" + Mask + attrs
-	default: // Cookie: a=1; b=2
+	case "Cookie": // a=1; b=2
 		parts := strings.Split(v, ";")
 		for i, p := range parts {
 			n, _, _ := strings.Cut(p, "=")
@@ -123,54 +180,76 @@ func maskCredential(name, v string) string {
 		}
 		return strings.Join(parts, ";")
 	}
+	return Mask
 }
 
-// Body masks a request or response body of the given content type: the
-// secret fields of a form or a JSON document by place, then every known
-// secret by value. A body that does not parse is masked by value only.
+// Body masks a request or response body of the given content type (its
+// media type in any case, with any parameters): the secret fields of a
+// form or a JSON document by place, then every known secret by value. A
+// body that does not parse is masked by value only.
 func (r *Redactor) Body(contentType string, body []byte) string {
-	s := string(body)
-	switch {
-	case strings.Contains(contentType, "x-www-form-urlencoded"):
-		s = maskForm(s)
-	case strings.Contains(contentType, "json"):
-		s = maskJSON(s)
-	}
-	return r.String(s)
+	s, _ := r.body(contentType, body)
+	return s
 }
 
-// maskForm masks the secret fields of a form-encoded body, keeping the order
-// of its fields.
-func maskForm(s string) string {
+// StrictBody is Body for a body that may carry secrets in fields: it
+// reports ok only when the body parsed as a form or as JSON, so that every
+// secret field in it was masked by place. A caller that must not keep a
+// secret (the journal of the token endpoint) drops a body that is not ok.
+// A form pair whose name does not decode is masked whole.
+func (r *Redactor) StrictBody(contentType string, body []byte) (masked string, ok bool) {
+	return r.body(contentType, body)
+}
+
+func (r *Redactor) body(contentType string, body []byte) (string, bool) {
+	s, ok := string(body), false
+	switch {
+	case IsForm(contentType):
+		s, ok = maskForm(s)
+	case isJSON(contentType):
+		s, ok = maskJSON(s)
+	}
+	return r.String(s), ok
+}
+
+// maskForm masks the secret fields of a form-encoded body, keeping the
+// order of its fields; a pair whose name does not decode is masked whole,
+// and ok is then false.
+func maskForm(s string) (string, bool) {
+	ok := true
 	pairs := strings.Split(s, "&")
 	for i, p := range pairs {
-		k, _, ok := strings.Cut(p, "=")
+		k, _, hasValue := strings.Cut(p, "=")
 		name, err := url.QueryUnescape(k)
-		if ok && err == nil && slices.Contains(sensitiveFields, name) {
+		switch {
+		case err != nil:
+			pairs[i], ok = Mask, false
+		case hasValue && sensitiveField(name):
 			pairs[i] = k + "=" + Mask
 		}
 	}
-	return strings.Join(pairs, "&")
+	return strings.Join(pairs, "&"), ok
 }
 
-// maskJSON masks the values of secret properties at any depth.
-func maskJSON(s string) string {
+// maskJSON masks the values of secret properties at any depth; ok is false
+// when s is not JSON.
+func maskJSON(s string) (string, bool) {
 	var doc any
 	if err := json.Unmarshal([]byte(s), &doc); err != nil {
-		return s
+		return s, false
 	}
 	out, err := json.Marshal(maskValue(doc))
 	if err != nil {
-		return s
+		return s, false
 	}
-	return string(out)
+	return string(out), true
 }
 
 func maskValue(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, child := range t {
-			if slices.Contains(sensitiveFields, k) {
+			if sensitiveField(k) {
 				t[k] = Mask
 			} else {
 				t[k] = maskValue(child)

@@ -76,3 +76,59 @@ func TestBodyMasksByValueWhenItDoesNotParse(t *testing.T) {
 		t.Fatalf("Body() = %q", got)
 	}
 }
+
+func TestBodyReadsTheMediaTypeInAnyCase(t *testing.T) {
+	for _, ct := range []string{"Application/X-WWW-Form-Urlencoded", "APPLICATION/X-WWW-FORM-URLENCODED; Charset=UTF-8", "application/x-www-form-urlencoded ; charset=utf-8"} {
+		got := New().Body(ct, []byte("grant_type=password&Password=hunter2&refresh_token=abc"))
+		if got != "grant_type=password&Password=***&refresh_token=***" {
+			t.Errorf("Body(%q) = %q", ct, got)
+		}
+	}
+	for _, ct := range []string{"Application/JSON", "application/problem+json", "application/hal+JSON; charset=utf-8"} {
+		got := New().Body(ct, []byte(`{"Client_Secret": "s", "token": "t"}`))
+		if strings.Contains(got, `"s"`) || strings.Contains(got, `"t"`) {
+			t.Errorf("Body(%q) = %q", ct, got)
+		}
+	}
+}
+
+func TestStrictBodyTellsWhenTheSecretsCouldNotBeFound(t *testing.T) {
+	for _, c := range []struct {
+		ct, body, want string
+		ok             bool
+	}{
+		{"application/x-www-form-urlencoded", "a=1&password=x", "a=1&password=***", true},
+		{"application/json", `{"password":"x"}`, `{"password":"***"}`, true},
+		{"text/plain", "password=x", "password=x", false},
+		{"", "password=x", "password=x", false},
+		{"application/json", `{"password":"x"`, `{"password":"x"`, false},
+		{"application/x-www-form-urlencoded", "pass%ZZword=x&a=1", "***&a=1", false},
+	} {
+		got, ok := New().StrictBody(c.ct, []byte(c.body))
+		if got != c.want || ok != c.ok {
+			t.Errorf("StrictBody(%q, %q) = %q, %v; want %q, %v", c.ct, c.body, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestHeadersWhoseNamesSaySecretAreMasked(t *testing.T) {
+	h := http.Header{}
+	for _, name := range []string{"X-Api-Key", "Apikey", "X-Auth-Token", "X-Client-Secret", "X-Session-Id", "X-Password", "X-Amz-Security-Token", "Proxy-Authorization", "X-Credentials"} {
+		h.Set(name, "value-of-"+name)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("WWW-Authenticate", `Bearer realm="event"`)
+	got := New().Header(h)
+	for name, v := range got {
+		switch name {
+		case "Content-Type", "Www-Authenticate":
+			if v[0] != h.Get(name) {
+				t.Errorf("%s = %q, changed", name, v[0])
+			}
+		default:
+			if strings.Contains(v[0], "value-of") {
+				t.Errorf("%s = %q, not masked", name, v[0])
+			}
+		}
+	}
+}

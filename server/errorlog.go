@@ -65,7 +65,7 @@ func requestSecrets(c *fiber.Ctx) []string {
 			}
 		}
 	}
-	if strings.HasPrefix(c.Get(fiber.HeaderContentType), "application/x-www-form-urlencoded") {
+	if redact.IsForm(c.Get(fiber.HeaderContentType)) {
 		if form, err := url.ParseQuery(string(c.Body())); err == nil {
 			for _, name := range []string{"password", "client_secret", "token", "refresh_token", "access_token"} {
 				secrets = append(secrets, form[name]...)

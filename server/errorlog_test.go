@@ -67,3 +67,19 @@ func TestAServerFailureIsLoggedWithItsCauseMasked(t *testing.T) {
 		t.Errorf("want two lines, one per failure:\n%s", text)
 	}
 }
+
+// TestAFailureCauseIsMaskedWhateverTheCaseOfTheFormsMediaType: the secret
+// fields of a form are masked in the cause of a failure, however the
+// request writes application/x-www-form-urlencoded.
+func TestAFailureCauseIsMaskedWhateverTheCaseOfTheFormsMediaType(t *testing.T) {
+	var log servertest.Log
+	store := brokenStore{Memory: event.NewMemory(), secret: "the-password-of-the-form"}
+	addr, _ := listenWith(t, Options{Events: &store, ErrorLogger: slog.New(slog.NewTextHandler(&log, nil))})
+	h := map[string]string{"Content-Type": "Application/X-WWW-Form-Urlencoded; Charset=UTF-8"}
+	if resp, _ := rawRequest(t, addr, "GET", "/api/events", h, "password=the-password-of-the-form"); resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("a failed list: %d", resp.StatusCode)
+	}
+	if text := log.String(); strings.Contains(text, "the-password-of-the-form") || !strings.Contains(text, "index of ***") {
+		t.Fatalf("the error log does not mask the form's password:\n%s", text)
+	}
+}

@@ -13,11 +13,14 @@ import (
 )
 
 // Handler is the Fiber middleware that records every request that reaches
-// it, and its answer, in j. It masks by place (the Authorization and cookie
-// headers, and the form fields and JSON properties that carry passwords,
-// secrets and tokens: see package redact), so that no credential or token
-// reaches the journal. It lets Fiber's error handler write an error answer
-// first, so that the entry tells the status the client got.
+// it, and its answer, in j. It masks by place (the headers whose names say
+// they carry a credential, and the form fields and JSON properties that
+// carry passwords, secrets and tokens, whatever the case of their names and
+// media types: see package redact), so that no credential or token reaches
+// the journal. On the token endpoint it fails closed: a body it cannot
+// parse as a form or JSON, whose secrets it could not find, is not
+// recorded. It lets Fiber's error handler write an error answer first, so
+// that the entry tells the status the client got.
 func Handler(j *Journal) fiber.Handler {
 	var mask redact.Redactor
 	return func(c *fiber.Ctx) error {
@@ -30,10 +33,11 @@ func Handler(j *Journal) fiber.Handler {
 			Path:   strings.Clone(strings.ToValidUTF8(c.Path(), "?")),
 			Remote: strings.Clone(c.IP()),
 		}
+		strict := strings.HasPrefix(c.Path(), tokenPaths)
 		if q := c.Request().URI().QueryString(); len(q) > 0 {
 			e.Query = mask.Body(fiber.MIMEApplicationForm, q)
 		}
-		e.Request = message(&mask, requestHeaders(c), c.Get(fiber.HeaderContentType), c.Body(), false)
+		e.Request = message(&mask, requestHeaders(c), c.Get(fiber.HeaderContentType), c.Body(), false, strict)
 		err := c.Next()
 		if err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
@@ -52,7 +56,7 @@ func Handler(j *Journal) fiber.Handler {
 			if !resp.IsBodyStream() {
 				body = resp.Body()
 			}
-			e.Response = message(&mask, responseHeaders(c), string(resp.Header.ContentType()), body, resp.IsBodyStream())
+			e.Response = message(&mask, responseHeaders(c), string(resp.Header.ContentType()), body, resp.IsBodyStream(), strict)
 		}
 		e.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 		j.Add(e)
@@ -60,9 +64,18 @@ func Handler(j *Journal) fiber.Handler {
 	}
 }
 
+// tokenPaths are where the bodies carry passwords, client secrets and
+// tokens: the token endpoint (and anything the router may take for it).
+const tokenPaths = "/oauth/"
+
+// NotMasked is the body an entry shows in place of a body of the token
+// endpoint that could not be masked.
+const NotMasked = "(not recorded: a body of the token endpoint that is not a form or JSON, whose secrets cannot be found to mask)"
+
 // message is the masked record of headers and a body; a streamed body (a
-// file) is not read.
-func message(mask *redact.Redactor, h http.Header, contentType string, body []byte, streamed bool) Message {
+// file) is not read. When strict, a body that is not a form or JSON is
+// not recorded (redact.StrictBody).
+func message(mask *redact.Redactor, h http.Header, contentType string, body []byte, streamed, strict bool) Message {
 	m := Message{Headers: mask.Header(h)}
 	switch {
 	case streamed:
@@ -71,7 +84,11 @@ func message(mask *redact.Redactor, h http.Header, contentType string, body []by
 	case !utf8.Valid(body):
 		m.Body = "(not UTF-8 text, not recorded)"
 	default:
-		masked := mask.Body(contentType, body)
+		masked, ok := mask.StrictBody(contentType, body)
+		if strict && !ok {
+			m.Body = NotMasked
+			break
+		}
 		if len(masked) > MaxBody {
 			cut := MaxBody
 			for cut > 0 && !utf8.RuneStart(masked[cut]) {
