@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -86,4 +87,14 @@ func (c *conn) SetLinger(sec int) error {
 	}
 	c.abort.Store(sec == 0)
 	return nil
+}
+
+// SyscallConn implements syscall.Conn with the connection's own, so that a
+// fault's latency can see whether the client has left (fault.Handler).
+func (c *conn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("the connection has no system connection")
+	}
+	return sc.SyscallConn()
 }

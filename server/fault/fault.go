@@ -4,6 +4,10 @@
 // method and a path pattern, and delay the answer, replace it with a
 // status, or close the connection without one, for every matching request or
 // a fraction of them.
+//
+// Rules are bounded (MaxRules, MaxPatternLen, MaxLatency), their patterns
+// split once when they are added, and matched without a lock: a request
+// reads the rules in force as they stood when it arrived.
 package fault
 
 import (
@@ -15,11 +19,18 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// MaxLatency is the longest delay a rule may add.
-const MaxLatency = 10 * time.Minute
+// Bounds of the rules: how many may be in force, how long a path pattern
+// and a method may be, and the longest delay a rule may add.
+const (
+	MaxRules      = 100
+	MaxPatternLen = 256
+	MaxMethodLen  = 20
+	MaxLatency    = 2 * time.Minute
+)
 
 // Rule is one fault: which requests it matches and what it does to them.
 type Rule struct {
@@ -154,15 +165,24 @@ func jsonKind(goKind string) string {
 // least one effect, and a fraction in (0, 1].
 func (r Rule) Validate() error {
 	var errs []string
-	if !strings.HasPrefix(r.Path, "/") {
+	switch {
+	case len(r.Path) > MaxPatternLen:
+		errs = append(errs, fmt.Sprintf("path is %d bytes long; a pattern is at most %d", len(r.Path), MaxPatternLen))
+	case !strings.HasPrefix(r.Path, "/"):
 		errs = append(errs, fmt.Sprintf("path %q must start with \"/\"", r.Path))
-	} else if _, err := path.Match(strings.ReplaceAll(r.Path, "/", ""), ""); err != nil {
-		errs = append(errs, fmt.Sprintf("path %q is not a valid pattern", r.Path))
+	default:
+		if _, err := path.Match(strings.ReplaceAll(r.Path, "/", ""), ""); err != nil {
+			errs = append(errs, fmt.Sprintf("path %q is not a valid pattern", r.Path))
+		}
 	}
-	for _, c := range r.Method {
-		if c < 'A' || c > 'Z' {
-			errs = append(errs, fmt.Sprintf("method %q must be an HTTP method such as GET, or empty for every method", r.Method))
-			break
+	if len(r.Method) > MaxMethodLen {
+		errs = append(errs, fmt.Sprintf("method is %d bytes long; an HTTP method is at most %d", len(r.Method), MaxMethodLen))
+	} else {
+		for _, c := range r.Method {
+			if c < 'A' || c > 'Z' {
+				errs = append(errs, fmt.Sprintf("method %q must be an HTTP method such as GET, or empty for every method", r.Method))
+				break
+			}
 		}
 	}
 	if r.Latency < 0 {
@@ -192,104 +212,165 @@ func (r Rule) Validate() error {
 // (before the fraction is drawn). The pattern is matched segment by
 // segment; a final "**" segment matches whatever follows, or nothing.
 func (r Rule) Matches(method, p string) bool {
-	if r.Method != "" && r.Method != method {
+	return compile(r).matches(method, strings.Split(p, "/"))
+}
+
+// compiled is a rule in force: its pattern split once, its hits counted
+// without a lock, and gone closed when it is taken out of force.
+type compiled struct {
+	rule Rule
+	// segs are the pattern's segments; rest is true when a final "**"
+	// was cut from them.
+	segs []string
+	rest bool
+	hits atomic.Int64
+	gone chan struct{}
+}
+
+func compile(r Rule) *compiled {
+	c := &compiled{rule: r, segs: strings.Split(r.Path, "/"), gone: make(chan struct{})}
+	if c.segs[len(c.segs)-1] == "**" {
+		c.segs, c.rest = c.segs[:len(c.segs)-1], true
+	}
+	return c
+}
+
+// matches is Rule.Matches for a path split into its segments.
+func (c *compiled) matches(method string, segs []string) bool {
+	if c.rule.Method != "" && c.rule.Method != method {
 		return false
 	}
-	pattern, segs := strings.Split(r.Path, "/"), strings.Split(p, "/")
-	if pattern[len(pattern)-1] == "**" {
-		pattern = pattern[:len(pattern)-1]
-		if len(segs) < len(pattern) {
+	if c.rest {
+		if len(segs) < len(c.segs) {
 			return false
 		}
-		segs = segs[:len(pattern)]
-	} else if len(segs) != len(pattern) {
+		segs = segs[:len(c.segs)]
+	} else if len(segs) != len(c.segs) {
 		return false
 	}
-	for i := range pattern {
-		if ok, _ := path.Match(pattern[i], segs[i]); !ok {
+	for i, pattern := range c.segs {
+		if pattern == segs[i] {
+			continue
+		}
+		if ok, _ := path.Match(pattern, segs[i]); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// Set holds the rules in force. It is safe for concurrent use.
+// Set holds the rules in force. It is safe for concurrent use: Pick reads
+// the rules without a lock, and the writers (Add, Remove, Clear) replace
+// them whole.
 type Set struct {
-	draw func() float64 // in [0, 1)
+	draw func() float64 // in [0, 1), safe for concurrent use
 
-	mu     sync.Mutex
-	rules  []Rule
+	rules atomic.Pointer[[]*compiled]
+
+	mu     sync.Mutex // serializes the writers
 	nextID int
 }
 
+// ErrFull refuses a rule past MaxRules.
+var ErrFull = fmt.Errorf("%w: %d rules are in force, the most there may be: remove some first (DELETE /faults)", ErrInvalid, MaxRules)
+
 // NewSet returns an empty Set that draws fractions from draw, a source of
-// numbers in [0, 1) such as math/rand/v2's Float64.
+// numbers in [0, 1) safe for concurrent use, such as math/rand/v2's
+// Float64.
 func NewSet(draw func() float64) *Set { return &Set{draw: draw} }
 
-// Add puts a valid rule in force and returns it with its ID.
+func (s *Set) load() []*compiled {
+	if p := s.rules.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Add puts a valid rule in force and returns it with its ID; past MaxRules
+// it returns ErrFull.
 func (s *Set) Add(r Rule) (Rule, error) {
 	if err := r.Validate(); err != nil {
 		return Rule{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	old := s.load()
+	if len(old) >= MaxRules {
+		return Rule{}, ErrFull
+	}
 	s.nextID++
 	r.ID, r.Hits = s.nextID, 0
-	s.rules = append(s.rules, r)
+	rules := append(append(make([]*compiled, 0, len(old)+1), old...), compile(r))
+	s.rules.Store(&rules)
 	return r, nil
 }
 
-// List returns the rules in force, in the order they were added.
+// List returns the rules in force, in the order they were added, with
+// their hits.
 func (s *Set) List() []Rule {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Rule{}, s.rules...)
+	rules := s.load()
+	out := make([]Rule, len(rules))
+	for i, c := range rules {
+		out[i] = c.rule
+		out[i].Hits = int(c.hits.Load())
+	}
+	return out
 }
 
-// Remove takes the rule with the ID out of force, and reports whether
-// there was one.
+// Remove takes the rule with the ID out of force, ending the waits of its
+// latency, and reports whether there was one.
 func (s *Set) Remove(id int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, r := range s.rules {
-		if r.ID == id {
-			s.rules = append(s.rules[:i], s.rules[i+1:]...)
+	old := s.load()
+	for i, c := range old {
+		if c.rule.ID == id {
+			rules := append(append(make([]*compiled, 0, len(old)-1), old[:i]...), old[i+1:]...)
+			s.rules.Store(&rules)
+			close(c.gone)
 			return true
 		}
 	}
 	return false
 }
 
-// Clear takes every rule out of force, and returns how many there were.
+// Clear takes every rule out of force, ending the waits of their
+// latencies, and returns how many there were.
 func (s *Set) Clear() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(s.rules)
-	s.rules = nil
-	return n
+	old := s.load()
+	s.rules.Store(nil)
+	for _, c := range old {
+		close(c.gone)
+	}
+	return len(old)
 }
 
 // Pick returns the first rule, in the order they were added, that matches
-// the request and whose fraction is drawn, counting the hit; false when
-// none applies.
-func (s *Set) Pick(method, p string) (Rule, bool) {
+// the request and whose fraction is drawn, counting the hit, and a channel
+// closed when that rule is taken out of force; false when none applies.
+func (s *Set) Pick(method, p string) (Rule, <-chan struct{}, bool) {
 	if s == nil {
-		return Rule{}, false
+		return Rule{}, nil, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.rules {
-		r := &s.rules[i]
-		if !r.Matches(method, p) {
+	rules := s.load()
+	if len(rules) == 0 {
+		return Rule{}, nil, false
+	}
+	segs := strings.Split(p, "/")
+	for _, c := range rules {
+		if !c.matches(method, segs) {
 			continue
 		}
-		if r.Fraction < 1 && s.draw() >= r.Fraction {
+		if c.rule.Fraction < 1 && s.draw() >= c.rule.Fraction {
 			continue
 		}
-		r.Hits++
-		return *r, true
+		r := c.rule
+		r.Hits = int(c.hits.Add(1))
+		return r, c.gone, true
 	}
-	return Rule{}, false
+	return Rule{}, nil, false
 }
 
 // String writes d as Go writes durations.

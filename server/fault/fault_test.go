@@ -2,6 +2,7 @@ package fault
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,20 +30,22 @@ func TestParseRefusesBadRulesSayingWhy(t *testing.T) {
 		`[]`:                                 "object",
 		`{"path": "/api", "status": 503} {}`: "one JSON object",
 		`{"path": "/api", "status": 503, "colour": "red"}`: `unknown field "colour"`,
-		`{"status": 503}`:                                   "path is required",
-		`{"path": "api", "status": 503}`:                    `must start with "/"`,
-		`{"path": "/api/[", "status": 503}`:                 "not a valid pattern",
-		`{"path": "/api", "latency": "-1s"}`:                "must not be negative",
-		`{"path": "/api", "latency": 5}`:                    "duration string",
-		`{"path": "/api", "latency": "soon"}`:               "not a duration",
-		`{"path": "/api", "latency": "11m"}`:                "at most",
-		`{"path": "/api", "status": 503, "fraction": 1.5}`:  "at most 1",
-		`{"path": "/api", "status": 503, "fraction": 0}`:    "above 0",
-		`{"path": "/api", "status": 503, "fraction": "x"}`:  "fraction must be a JSON number",
-		`{"path": "/api", "status": 99}`:                    "from 200 to 599",
-		`{"path": "/api", "status": 503, "drop": true}`:     "not both",
-		`{"path": "/api"}`:                                  "does nothing",
-		`{"path": "/api", "method": "GE T", "status": 503}`: "HTTP method",
+		`{"status": 503}`:                                                              "path is required",
+		`{"path": "api", "status": 503}`:                                               `must start with "/"`,
+		`{"path": "/api/[", "status": 503}`:                                            "not a valid pattern",
+		`{"path": "/api", "latency": "-1s"}`:                                           "must not be negative",
+		`{"path": "/api", "latency": 5}`:                                               "duration string",
+		`{"path": "/api", "latency": "soon"}`:                                          "not a duration",
+		`{"path": "/api", "latency": "3m"}`:                                            "at most 2m",
+		`{"path": "/` + strings.Repeat("a", MaxPatternLen) + `", "status": 503}`:       "at most 256",
+		`{"path": "/api", "method": "` + strings.Repeat("A", 21) + `", "status": 503}`: "at most 20",
+		`{"path": "/api", "status": 503, "fraction": 1.5}`:                             "at most 1",
+		`{"path": "/api", "status": 503, "fraction": 0}`:                               "above 0",
+		`{"path": "/api", "status": 503, "fraction": "x"}`:                             "fraction must be a JSON number",
+		`{"path": "/api", "status": 99}`:                                               "from 200 to 599",
+		`{"path": "/api", "status": 503, "drop": true}`:                                "not both",
+		`{"path": "/api"}`:                                                             "does nothing",
+		`{"path": "/api", "method": "GE T", "status": 503}`:                            "HTTP method",
 	} {
 		_, err := Parse([]byte(body))
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
@@ -83,13 +86,13 @@ func TestSetPicksTheFirstMatchingRuleByItsFraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := s.Add(Rule{Path: "/api/**", Latency: Duration(time.Millisecond), Fraction: 1})
-	if got, ok := s.Pick("GET", "/api/events"); !ok || got.ID != all.ID {
+	if got, _, ok := s.Pick("GET", "/api/events"); !ok || got.ID != all.ID {
 		t.Fatalf("draw 0.7 against fraction 0.5: Pick = %+v, %v, want rule %d", got, ok, all.ID)
 	}
-	if got, ok := s.Pick("GET", "/api/events"); !ok || got.ID != half.ID {
+	if got, _, ok := s.Pick("GET", "/api/events"); !ok || got.ID != half.ID {
 		t.Fatalf("draw 0.2 against fraction 0.5: Pick = %+v, %v, want rule %d", got, ok, half.ID)
 	}
-	if _, ok := s.Pick("GET", "/docs/index.html"); ok {
+	if _, _, ok := s.Pick("GET", "/docs/index.html"); ok {
 		t.Fatal("a rule applied to a path none matches")
 	}
 	list := s.List()
@@ -105,7 +108,69 @@ func TestSetPicksTheFirstMatchingRuleByItsFraction(t *testing.T) {
 	if n := s.Clear(); n != 1 || len(s.List()) != 0 {
 		t.Fatalf("Clear() = %d, %d left", n, len(s.List()))
 	}
-	if _, ok := s.Pick("GET", "/api/events"); ok {
+	if _, _, ok := s.Pick("GET", "/api/events"); ok {
 		t.Fatal("a rule applied after Clear")
 	}
+}
+
+// TestTheGoneChannelClosesWithItsRule: a rule's removal, and Clear, close
+// the channel Pick gave for it; the others stay open.
+func TestTheGoneChannelClosesWithItsRule(t *testing.T) {
+	s := NewSet(func() float64 { return 0 })
+	a, _ := s.Add(Rule{Path: "/a", Latency: Duration(time.Minute), Fraction: 1})
+	s.Add(Rule{Path: "/b", Latency: Duration(time.Minute), Fraction: 1})
+	_, goneA, _ := s.Pick("GET", "/a")
+	_, goneB, _ := s.Pick("GET", "/b")
+	s.Remove(a.ID)
+	select {
+	case <-goneA:
+	default:
+		t.Fatal("removing rule a did not close its channel")
+	}
+	select {
+	case <-goneB:
+		t.Fatal("removing rule a closed rule b's channel")
+	default:
+	}
+	s.Clear()
+	select {
+	case <-goneB:
+	default:
+		t.Fatal("Clear did not close rule b's channel")
+	}
+}
+
+// TestAFullSetRefusesARule: MaxRules rules, and the next is ErrFull.
+func TestAFullSetRefusesARule(t *testing.T) {
+	s := NewSet(func() float64 { return 0 })
+	for i := range MaxRules {
+		if _, err := s.Add(Rule{Path: "/a/" + strconv.Itoa(i), Status: 500, Fraction: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Add(Rule{Path: "/b", Status: 500, Fraction: 1}); !errors.Is(err, ErrFull) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("rule %d: %v, want ErrFull", MaxRules+1, err)
+	}
+	s.Clear()
+	if _, err := s.Add(Rule{Path: "/b", Status: 500, Fraction: 1}); err != nil {
+		t.Fatalf("after Clear: %v", err)
+	}
+}
+
+// BenchmarkPickFullSet is the cost to a public request of MaxRules rules
+// that do not match it, from as many goroutines as the machine has: no
+// lock serializes them.
+func BenchmarkPickFullSet(b *testing.B) {
+	s := NewSet(func() float64 { return 0 })
+	for i := range MaxRules {
+		s.Add(Rule{Path: "/api/events/" + strconv.Itoa(i) + "/*", Status: 500, Fraction: 1})
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, ok := s.Pick("GET", "/api/events/7"); ok {
+				b.Fatal("a rule matched")
+			}
+		}
+	})
 }

@@ -12,23 +12,40 @@ import (
 // to a request, for the request journal.
 const AppliedKey = "eventsvc.fault"
 
+// LeftKey is the Fiber local Handler sets to true when the client closed
+// its connection while a rule's latency held its request: the request went
+// no further, and nothing was answered.
+const LeftKey = "eventsvc.fault.left"
+
+// PollInterval is how often a request held by a rule's latency looks
+// whether its client has left.
+const PollInterval = 100 * time.Millisecond
+
 // Handler is the Fiber middleware that applies the rules of set to every
 // request that reaches it: it waits the rule's latency, then answers the
 // rule's status with a JSON error body, or closes the connection without an
 // answer, or, with a latency alone, lets the request go on.
+//
+// A latency's wait ends early in three cases: the rule is taken out of
+// force (removed, cleared, a reset), and the request then goes on to its
+// real answer; the server shuts down; the client closes its connection,
+// and the request then goes no further (LeftKey) and its connection is
+// closed, so that clients that gave up hold nothing.
 func Handler(set *Set) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		r, ok := set.Pick(c.Method(), c.Path())
+		r, gone, ok := set.Pick(c.Method(), c.Path())
 		if !ok {
 			return c.Next()
 		}
 		c.Locals(AppliedKey, r)
 		if r.Latency > 0 {
-			t := time.NewTimer(time.Duration(r.Latency))
-			select {
-			case <-t.C:
-			case <-c.Context().Done():
-				t.Stop()
+			switch wait(c, time.Duration(r.Latency), gone) {
+			case ruleGone:
+				return c.Next()
+			case clientLeft:
+				c.Locals(LeftKey, true)
+				closeQuietly(c)
+				return nil
 			}
 		}
 		switch {
@@ -44,6 +61,43 @@ func Handler(set *Set) fiber.Handler {
 		}
 		return c.Next()
 	}
+}
+
+// How a latency's wait ended.
+const (
+	waited = iota
+	ruleGone
+	clientLeft
+)
+
+// wait waits d, or until gone is closed, the server shuts down or the
+// client leaves.
+func wait(c *fiber.Ctx, d time.Duration, gone <-chan struct{}) int {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(PollInterval)
+	defer poll.Stop()
+	conn := c.Context().Conn()
+	for {
+		select {
+		case <-t.C:
+			return waited
+		case <-gone:
+			return ruleGone
+		case <-c.Context().Done():
+			return waited
+		case <-poll.C:
+			if peerClosed(conn) {
+				return clientLeft
+			}
+		}
+	}
+}
+
+// closeQuietly closes the connection without writing an answer.
+func closeQuietly(c *fiber.Ctx) {
+	c.Context().HijackSetNoResponse(true)
+	c.Context().Hijack(func(conn net.Conn) { _ = conn.Close() })
 }
 
 // drop closes the connection without writing an answer; the client sees

@@ -49,7 +49,11 @@ func Handler(j *Journal) fiber.Handler {
 			e.Fault = r.ID
 			e.Dropped = r.Drop
 		}
-		if !e.Dropped {
+		e.ClientLeft, _ = c.Locals(fault.LeftKey).(bool)
+		if e.ClientLeft {
+			e.Dropped = false
+		}
+		if !e.Dropped && !e.ClientLeft {
 			resp := c.Response()
 			e.Status = resp.StatusCode()
 			var body []byte

@@ -28,11 +28,16 @@ type Entry struct {
 	Remote   string  `json:"remote"`
 	Request  Message `json:"request"`
 	Response Message `json:"response"`
-	// Status is the answer's status; 0 when the connection was dropped.
+	// Status is the answer's status; 0 when the connection was dropped or
+	// the client left.
 	Status int `json:"status"`
 	// Dropped is true when a fault closed the connection without an
 	// answer.
 	Dropped bool `json:"dropped,omitempty"`
+	// ClientLeft is true when the client closed its connection while a
+	// fault's latency held the request: it went no further and nothing
+	// was answered.
+	ClientLeft bool `json:"clientLeft,omitempty"`
 	// Fault is the ID of the fault rule applied to the request, if any.
 	Fault int `json:"fault,omitempty"`
 	// LatencyMS is how long the server took, in milliseconds.

@@ -1,0 +1,168 @@
+package control
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"eventsvc/server/fault"
+)
+
+// TestFaultRulesAreBounded: past fault.MaxRules rules, or with a pattern
+// longer than fault.MaxPatternLen, a rule is refused with 400 saying
+// which bound, without the whole pattern in the answer or the log.
+func TestFaultRulesAreBounded(t *testing.T) {
+	r := newRig(t, "")
+	for i := range fault.MaxRules {
+		if status, body := r.call(t, http.MethodPost, "/faults", fmt.Sprintf(`{"path": "/docs/%d", "status": 500}`, i)); status != http.StatusCreated {
+			t.Fatalf("rule %d = %d %v", i+1, status, body)
+		}
+	}
+	status, body := r.call(t, http.MethodPost, "/faults", `{"path": "/docs/one-more", "status": 500}`)
+	if desc, _ := body["error_description"].(string); status != http.StatusBadRequest || !strings.Contains(desc, fmt.Sprint(fault.MaxRules)) {
+		t.Fatalf("rule %d = %d %v, want 400 naming the bound", fault.MaxRules+1, status, body)
+	}
+	r.call(t, http.MethodDelete, "/faults", "")
+	long := "/" + strings.Repeat("a", 6<<20)
+	for _, rule := range []string{
+		`{"path": "` + long + `", "status": 500}`,
+		`{"path": "/api", "method": "` + strings.Repeat("G", 1<<20) + `", "status": 500}`,
+	} {
+		status, body = r.call(t, http.MethodPost, "/faults", rule)
+		desc, _ := body["error_description"].(string)
+		if status != http.StatusBadRequest || !strings.Contains(desc, "at most") || len(desc) > 300 {
+			t.Fatalf("a rule of %d bytes = %d, %.300q; want 400 naming the bound, briefly", len(rule), status, desc)
+		}
+	}
+	if n := len(r.log.String()); n > 64<<10 {
+		t.Fatalf("the control log holds %d bytes after refusing two long rules", n)
+	}
+	if status, body := r.call(t, http.MethodPost, "/faults", `{"path": "/api", "latency": "3m"}`); status != http.StatusBadRequest {
+		t.Fatalf("a latency of 3m = %d %v, want 400: at most %v", status, body, fault.MaxLatency)
+	}
+}
+
+// waiters sends n requests for path to the public server, each on its
+// own connection, and returns a channel that receives each one's status
+// (0 for an error) as it is answered.
+func (r *rig) waiters(t *testing.T, n int, path string) <-chan int {
+	t.Helper()
+	done := make(chan int, n)
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	for range n {
+		go func() {
+			resp, err := client.Get(r.public + path)
+			if err != nil {
+				done <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+	}
+	return done
+}
+
+// awaitAll reads n statuses from done within d, and fails unless each is
+// want.
+func awaitAll(t *testing.T, done <-chan int, n, want int, d time.Duration, what string) {
+	t.Helper()
+	deadline := time.After(d)
+	for i := range n {
+		select {
+		case status := <-done:
+			if status != want {
+				t.Fatalf("%s: request %d answered %d, want %d", what, i+1, status, want)
+			}
+		case <-deadline:
+			t.Fatalf("%s: %d of %d requests still wait after %v", what, n-i, n, d)
+		}
+	}
+}
+
+// waitingOn waits until n requests wait on a latency rule: the rule's
+// hits count them as they begin.
+func (r *rig) waitingOn(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		_, list := r.call(t, http.MethodGet, "/faults", "")
+		hits := 0
+		for _, f := range list["faults"].([]any) {
+			hits += int(f.(map[string]any)["hits"].(float64))
+		}
+		if hits >= n {
+			return
+		}
+	}
+	t.Fatalf("fewer than %d requests reached the latency rule", n)
+}
+
+// TestALatencyWaitEndsWhenItsRuleGoes: requests waiting on a rule's
+// latency get the real answer at once when the rule is removed, and when
+// the server is reset.
+func TestALatencyWaitEndsWhenItsRuleGoes(t *testing.T) {
+	r := newRig(t, "")
+	const n = 10
+	for _, end := range []struct{ name, method, path string }{
+		{"DELETE /faults/{id}", http.MethodDelete, "/faults/%v"},
+		{"DELETE /faults", http.MethodDelete, "/faults"},
+		{"POST /reset", http.MethodPost, "/reset"},
+	} {
+		_, rule := r.call(t, http.MethodPost, "/faults", `{"path": "/api", "latency": "1m"}`)
+		done := r.waiters(t, n, "/api")
+		r.waitingOn(t, n)
+		path := end.path
+		if strings.Contains(path, "%v") {
+			path = fmt.Sprintf(path, rule["id"])
+		}
+		if status, body := r.call(t, end.method, path, ""); status != http.StatusOK {
+			t.Fatalf("%s = %d %v", end.name, status, body)
+		}
+		awaitAll(t, done, n, http.StatusOK, 3*time.Second, end.name)
+	}
+}
+
+// TestALatencyWaitEndsWhenTheClientLeaves: clients that close their
+// connection while a latency rule holds their request free it within a
+// second or so, long before the latency ends: the journal records each
+// as left, and their requests reach no handler.
+func TestALatencyWaitEndsWhenTheClientLeaves(t *testing.T) {
+	r := newRig(t, "")
+	r.call(t, http.MethodPost, "/faults", `{"path": "/api/events", "latency": "1m"}`)
+	const n = 50
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := net.Dial("tcp", strings.TrimPrefix(r.public, "http://"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.WriteString(c, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+			time.Sleep(200 * time.Millisecond)
+			c.Close()
+		}()
+	}
+	wg.Wait()
+	left := 0
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && left < n; time.Sleep(50 * time.Millisecond) {
+		_, body := r.call(t, http.MethodGet, "/journal", "")
+		left = 0
+		for _, e := range body["entries"].([]any) {
+			if e.(map[string]any)["clientLeft"] == true {
+				left++
+			}
+		}
+	}
+	if left != n {
+		t.Fatalf("%d of %d clients that left are recorded as left after 5 s; the others still hold their wait", left, n)
+	}
+}
