@@ -23,6 +23,8 @@ type apiError struct {
 	Code        string `json:"error"`
 	Description string `json:"error_description"`
 	Content     any    `json:"content,omitempty"`
+	// More counts the problems past those in Content.
+	More int `json:"more,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Description }

@@ -12,14 +12,16 @@ import (
 
 // handleSeed is PUT /events: the body, a JSON array of events (see
 // event.ParseSeed), replaces every event. A seed with any invalid event is
-// refused whole with 400, listing every problem, and nothing changes.
+// refused whole with 400, listing the problems of its first
+// event.MaxSeedProblems invalid events and counting the others in "more",
+// and nothing changes.
 func (c *Control) handleSeed(ctx *fiber.Ctx) error {
 	events, err := event.ParseSeed(ctx.Body(), c.managerOf)
 	var serr *event.SeedError
 	switch {
 	case errors.As(err, &serr):
 		e := badRequest("%s", serr.Error())
-		e.Content = serr.Problems
+		e.Content, e.More = serr.Problems, serr.More
 		return e
 	case err != nil:
 		return badRequest("%s", err.Error())

@@ -166,3 +166,29 @@ func TestALatencyWaitEndsWhenTheClientLeaves(t *testing.T) {
 		t.Fatalf("%d of %d clients that left are recorded as left after 5 s; the others still hold their wait", left, n)
 	}
 }
+
+// TestAnInvalidSeedIsAnsweredBriefly: a seed of more than
+// event.MaxSeedEvents items is refused before they are read, and one of
+// invalid events lists the problems of the first event.MaxSeedProblems
+// only, counting the others in "more": the answer is never much larger
+// than the seed (it was 290 times larger).
+func TestAnInvalidSeedIsAnsweredBriefly(t *testing.T) {
+	r := newRig(t, "")
+	huge := "[" + strings.TrimSuffix(strings.Repeat("{},", 150_000), ",") + "]"
+	status, body := r.call(t, http.MethodPut, "/events", huge)
+	if desc, _ := body["error_description"].(string); status != http.StatusBadRequest || !strings.Contains(desc, "at most 10000 events") || len(mustJSON(t, body)) > 1000 {
+		t.Fatalf("a seed of 150,000 items = %d %.300s", status, mustJSON(t, body))
+	}
+	many := "[" + strings.TrimSuffix(strings.Repeat("{},", 250), ",") + "]"
+	status, body = r.call(t, http.MethodPut, "/events", many)
+	problems, _ := body["content"].([]any)
+	if status != http.StatusBadRequest || len(problems) != 100 || body["more"] != float64(150) {
+		t.Fatalf("a seed of 250 invalid events = %d, %d problems listed, more %v; want 400, 100 and 150", status, len(problems), body["more"])
+	}
+	if answer, seed := len(mustJSON(t, body)), len(many); answer > 200*seed {
+		t.Fatalf("the answer is %d bytes for a seed of %d", answer, seed)
+	}
+	if n := r.totalEvents(t); n != startEvents {
+		t.Fatalf("%d events after refused seeds, want %d", n, startEvents)
+	}
+}

@@ -3,13 +3,27 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
-// SeedError is a refused seed: every problem of every event, by position.
+// Bounds of a seed: the events it may hold, and the events with problems
+// a refusal lists (the others are counted in SeedError.More), so that a
+// refusal is never much larger than the seed.
+const (
+	MaxSeedEvents   = 10_000
+	MaxSeedProblems = 100
+)
+
+// SeedError is a refused seed: the problems of its first MaxSeedProblems
+// events that have any, by position, and how many more events have
+// problems.
 type SeedError struct {
 	Problems []SeedProblem
+	// More counts the events with problems past those listed.
+	More int
 }
 
 // SeedProblem is what is wrong with one event of a seed: Index counts from
@@ -31,7 +45,7 @@ func (e *SeedError) Error() string {
 		parts = append(parts, fe.DefaultMessage)
 	}
 	msg := fmt.Sprintf("event %d of the seed: %s", p.Index, strings.Join(parts, "; "))
-	if n := len(e.Problems) - 1; n > 0 {
+	if n := len(e.Problems) - 1 + e.More; n > 0 {
 		msg += fmt.Sprintf(" (and %d more events with problems)", n)
 	}
 	return msg
@@ -52,25 +66,57 @@ const SeedObjectName = "seed"
 // IDs, or a *SeedError listing every problem, or an error for a body that
 // is not a JSON array.
 func ParseSeed(body []byte, managerOf func(email string) (int64, bool)) ([]Event, error) {
-	var items []json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&items); err != nil || items == nil || dec.More() {
-		return nil, fmt.Errorf("the seed must be one JSON array of events")
+	items, err := seedItems(body)
+	if err != nil {
+		return nil, err
 	}
 	var events []Event
-	var problems []SeedProblem
+	var serr SeedError
 	for i, raw := range items {
 		e, errs := seedEvent(raw, managerOf)
-		if errs != nil {
-			problems = append(problems, SeedProblem{Index: i, Errors: errs})
-			continue
+		switch {
+		case errs == nil:
+			events = append(events, e)
+		case len(serr.Problems) < MaxSeedProblems:
+			serr.Problems = append(serr.Problems, SeedProblem{Index: i, Errors: errs})
+		default:
+			serr.More++
 		}
-		events = append(events, e)
 	}
-	if problems != nil {
-		return nil, &SeedError{Problems: problems}
+	if serr.Problems != nil {
+		return nil, &serr
 	}
 	return events, nil
+}
+
+// errNotASeed refuses a body that is not one JSON array.
+var errNotASeed = errors.New("the seed must be one JSON array of events")
+
+// seedItems splits a seed into its items, refusing it whole past
+// MaxSeedEvents before reading the rest.
+func seedItems(body []byte) ([]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, errNotASeed
+	}
+	items := []json.RawMessage{}
+	for dec.More() {
+		if len(items) == MaxSeedEvents {
+			return nil, fmt.Errorf("a seed holds at most %d events; for more, start the server with -demo-events", MaxSeedEvents)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, errNotASeed
+		}
+		items = append(items, raw)
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
+		return nil, errNotASeed
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errNotASeed
+	}
+	return items, nil
 }
 
 // seedEvent reads one event of a seed.

@@ -2,6 +2,7 @@ package event
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -97,5 +98,22 @@ func TestReplaceMakesTheEventsTheWholeContent(t *testing.T) {
 	m.Replace(nil)
 	if page, _ := m.List(Query{Size: 10}); page.Total != 0 {
 		t.Fatalf("after Replace(nil): %+v", page)
+	}
+}
+
+func TestParseSeedIsBounded(t *testing.T) {
+	over := "[" + strings.TrimSuffix(strings.Repeat("{},", MaxSeedEvents+1), ",") + "]"
+	_, err := ParseSeed([]byte(over), managers)
+	var serr *SeedError
+	if err == nil || errors.As(err, &serr) || !strings.Contains(err.Error(), "at most") {
+		t.Fatalf("a seed of %d events: %v, want a refusal naming the bound", MaxSeedEvents+1, err)
+	}
+	bad := "[" + strings.TrimSuffix(strings.Repeat(`{"name": ""},`, MaxSeedProblems+7), ",") + "]"
+	_, err = ParseSeed([]byte(bad), managers)
+	if !errors.As(err, &serr) || len(serr.Problems) != MaxSeedProblems || serr.More != 7 {
+		t.Fatalf("a seed of %d invalid events: %v, want %d problems and 7 more", MaxSeedProblems+7, err, MaxSeedProblems)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("and %d more events", MaxSeedProblems+6)) {
+		t.Fatalf("message %q does not count every other invalid event", err.Error())
 	}
 }
