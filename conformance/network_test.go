@@ -77,6 +77,7 @@ func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 	// makes the links https.
 	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		o.ForwardedHost = true
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +118,7 @@ func TestTheStandardProxyVariablesAreHonoured(t *testing.T) {
 	// makes the links https.
 	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		o.ForwardedHost = true
 	}))
 	if err != nil {
 		t.Fatal(err)

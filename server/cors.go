@@ -43,13 +43,17 @@ func CheckCORSOrigin(origin string) error {
 }
 
 // Validate reports the first option New cannot take: a CORSOrigin that
-// CheckCORSOrigin refuses. New panics on such options, so a program that
-// takes them from its user checks them first.
+// CheckCORSOrigin refuses (New panics on it), or a ForwardedHeader that
+// CheckForwardedHeader refuses (New would read X-Forwarded-For). A program
+// that takes them from its user checks them first.
 func (o Options) Validate() error {
 	if o.CORSOrigin != "" {
 		if err := CheckCORSOrigin(o.CORSOrigin); err != nil {
 			return fmt.Errorf("cors origin: %w", err)
 		}
+	}
+	if err := CheckForwardedHeader(o.ForwardedHeader); err != nil {
+		return fmt.Errorf("forwarded header: %w", err)
 	}
 	return nil
 }

@@ -58,22 +58,53 @@ func (ps proxies) trusts(a netip.Addr) bool {
 	return false
 }
 
+// The forwarding headers a trusted proxy may tell the client with: one
+// family, chosen by the operator (Options.ForwardedHeader). nginx,
+// HAProxy's option forwardfor, AWS's and Google's load balancers, Envoy,
+// Traefik and Caddy append X-Forwarded-For and pass a client's Forwarded
+// on untouched; HAProxy's option forwarded and some CDNs write Forwarded.
+// Reading both would let a client's own header of the other family win.
+const (
+	HeaderXForwardedFor = "X-Forwarded-For"
+	HeaderForwarded     = "Forwarded"
+)
+
+// CheckForwardedHeader refuses a forwarding header the server cannot read.
+func CheckForwardedHeader(h string) error {
+	if h == "" || strings.EqualFold(h, HeaderXForwardedFor) || strings.EqualFold(h, HeaderForwarded) {
+		return nil
+	}
+	return fmt.Errorf("%q is not a forwarding header the server reads: %s (the default) or %s", h, HeaderXForwardedFor, HeaderForwarded)
+}
+
+// forwarding is how the server reads the headers of its trusted proxies.
+type forwarding struct {
+	trusted proxies
+	// rfc7239 reads Forwarded; otherwise X-Forwarded-For (and -Proto,
+	// -Host).
+	rfc7239 bool
+	// hostAndProto takes the links' scheme and host from the nearest
+	// proxy's entry.
+	hostAndProto bool
+}
+
 // resolveOrigin is the middleware that sets the request's origin, when
 // the server trusts proxies (without any, originOf reads the connection
 // alone, at no cost to a request that does not ask). Only a request whose
-// peer is a trusted proxy has its forwarding headers read: Forwarded (RFC
-// 7239, https://www.rfc-editor.org/rfc/rfc7239) when present,
-// X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host otherwise. The
-// client is the first address of the chain, read from the right (the
-// nearest hop first), that is not itself a trusted proxy, so that an
-// address a client wrote in the header itself is never taken. The scheme
-// and host are those of the nearest proxy's entry, when they are valid.
-// From any other peer, the headers are ignored.
-func resolveOrigin(trusted proxies) fiber.Handler {
+// peer is a trusted proxy has its forwarding headers read, and only the
+// family f names: X-Forwarded-For, or Forwarded (RFC 7239,
+// https://www.rfc-editor.org/rfc/rfc7239). The client is the first address
+// of the chain, read from the right (the nearest hop first), that is not
+// itself a trusted proxy, so that an address a client wrote in the header
+// itself is never taken. The scheme and host are those of the nearest
+// proxy's entry (X-Forwarded-Proto and -Host, or proto= and host=), when
+// f asks for them and they are valid. From any other peer, the headers are
+// ignored.
+func resolveOrigin(f forwarding) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		o := connOrigin(c)
-		if peer := peerAddr(c); trusted.trusts(peer) {
-			forward(c, trusted, peer, &o)
+		if peer := peerAddr(c); f.trusted.trusts(peer) {
+			forward(c, f, peer, &o)
 		}
 		c.Locals(originKey, &o)
 		return c.Next()
@@ -87,10 +118,10 @@ type hop struct {
 }
 
 // forward reads the forwarding headers of a trusted proxy into o.
-func forward(c *fiber.Ctx, trusted proxies, peer netip.Addr, o *origin) {
+func forward(c *fiber.Ctx, f forwarding, peer netip.Addr, o *origin) {
 	var chain []hop
-	if fwd := c.Request().Header.PeekAll(fiber.HeaderForwarded); len(fwd) > 0 {
-		for _, v := range fwd {
+	if f.rfc7239 {
+		for _, v := range c.Request().Header.PeekAll(fiber.HeaderForwarded) {
 			chain = append(chain, parseForwarded(string(v))...)
 		}
 	} else {
@@ -99,7 +130,7 @@ func forward(c *fiber.Ctx, trusted proxies, peer netip.Addr, o *origin) {
 				chain = append(chain, hop{addr: parseNode(strings.TrimSpace(f))})
 			}
 		}
-		if len(chain) > 0 {
+		if len(chain) > 0 && f.hostAndProto {
 			last := &chain[len(chain)-1]
 			last.proto = lastValue(c, fiber.HeaderXForwardedProto)
 			last.host = lastValue(c, fiber.HeaderXForwardedHost)
@@ -108,12 +139,13 @@ func forward(c *fiber.Ctx, trusted proxies, peer netip.Addr, o *origin) {
 	if len(chain) == 0 {
 		return
 	}
-	nearest := chain[len(chain)-1]
-	if p := strings.ToLower(nearest.proto); p == "http" || p == "https" {
-		o.scheme = p
-	}
-	if validHost(nearest.host) {
-		o.host = nearest.host
+	if nearest := chain[len(chain)-1]; f.hostAndProto {
+		if p := strings.ToLower(nearest.proto); p == "http" || p == "https" {
+			o.scheme = p
+		}
+		if validHost(nearest.host) {
+			o.host = nearest.host
+		}
 	}
 	client := peer
 	for i := len(chain) - 1; i >= 0; i-- {
@@ -121,7 +153,7 @@ func forward(c *fiber.Ctx, trusted proxies, peer netip.Addr, o *origin) {
 			break // unknown: the last proxy known is as far as the chain can be followed
 		}
 		client = chain[i].addr
-		if !trusted.trusts(client) {
+		if !f.trusted.trusts(client) {
 			break
 		}
 	}

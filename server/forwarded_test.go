@@ -3,16 +3,20 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"eventsvc/server/servertest"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"eventsvc/server/servertest"
 )
 
 // forwardingProxy is a reverse proxy of the test's own on 127.0.0.1, in
@@ -150,17 +154,18 @@ func TestBehindATrustedProxyEachClientIsItself(t *testing.T) {
 	}
 }
 
-// TestLinksUseTheSchemeAndHostOfATrustedProxy: through a trusted proxy
-// that sends Forwarded (RFC 7239) or X-Forwarded-Proto and -Host, the
-// links name the address the client used; a forwarded host that cannot
-// stand in a URL is ignored.
+// TestLinksUseTheSchemeAndHostOfATrustedProxy: with ForwardedHost, through
+// a trusted proxy that sends Forwarded (RFC 7239) or X-Forwarded-Proto and
+// -Host, the links name the address the client used; a forwarded host
+// that cannot stand in a URL is ignored.
 func TestLinksUseTheSchemeAndHostOfATrustedProxy(t *testing.T) {
-	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1")})
 	c := clientFrom("127.0.0.2")
-	viaForwarded := forwardingProxy(t, addr, `proto=https;host="api.example:8443"`)
+	rfc7239, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), ForwardedHeader: HeaderForwarded, ForwardedHost: true})
+	viaForwarded := forwardingProxy(t, rfc7239, `proto=https;host="api.example:8443"`)
 	if href := eventsHref(t, c, viaForwarded, nil); href != "https://api.example:8443/api/events" {
 		t.Errorf("through Forwarded: %s", href)
 	}
+	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), ForwardedHost: true})
 	viaXFF := forwardingProxy(t, addr, "")
 	if href := eventsHref(t, c, viaXFF, map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "api.example"}); href != "https://api.example/api/events" {
 		t.Errorf("through X-Forwarded-Proto and -Host: %s", href)
@@ -212,13 +217,19 @@ func TestParseForwarded(t *testing.T) {
 // from the right; an unknown hop stops the walk at the last proxy known.
 func TestTheClientIsTheFirstUntrustedHopFromTheRight(t *testing.T) {
 	var log servertest.Log
-	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1", "10.0.0.0/8"), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	xff, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1", "10.0.0.0/8"), Logger: logger})
+	rfc7239, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1", "10.0.0.0/8"), ForwardedHeader: HeaderForwarded, Logger: logger})
 	c := clientFrom("127.0.0.1")
 	for _, tt := range []struct{ header, value, want string }{
 		{"X-Forwarded-For", "203.0.113.5, 198.51.100.4, 10.1.2.3", "remote=198.51.100.4"},
 		{"Forwarded", "for=203.0.113.5, for=unknown, for=10.9.9.9", "remote=10.9.9.9"},
 		{"X-Forwarded-For", "10.0.0.1, 10.0.0.2", "remote=10.0.0.1"},
 	} {
+		addr := xff
+		if tt.header == HeaderForwarded {
+			addr = rfc7239
+		}
 		req, _ := http.NewRequest("GET", "http://"+addr+"/api", nil)
 		req.Header.Set(tt.header, tt.value)
 		resp, err := c.Do(req)
@@ -231,5 +242,117 @@ func TestTheClientIsTheFirstUntrustedHopFromTheRight(t *testing.T) {
 		if last := lines[len(lines)-1]; !strings.Contains(last, tt.want+" ") && !strings.HasSuffix(last, tt.want) {
 			t.Errorf("%s: %s: log %q, want %s", tt.header, tt.value, last, tt.want)
 		}
+	}
+}
+
+// TestAClientsOwnForwardedLosesToTheProxysXForwardedFor: behind a trusted
+// proxy that appends X-Forwarded-For and passes Forwarded through
+// untouched (nginx, HAProxy, AWS ALB), a client that writes its own
+// Forwarded with a new address each time is still one client for the
+// token budget, and still locked out after ten wrong passwords.
+func TestAClientsOwnForwardedLosesToTheProxysXForwardedFor(t *testing.T) {
+	var log servertest.Log
+	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), TokenBurst: 3, TokenRate: 0.01,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	proxy := forwardingProxy(t, addr, "")
+	c := clientFrom("127.0.0.2")
+	var got []int
+	for i := range 6 {
+		got = append(got, grantWith(t, c, proxy, "wrong", map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}))
+	}
+	if want := []int{400, 400, 400, 429, 429, 429}; !slices.Equal(got, want) {
+		t.Fatalf("six token requests, each with its own Forwarded: %v, want %v", got, want)
+	}
+	if strings.Contains(log.String(), "198.51.100") {
+		t.Fatalf("the log takes the client's own Forwarded:\n%s", log.String())
+	}
+
+	addr, _ = listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), TokenRate: -1})
+	proxy = forwardingProxy(t, addr, "")
+	for i := range 10 {
+		if status := grantWith(t, c, proxy, "wrong", map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}); status != http.StatusBadRequest {
+			t.Fatalf("wrong password %d: %d", i+1, status)
+		}
+	}
+	if status := grantWith(t, c, proxy, "user", map[string]string{"Forwarded": "for=198.51.100.99"}); status != http.StatusTooManyRequests {
+		t.Fatalf("after ten wrong passwords, with a new Forwarded: %d, want 429", status)
+	}
+}
+
+// TestTheLinksTakeTheForwardedHostOnlyWhenAsked: by default the links name
+// the Host the proxy passed on; with ForwardedHost, the proxy's
+// X-Forwarded-Proto and -Host.
+func TestTheLinksTakeTheForwardedHostOnlyWhenAsked(t *testing.T) {
+	c := clientFrom("127.0.0.2")
+	h := map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "forged.example", "Forwarded": "proto=https;host=forged.example"}
+	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1")})
+	proxy := forwardingProxy(t, addr, "")
+	if href := eventsHref(t, c, proxy, h); href != "http://"+proxy+"/api/events" {
+		t.Errorf("without ForwardedHost: %s, want the Host the proxy passed on", href)
+	}
+	addr, _ = listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), ForwardedHost: true})
+	proxy = forwardingProxy(t, addr, "")
+	if href := eventsHref(t, c, proxy, h); href != "https://forged.example/api/events" {
+		t.Errorf("with ForwardedHost: %s, want the proxy's X-Forwarded-Proto and -Host", href)
+	}
+}
+
+// TestForwardedIsReadOnlyWhenChosen: with ForwardedHeader "Forwarded" the
+// server reads RFC 7239's header alone, and X-Forwarded-For is ignored.
+func TestForwardedIsReadOnlyWhenChosen(t *testing.T) {
+	var log servertest.Log
+	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), ForwardedHeader: "Forwarded",
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	for _, h := range []map[string]string{
+		{"X-Forwarded-For": "203.0.113.5"},
+		{"Forwarded": "for=198.51.100.4", "X-Forwarded-For": "203.0.113.6"},
+	} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/api", nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := clientFrom("127.0.0.1").Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	time.Sleep(20 * time.Millisecond)
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "remote=127.0.0.1") || !strings.Contains(lines[1], "remote=198.51.100.4") {
+		t.Fatalf("with Forwarded chosen, the clients are:\n%s\nwant 127.0.0.1 (X-Forwarded-For ignored), then 198.51.100.4", log.String())
+	}
+	if err := (Options{ForwardedHeader: "X-Real-IP"}).Validate(); err == nil {
+		t.Fatal("Validate accepts a forwarding header the server does not read")
+	}
+}
+
+// TestIPv6ClientsAreCountedByTheirSlash64: a client that owns a /64 and
+// takes a new address of it for each attempt is still locked out after
+// ten wrong passwords, and spends one token budget; another /64 is not
+// affected.
+func TestIPv6ClientsAreCountedByTheirSlash64(t *testing.T) {
+	addr, _ := listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), TokenRate: -1})
+	c := clientFrom("127.0.0.1")
+	from := func(a string) map[string]string { return map[string]string{"X-Forwarded-For": a} }
+	for i := range 10 {
+		if status := grantWith(t, c, addr, "wrong", from(fmt.Sprintf("2001:db8:1:2::%x", i+1))); status != http.StatusBadRequest {
+			t.Fatalf("wrong password %d: %d", i+1, status)
+		}
+	}
+	if status := grantWith(t, c, addr, "user", from("2001:db8:1:2:ffff::1")); status != http.StatusTooManyRequests {
+		t.Fatalf("another address of the same /64: %d, want 429", status)
+	}
+	if status := grantWith(t, c, addr, "user", from("2001:db8:1:3::1")); status != http.StatusOK {
+		t.Fatalf("an address of another /64: %d, want 200", status)
+	}
+
+	addr, _ = listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), TokenBurst: 3, TokenRate: 0.01})
+	var got []int
+	for i := range 4 {
+		got = append(got, grantWith(t, c, addr, "user", from(fmt.Sprintf("2001:db8:9:9::%x", i+1))))
+	}
+	if want := []int{200, 200, 200, 429}; !slices.Equal(got, want) {
+		t.Fatalf("four token requests from one /64: %v, want %v", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,12 +94,20 @@ type Options struct {
 	// 503, naming them, while one of them does not answer.
 	Backends []backend.Checker
 	// TrustedProxies are the addresses of the proxies (a load balancer)
-	// whose forwarding headers are honoured: Forwarded (RFC 7239),
-	// X-Forwarded-For, -Proto and -Host. From any other peer they are
-	// ignored. The client address that results is the one of the
-	// lockout, the token budget and the logs; the links use the forwarded
-	// scheme and host. Empty: none (ParseTrustedProxies reads the flag).
+	// whose forwarding headers are honoured: those of ForwardedHeader
+	// alone. From any other peer they are ignored. The client address
+	// that results is the one of the lockout, the token budget and the
+	// logs. Empty: none (ParseTrustedProxies reads the flag).
 	TrustedProxies []netip.Prefix
+	// ForwardedHeader is the one family of forwarding headers read from a
+	// trusted proxy: HeaderXForwardedFor (the default, as most load
+	// balancers set it) or HeaderForwarded (RFC 7239). The other is
+	// ignored, so that a client cannot add its own.
+	ForwardedHeader string
+	// ForwardedHost makes the links use the scheme and host the trusted
+	// proxy forwards (X-Forwarded-Proto and -Host, or Forwarded's proto=
+	// and host=) rather than the Host header it passes on.
+	ForwardedHost bool
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -269,7 +278,11 @@ var routePatterns = map[string]bool{
 
 func (s *Server) routes(opts Options) {
 	if len(opts.TrustedProxies) > 0 {
-		s.app.Use(resolveOrigin(opts.TrustedProxies))
+		s.app.Use(resolveOrigin(forwarding{
+			trusted:      opts.TrustedProxies,
+			rfc7239:      strings.EqualFold(opts.ForwardedHeader, HeaderForwarded),
+			hostAndProto: opts.ForwardedHost,
+		}))
 	}
 	s.app.Use(s.metrics.observe(routePatterns))
 	if opts.Logger != nil {

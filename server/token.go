@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"eventsvc/server/oauth"
+	"eventsvc/server/throttle"
 )
 
 // handleToken is POST /oauth/token (spec TOK). Every answer, success or
@@ -21,7 +22,7 @@ func (s *Server) handleToken(c *fiber.Ctx) error {
 		return &oauth.Error{Code: "invalid_request", Description: "the token endpoint accepts POST only", Status: http.StatusMethodNotAllowed}
 	}
 	resp, err := s.token.ExchangeFrom(
-		clientIP(c),
+		throttle.Network(clientIP(c)),
 		c.Get(fiber.HeaderAuthorization),
 		c.Get(fiber.HeaderContentType),
 		c.Body(),

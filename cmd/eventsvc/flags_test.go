@@ -19,6 +19,8 @@ func TestServeRefusesBadProxyLogAndMetricsFlags(t *testing.T) {
 		says string
 	}{
 		{[]string{"-trusted-proxy", "10.0.0.0/33"}, "-trusted-proxy"},
+		{[]string{"-forwarded-header", "X-Real-IP"}, `-forwarded-header must be X-Forwarded-For or Forwarded, not "X-Real-IP"`},
+		{[]string{"-forwarded-header", ""}, "-forwarded-header must be"},
 		{[]string{"-trusted-proxy", "10.0.0.1", "-trusted-proxy", "proxy.internal"}, `-trusted-proxy "proxy.internal"`},
 		{[]string{"-log-format", "xml"}, "-log-format must be text or json"},
 	} {

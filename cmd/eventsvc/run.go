@@ -39,7 +39,8 @@ const usage = `usage:
                 [-access-ttl D] [-refresh-ttl D] [-seed FILE]
                 [-control HOST:PORT [-control-token TOKEN]]
                 [-redis URL] [-database URL] [-backend-timeout D]
-                [-trusted-proxy CIDR]... [-metrics HOST:PORT]
+                [-trusted-proxy CIDR]... [-forwarded-header NAME]
+                [-forwarded-host] [-metrics HOST:PORT]
                 [-log-format text|json]
       start the reference server (default address :8080, default
       configuration: the embedded demo credentials, 25 demo events);
@@ -111,7 +112,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	redisURL := fs.String("redis", "", "keep access and refresh tokens, revocations and lockouts in the Redis at this URL, redis://[:PASSWORD@]HOST:PORT/DB, shared by every replica (default: in memory)")
 	databaseURL := fs.String("database", "", "keep events in the PostgreSQL database at this URL, postgres://USER[:PASSWORD]@HOST:PORT/DB, shared by every replica and kept across restarts; its schema is migrated at start (default: in memory)")
 	var trusted stringList
-	fs.Var(&trusted, "trusted-proxy", "a proxy (load balancer) whose Forwarded and X-Forwarded-For, -Proto and -Host headers are honoured, as a CIDR such as 10.0.0.0/8 or an address; repeat for several (default: none, the headers are ignored)")
+	fs.Var(&trusted, "trusted-proxy", "a proxy (load balancer) whose forwarding header (-forwarded-header) tells the client's address, as a CIDR such as 10.0.0.0/8 or an address; repeat for several (default: none, the headers are ignored)")
+	forwardedHeader := fs.String("forwarded-header", server.HeaderXForwardedFor, "the one forwarding header read from a trusted proxy: X-Forwarded-For (nginx, HAProxy's option forwardfor, AWS, Google Cloud, Envoy, Traefik, Caddy) or Forwarded (RFC 7239: HAProxy's option forwarded); the other is ignored")
+	forwardedHost := fs.Bool("forwarded-host", false, "build the links from the scheme and host a trusted proxy forwards (X-Forwarded-Proto and -Host, or Forwarded's proto= and host=) rather than the Host header it passes on")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public one (default: no metrics)")
 	logFormat := fs.String("log-format", "text", "format of the request and failure logs: text or json (one JSON object a line)")
 	backendTimeout := fs.Duration("backend-timeout", backend.DefaultTimeout, "how long a request waits for Redis or PostgreSQL before it is answered 503 (at most 30s)")
@@ -147,6 +150,9 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	trustedProxies, err := server.ParseTrustedProxies(trusted)
 	if err != nil {
 		check(false, fmt.Sprintf("-trusted-proxy %v", err))
+	}
+	if err := server.CheckForwardedHeader(*forwardedHeader); err != nil || *forwardedHeader == "" {
+		check(false, fmt.Sprintf("-forwarded-header must be %s or %s, not %q", server.HeaderXForwardedFor, server.HeaderForwarded, *forwardedHeader))
 	}
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
@@ -221,6 +227,8 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		WriteTimeout:     *writeTimeout,
 		CORSOrigin:       *corsOrigin,
 		TrustedProxies:   trustedProxies,
+		ForwardedHeader:  *forwardedHeader,
+		ForwardedHost:    *forwardedHost,
 	}
 	// Failures (500) are logged even with -quiet.
 	if *logFormat == "json" {
