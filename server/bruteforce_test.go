@@ -382,3 +382,27 @@ func TestEveryTokenRequestSpendsTheBudgetOfItsAddress(t *testing.T) {
 		t.Fatalf("from another address: %d %s", code, body)
 	}
 }
+
+// TestAClientsSuccessClearsItsFailures: a client whose right secret was
+// checked once already (and is not checked by bcrypt again) still clears
+// its count of failures with each success, as a user's login does: wrong
+// and right secrets in turn never lock it out.
+func TestAClientsSuccessClearsItsFailures(t *testing.T) {
+	addr, _ := listenWith(t, Options{TokenRate: -1})
+	c := clientFrom("127.0.0.2")
+	for i := range 15 {
+		if status, _, body := grant(t, c, addr, "wrong-secret", "user"); status != http.StatusUnauthorized {
+			t.Fatalf("round %d, a wrong secret: %d %s, want 401", i+1, status, body)
+		}
+		if status, _, body := grant(t, c, addr, "pass", "user"); status != http.StatusOK {
+			t.Fatalf("round %d, the right secret: %d %s, want 200: a success clears the count", i+1, status, body)
+		}
+	}
+	for i := range 10 {
+		grant(t, c, addr, "wrong-secret", "user")
+		_ = i
+	}
+	if status, _, _ := grant(t, c, addr, "pass", "user"); status != http.StatusTooManyRequests {
+		t.Fatalf("the right secret after ten wrong ones in a row: %d, want 429", status)
+	}
+}

@@ -145,8 +145,9 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 	for _, c := range tries {
 		if client, ok := e.verifiedClient(c.id, c.secret); ok {
 			// No bcrypt to pay, so nothing to reserve; but a locked key
-			// is refused even the right secret.
-			if err := e.check("client", key); err != nil {
+			// is refused even the right secret, and a success clears
+			// the count as it does after bcrypt.
+			if err := e.pass("client", key); err != nil {
 				return Client{}, err
 			}
 			return client, nil
@@ -206,12 +207,13 @@ func (e *TokenEndpoint) reserve(who string, key throttle.Key) error {
 	return nil
 }
 
-// check is reserve without reserving, for a credential known to be right.
-func (e *TokenEndpoint) check(who string, key throttle.Key) error {
+// pass is reserve and a success in one, without reserving, for a
+// credential known to be right (Guard.Pass).
+func (e *TokenEndpoint) pass(who string, key throttle.Key) error {
 	if e.Guard == nil {
 		return nil
 	}
-	left, ok, err := e.Guard.Peek(key)
+	left, ok, err := e.Guard.Pass(key)
 	if err != nil {
 		return fmt.Errorf("check the %s lockout: %w", who, err)
 	}

@@ -15,8 +15,11 @@ type Guard interface {
 	// Begin is Throttle.Reserve: it reserves an attempt of key, or tells
 	// for how much longer key is refused.
 	Begin(key Key) (left time.Duration, ok bool, err error)
-	// Peek is Throttle.Check: what Begin would answer, reserving nothing.
-	Peek(key Key) (left time.Duration, ok bool, err error)
+	// Pass is for a credential known to be right without checking it
+	// again: it is refused while key is, as Begin would refuse it;
+	// otherwise key's failures are forgotten, as a success forgets them,
+	// and nothing is reserved.
+	Pass(key Key) (left time.Duration, ok bool, err error)
 	// End ends an attempt of Begin: Throttle.Succeeded when succeeded,
 	// Throttle.Failed otherwise. It reports whether this failure locked
 	// the key out.
@@ -31,10 +34,26 @@ func (t *Throttle) Begin(key Key) (time.Duration, bool, error) {
 	return left, ok, nil
 }
 
-// Peek implements Guard with Check; it never fails.
-func (t *Throttle) Peek(key Key) (time.Duration, bool, error) {
-	left, ok := t.Check(key)
-	return left, ok, nil
+// Pass implements Guard: Check, and when key may go on, its failures
+// forgotten as Succeeded forgets them. It never fails.
+func (t *Throttle) Pass(key Key) (time.Duration, bool, error) {
+	if t == nil {
+		return 0, true, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, found := t.entries.get(key)
+	if !found {
+		return 0, true, nil
+	}
+	if left, ok := t.allowed(e, t.clock.Now()); !ok {
+		return left, false, nil
+	}
+	e.failures = 0
+	if e.pending == 0 {
+		t.entries.remove(key)
+	}
+	return 0, true, nil
 }
 
 // End implements Guard with Succeeded or Failed; it never fails. The key

@@ -81,8 +81,10 @@ redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return {1, 0}
 `)
 
-// checkScript: ARGV now, failures, window.
-var checkScript = redis.NewScript(allowedLua + `
+// passScript is Throttle.Pass: when allowed, the failures are forgotten.
+// ARGV now, failures, window.
+var passScript = redis.NewScript(allowedLua + `
+redis.call('DEL', KEYS[1])
 return {1, 0}
 `)
 
@@ -147,9 +149,9 @@ func (g *RedisGuard) Begin(key Key) (time.Duration, bool, error) {
 	return g.decide(reserveScript, key, "reserve a login attempt", deadline, hex.EncodeToString(id), g.keyTTL())
 }
 
-// Peek implements Guard.
-func (g *RedisGuard) Peek(key Key) (time.Duration, bool, error) {
-	return g.decide(checkScript, key, "check the lockout")
+// Pass implements Guard.
+func (g *RedisGuard) Pass(key Key) (time.Duration, bool, error) {
+	return g.decide(passScript, key, "check the lockout")
 }
 
 // End implements Guard.

@@ -65,8 +65,8 @@ func TestRedisGuardLocksAfterFailuresOnAnyReplicaAndOpensAgain(t *testing.T) {
 		if err != nil || ok || left != 5*time.Minute {
 			t.Fatalf("after 10 failures over two replicas: allowed %v, %v left, %v; want refused for 5m", ok, left, err)
 		}
-		if left, ok, _ := g.Peek(a); ok || left != 5*time.Minute {
-			t.Fatalf("Peek: allowed %v, %v left", ok, left)
+		if left, ok, _ := g.Pass(a); ok || left != 5*time.Minute {
+			t.Fatalf("Pass: allowed %v, %v left", ok, left)
 		}
 	}
 	if _, ok, _ := gs[0].Begin(KeyOf("user", "127.0.0.1", "other")); !ok {
@@ -99,8 +99,34 @@ func TestRedisGuardSuccessForgetsAndOldFailuresDoNotAddUp(t *testing.T) {
 	c.Advance(time.Minute + time.Second)
 	failOn(t, g, a)
 	failOn(t, g, a)
-	if _, ok, _ := g.Peek(a); !ok {
+	if _, ok, _ := g.Pass(a); !ok {
 		t.Fatal("failures before a success, or outside the window, added up")
+	}
+}
+
+// TestGuardsPassForgetsTheFailures: a credential known right (Pass) clears
+// the failures before it, in memory and in Redis, and is refused while
+// its key is locked.
+func TestGuardsPassForgetsTheFailures(t *testing.T) {
+	c := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	l := limits(3, time.Minute, time.Hour)
+	gs, _, _ := redisGuards(t, l, c, 1)
+	for name, g := range map[string]Guard{"memory": New(l, c), "redis": gs[0]} {
+		a := KeyOf(name)
+		failOn(t, g, a)
+		failOn(t, g, a)
+		if _, ok, err := g.Pass(a); !ok || err != nil {
+			t.Fatalf("%s: Pass after 2 of 3 failures: %v, %v", name, ok, err)
+		}
+		failOn(t, g, a)
+		failOn(t, g, a)
+		if _, ok, _ := g.Begin(a); !ok {
+			t.Fatalf("%s: failures before a Pass added up to a lockout", name)
+		}
+		g.End(a, false)
+		if left, ok, _ := g.Pass(a); ok || left != time.Hour {
+			t.Fatalf("%s: Pass of a locked key: %v, %v left; want refused for 1h", name, ok, left)
+		}
 	}
 }
 
@@ -186,8 +212,8 @@ func TestRedisGuardUnavailableRefuses(t *testing.T) {
 	if _, ok, err := g.Begin(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("Begin: ok %v, err %v; want refused, unavailable", ok, err)
 	}
-	if _, ok, err := g.Peek(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
-		t.Fatalf("Peek: ok %v, err %v", ok, err)
+	if _, ok, err := g.Pass(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
+		t.Fatalf("Pass: ok %v, err %v", ok, err)
 	}
 	if _, err := g.End(KeyOf("a"), false); !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("End: %v", err)
