@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -226,6 +227,42 @@ func TestTheLockoutIsSharedByServersOnOneRedis(t *testing.T) {
 		status, retry, body := sh.call(t, "POST", "/oauth/token", "", passwordForm)
 		if status != http.StatusTooManyRequests || retry == "" {
 			t.Fatalf("server %d, the right password after 10 wrong over both: %d %s, want 429", i, status, body)
+		}
+	}
+}
+
+// TestANULIsRefusedAlikeOnEveryStore: U+0000 in an event's text, which
+// PostgreSQL cannot store, is refused with 400 by a server on either
+// store, on create and on update, so that replicas never disagree; the
+// event is unchanged.
+func TestANULIsRefusedAlikeOnEveryStore(t *testing.T) {
+	memory, _ := listenWith(t, Options{})
+	for name, sh := range map[string]*sharedServer{"memory": {addr: memory}, "postgres": startShared(t)} {
+		tok := sh.token(t)
+		status, _, body := sh.call(t, "POST", "/api/events", tok, newEvent)
+		if status != http.StatusCreated {
+			t.Fatalf("%s: create: %d %s", name, status, body)
+		}
+		var created struct {
+			ID    int64 `json:"id"`
+			Links map[string]struct{ Href string } `json:"_links"`
+		}
+		json.Unmarshal([]byte(body), &created)
+		for _, field := range []string{"name", "description", "location"} {
+			var fields map[string]any
+			json.Unmarshal([]byte(newEvent), &fields)
+			fields[field] = "a\u0000b"
+			raw, _ := json.Marshal(fields)
+			bad := string(raw)
+			for _, req := range []struct{ method, path string }{{"POST", "/api/events"}, {"PUT", "/api/events/" + strconv.FormatInt(created.ID, 10)}} {
+				status, _, body := sh.call(t, req.method, req.path, tok, bad)
+				if status != http.StatusBadRequest || !strings.Contains(body, `"field":"`+field+`"`) || !strings.Contains(body, event.CodeInvalidCharacter) {
+					t.Errorf("%s: %s %s with U+0000 in %s: %d %s, want 400 naming the field", name, req.method, req.path, field, status, body)
+				}
+			}
+		}
+		if status, _, body := sh.call(t, "GET", "/api/events/"+strconv.FormatInt(created.ID, 10), "", ""); status != http.StatusOK || !strings.Contains(body, `"name":"kept"`) {
+			t.Errorf("%s: the event after refused updates: %d %s", name, status, body)
 		}
 	}
 }

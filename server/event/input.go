@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -25,6 +26,9 @@ const (
 	CodeNotAnObject  = "notAnObject"     // the body is not a JSON object (global)
 	CodeNotUTF8      = "invalidEncoding" // the body is not UTF-8 (global)
 	CodeSize         = "Size"            // a text is longer than its limit
+	// CodeInvalidCharacter: a text holds U+0000, which PostgreSQL's text
+	// cannot store: refused on every store, so that replicas agree.
+	CodeInvalidCharacter = "invalidCharacter"
 )
 
 // Longest texts, in characters (Unicode code points): the widths of the
@@ -219,9 +223,14 @@ func (v *validator) optionalText(name string, maxLen int) string {
 	return s
 }
 
-// length refuses a text of more than maxLen characters. The value is not
-// repeated in the error: it may be as large as the body.
+// length refuses a text of more than maxLen characters, and one that holds
+// U+0000. The value is not repeated in the error: it may be as large as
+// the body.
 func (v *validator) length(name, s string, maxLen int) {
+	if strings.IndexByte(s, 0) >= 0 {
+		v.fail(name, CodeInvalidCharacter, nil, "%s must not hold the character U+0000", name)
+		return
+	}
 	if n := utf8.RuneCountInString(s); n > maxLen {
 		v.fail(name, CodeSize, nil, "%s must be at most %d characters long, not %d", name, maxLen, n)
 	}
