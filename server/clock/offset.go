@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -23,10 +24,28 @@ func (o *Offset) Now() time.Time {
 	return o.base.Now().Add(time.Duration(o.offset.Load()))
 }
 
+// MaxMoved is how far an Offset clock may be moved forward in all: 100
+// years, far past any token or lockout, and far from the overflow of a
+// time.Duration (292 years).
+const MaxMoved = 100 * 365 * 24 * time.Hour
+
+// ErrTooFar refuses an advance that would move the clock past MaxMoved.
+var ErrTooFar = fmt.Errorf("the clock moves at most %v in all", MaxMoved)
+
 // Advance moves the clock forward by d; a negative d is taken as zero, so
-// that the clock never goes back. It returns the new offset.
-func (o *Offset) Advance(d time.Duration) time.Duration {
-	return time.Duration(o.offset.Add(int64(max(d, 0))))
+// that the clock never goes back. It returns the new offset, or ErrTooFar,
+// moving nothing, when the offset would pass MaxMoved.
+func (o *Offset) Advance(d time.Duration) (time.Duration, error) {
+	d = max(d, 0)
+	for {
+		old := o.offset.Load()
+		if d > MaxMoved-time.Duration(old) {
+			return time.Duration(old), ErrTooFar
+		}
+		if o.offset.CompareAndSwap(old, old+int64(d)) {
+			return time.Duration(old + int64(d)), nil
+		}
+	}
 }
 
 // Moved returns how far the clock has been moved forward in all.

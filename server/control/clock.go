@@ -37,7 +37,9 @@ func (c *Control) handleAdvance(ctx *fiber.Ctx) error {
 	if d < 0 {
 		return badRequest("advance %v must not be negative: the clock only moves forward (POST /reset puts it back)", d)
 	}
-	c.opts.Clock.Advance(d)
+	if _, err := c.opts.Clock.Advance(d); err != nil {
+		return badRequest("advance %v: %v, and it has moved %v already (POST /reset puts it back)", d, err, c.opts.Clock.Moved())
+	}
 	said(ctx, "clock: moved forward %v, %v in all", d, c.opts.Clock.Moved())
 	return answer(ctx, http.StatusOK, c.clock())
 }

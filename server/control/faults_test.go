@@ -192,3 +192,27 @@ func TestAnInvalidSeedIsAnsweredBriefly(t *testing.T) {
 		t.Fatalf("%d events after refused seeds, want %d", n, startEvents)
 	}
 }
+
+// TestTheClockNeverMovesBack: advances that would take the clock past
+// clock.MaxMoved in all are refused and change nothing; two advances of
+// 2562047h overflowed a duration and moved it back, so that an expired
+// token worked again.
+func TestTheClockNeverMovesBack(t *testing.T) {
+	r := newRig(t, "")
+	_, token := r.login(t, "user")
+	if status, _ := r.call(t, http.MethodPost, "/clock", `{"advance": "11m"}`); status != http.StatusOK {
+		t.Fatalf("advance 11m = %d", status)
+	}
+	for i := range 2 {
+		status, body := r.call(t, http.MethodPost, "/clock", `{"advance": "2562047h"}`)
+		if desc, _ := body["error_description"].(string); status != http.StatusBadRequest || !strings.Contains(desc, "at most") {
+			t.Fatalf("advance 2562047h, %d: %d %v, want 400 naming the bound", i+1, status, body)
+		}
+	}
+	if status, c := r.call(t, http.MethodGet, "/clock", ""); status != http.StatusOK || c["movedSeconds"] != float64(660) {
+		t.Fatalf("GET /clock after refused advances = %d %v, want moved 11m", status, c)
+	}
+	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusUnauthorized {
+		t.Fatalf("the expired token after refused advances: %d, want 401", status)
+	}
+}
