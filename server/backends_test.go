@@ -244,7 +244,7 @@ func TestANULIsRefusedAlikeOnEveryStore(t *testing.T) {
 			t.Fatalf("%s: create: %d %s", name, status, body)
 		}
 		var created struct {
-			ID    int64 `json:"id"`
+			ID    int64                            `json:"id"`
 			Links map[string]struct{ Href string } `json:"_links"`
 		}
 		json.Unmarshal([]byte(body), &created)
