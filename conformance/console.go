@@ -216,6 +216,10 @@ func (c *console) summary(rep *Report) {
 		}
 		fmt.Fprintf(c.w, "  %d other rules not selected (%s)\n", unselected, strings.Join(parts, ", "))
 	}
+	if rep.Waits > 0 {
+		fmt.Fprintf(c.w, "The target asked the run to slow down %d time%s (429 with a short Retry-After); it waited %s in all.\n",
+			rep.Waits, plural(rep.Waits), rep.Waited.Round(100*time.Millisecond))
+	}
 	fmt.Fprintln(c.w, c.closing(rep))
 }
 

@@ -39,6 +39,8 @@ type jsonReport struct {
 	Outcome       string            `json:"outcome"`
 	Error         string            `json:"error,omitempty"`
 	FailedLogins  int               `json:"failedLogins"`
+	Waits         int               `json:"waits"`
+	WaitedMs      int64             `json:"waitedMs"`
 	Counts        map[string]int    `json:"counts"`
 	Baseline      []jsonExpectation `json:"baseline"`
 	Rules         []jsonRule        `json:"rules"`
@@ -131,6 +133,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		Concurrency: max(rep.Concurrency, 1), Retries: rep.Retries,
 		Started: rep.Started.UTC().Format(time.RFC3339), DurationMs: rep.Duration.Milliseconds(),
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
+		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
 		Counts: map[string]int{}, Baseline: []jsonExpectation{}, Rules: []jsonRule{}, Scenarios: []jsonScenario{},
 	}
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {

@@ -9,10 +9,11 @@ package conformance
 //   - Credentials: client "other-app", users "ann@example.org" and
 //     "bob@example.org", not the demo ones. Basic credentials are compared
 //     as sent, not form-decoded (reference: RFC 6749 §2.3.1 decoding).
-//   - Token endpoint: every refusal, bad client credentials included, is 400
-//     {"message": ...} (reference: RFC 6749 §5.2 errors, 401 invalid_client
-//     with a Basic challenge); other methods 404 (reference: 405); no
-//     Cache-Control or Pragma; the refresh token only in "token"
+//   - Token endpoint: every refusal is 400 {"message": ...}, but for failed
+//     Basic authentication, 401 {"message": ...} with a Basic challenge, as
+//     RFC 6749 §5.2 requires (reference: RFC 6749 §5.2 errors, 401
+//     invalid_client); other methods 404 (reference: 405); Cache-Control:
+//     no-store on tokens (RFC 6749 §5.1), no Pragma; the refresh token only in "token"
 //     ("refresh_token" is refused); "scope" is ignored (reference: a subset,
 //     or invalid_scope); refreshing leaves the previous access token valid
 //     (reference: revokes it); tokens are UUIDs; access tokens live 300 s
@@ -139,6 +140,26 @@ type otherFlaws struct {
 	createsWithoutToken    bool // a POST without a token is refused, but creates the event (SVC-5, AUTH-3)
 	anyBearerWrites        bool // on a write under /api/, any bearer token is taken for a user (AUTH-3)
 	noClientAuth           bool // the token endpoint issues tokens without client credentials (TOK-1)
+	tokensCacheable        bool // token answers carry no Cache-Control: no-store (TOK-15)
+	badClient400           bool // failed Basic authentication is answered 400 without a challenge (TOK-16)
+	bearerCaseSensitive    bool // only "Bearer" is read, "bearer" is taken for no token (SVC-7)
+	basicCaseSensitive     bool // only "Basic" authenticates the client (SVC-7)
+	refreshLosesUser       bool // a refreshed access token works, but for nobody the API knows as a manager (TOK-8)
+	refreshAsFirstUser     bool // every refresh token yields a token of the first user who logged in (TOK-8)
+	refreshSingleUse       bool // a refresh token works once, though the answer gives no new one (TOK-4)
+	createLinkDefaultOnly  bool // "create-new-event" only on a page asked for without paging parameters (API-4)
+	anonLinksFirstOnly     bool // "profile" and "get-an-event" only on the first page (API-3)
+	nextWhenFull           bool // "next" on a last page that is full, to an empty page (API-5)
+	prevOnExplicitFirst    bool // "prev" on the first page when it is asked for as p=1 (API-5)
+	eventSelfOffByOne      bool // an event's "self" leads to the event after it (API-10)
+	profileNowhere         bool // an event's "profile" leads to a page that is not served (API-10)
+	postLinksAsArray       bool // the answer to a creation has "_links" as an array (SVC-2)
+	putLinksAsArray        bool // an update is answered 200 with the event, "_links" as an array (SVC-2)
+	itemsWithoutLinks      bool // the events of a list have no "_links" (SVC-2)
+	itemUpdateForAnyone    bool // the events of a list offer "update-event" to every caller (API-8)
+	asciiOnly              bool // texts lose what is not ASCII when stored (API-6)
+	updateNameOnly         bool // an update changes the name and nothing else (API-9)
+	updateDropsManager     bool // an update leaves the event without a manager (API-8)
 }
 
 type otherSvc struct {
@@ -216,7 +237,7 @@ func (o *otherSvc) user(r *http.Request) string {
 	}
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	switch {
-	case strings.EqualFold(scheme, "Bearer"):
+	case scheme == "Bearer" || strings.EqualFold(scheme, "Bearer") && !o.flaws.bearerCaseSensitive:
 		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.flaws.refreshAsAccess && time.Now().Before(g.expires) {
 			return g.user
 		}
@@ -234,6 +255,9 @@ func (o *otherSvc) user(r *http.Request) string {
 
 func (o *otherSvc) clientOK(r *http.Request) bool {
 	id, secret, ok := r.BasicAuth()
+	if o.flaws.basicCaseSensitive && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
+		return false
+	}
 	if ok && o.flaws.userAsClient {
 		uid, _ := url.QueryUnescape(id)
 		usecret, _ := url.QueryUnescape(secret)
@@ -260,6 +284,10 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case !client && basic && !o.flaws.badClient400:
+		w.Header().Set("WWW-Authenticate", `Basic realm="other"`)
+		otherError(w, http.StatusUnauthorized, "unknown client")
+		return
 	case !client:
 		otherError(w, http.StatusBadRequest, "unknown client")
 		return
@@ -318,6 +346,17 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		user, refresh = g.user, f.Get(param)
+		switch {
+		case o.flaws.refreshLosesUser:
+			user = "refreshed:" + user
+		case o.flaws.refreshAsFirstUser:
+			user = o.creds.Username
+		}
+		if o.flaws.refreshSingleUse {
+			o.mu.Lock()
+			delete(o.refresh, refresh)
+			o.mu.Unlock()
+		}
 	case grant == "client_credentials" && o.flaws.clientCredentials:
 		user = o.creds.Username
 	default:
@@ -363,6 +402,9 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	}
 	if o.flaws.noRefreshToken && !refreshed {
 		delete(body, "refresh_token")
+	}
+	if !o.flaws.tokensCacheable {
+		w.Header().Set("Cache-Control", "no-store")
 	}
 	otherJSON(w, http.StatusOK, body)
 }
@@ -459,7 +501,15 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	for i := start; i < min(start+size, total); i++ {
 		e := o.events[total-1-i] // newest first
-		items = append(items, e.doc(map[string]any{"self": otherLink("events/" + e.id)}))
+		links := map[string]any{"self": otherLink("events/" + e.id)}
+		if o.flaws.itemUpdateForAnyone {
+			links["update-event"] = otherLink("events/" + e.id)
+		}
+		doc := e.doc(links)
+		if o.flaws.itemsWithoutLinks {
+			delete(doc, "_links")
+		}
+		items = append(items, doc)
 	}
 	at := func(n int) map[string]any { return otherLink(fmt.Sprintf("events?p=%d&per_page=%d", n, size)) }
 	links := map[string]any{
@@ -467,19 +517,26 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 		"profile":      otherLink("/docs/index.html#list"),
 		"get-an-event": map[string]any{"href": "events/{id}", "templated": true},
 	}
+	if o.flaws.anonLinksFirstOnly && p > 1 {
+		delete(links, "profile")
+		delete(links, "get-an-event")
+	}
 	if o.choices.selfAsAsked {
 		links["self"] = otherLink(strings.TrimSuffix("events?"+r.URL.RawQuery, "?"))
 	}
 	switch {
 	case start+size < total && o.flaws.nextSamePage:
 		links["next"] = at(p)
-	case start+size < total || (o.flaws.nextOnLastPage && start < total):
+	case start+size < total || (o.flaws.nextOnLastPage && start < total) || (o.flaws.nextWhenFull && start+size == total):
 		links["next"] = at(p + 1)
 	}
-	if p > 1 {
+	switch {
+	case p > 1:
 		links["prev"] = at(min(p-1, max(1, (total+size-1)/size)))
+	case o.flaws.prevOnExplicitFirst && r.URL.Query().Has("p"):
+		links["prev"] = at(1)
 	}
-	if (user != "" || o.flaws.createLinkForAnonymous) && !o.flaws.noCreateLinkForUsers {
+	if (user != "" || o.flaws.createLinkForAnonymous) && !o.flaws.noCreateLinkForUsers && (r.URL.RawQuery == "" || !o.flaws.createLinkDefaultOnly) {
 		links["create-new-event"] = otherLink("events")
 	}
 	body := map[string]any{"_embedded": map[string]any{"events": items}, "_links": links}
@@ -498,7 +555,7 @@ func otherIntParam(s string, def, most int) int {
 }
 
 func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
-	fields, err := otherReadEvent(r)
+	fields, err := o.readEvent(r)
 	if err != nil {
 		otherError(w, http.StatusUnprocessableEntity, err.Error())
 		return
@@ -510,7 +567,11 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
 	o.events = append(o.events, e)
-	otherJSON(w, http.StatusOK, e.doc(map[string]any{"self": otherLink("events/" + e.id)}))
+	doc := e.doc(map[string]any{"self": otherLink("events/" + e.id)})
+	if o.flaws.postLinksAsArray {
+		doc["_links"] = []any{map[string]any{"rel": "self", "href": "events/" + e.id}}
+	}
+	otherJSON(w, http.StatusOK, doc)
 }
 
 // find returns the event with id; the caller holds o.mu.
@@ -532,6 +593,13 @@ func (o *otherSvc) read(w http.ResponseWriter, id, user string) {
 		return
 	}
 	links := map[string]any{"self": otherLink(e.id), "profile": otherLink("/docs/index.html#event")}
+	if o.flaws.eventSelfOffByOne {
+		n, _ := strconv.Atoi(strings.TrimPrefix(e.id, "ev-"))
+		links["self"] = otherLink(fmt.Sprintf("ev-%04d", n+1))
+	}
+	if o.flaws.profileNowhere {
+		links["profile"] = otherLink("/docs/event.html")
+	}
 	if user != "" && (user == e.manager || o.flaws.updateLinkForAnyone) {
 		links["update-event"] = otherLink(e.id)
 	}
@@ -551,20 +619,33 @@ func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user strin
 	case user != e.manager:
 		otherError(w, http.StatusForbidden, "only the event's manager may change it")
 	default:
-		fields, err := otherReadEvent(r)
+		fields, err := o.readEvent(r)
 		if err != nil {
 			otherError(w, http.StatusUnprocessableEntity, err.Error())
 			return
 		}
-		if !o.flaws.updateIgnored {
+		switch {
+		case o.flaws.updateIgnored:
+		case o.flaws.updateNameOnly:
+			e.fields["name"] = fields["name"]
+		default:
 			e.fields = fields
+		}
+		if o.flaws.updateDropsManager {
+			e.manager = ""
+		}
+		if o.flaws.putLinksAsArray {
+			doc := e.doc(nil)
+			doc["_links"] = []any{map[string]any{"rel": "self", "href": e.id}}
+			otherJSON(w, http.StatusOK, doc)
+			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
-// otherReadEvent reads {"name", "startsAt", "venue"}, ignoring other fields.
-func otherReadEvent(r *http.Request) (map[string]any, error) {
+// readEvent reads {"name", "startsAt", "venue"}, ignoring other fields.
+func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	var in struct {
 		Name, StartsAt, Venue string
 	}
@@ -577,11 +658,25 @@ func otherReadEvent(r *http.Request) (map[string]any, error) {
 	if _, err := time.Parse(time.RFC3339, in.StartsAt); err != nil {
 		return nil, fmt.Errorf("startsAt must be an RFC 3339 time with an offset")
 	}
+	if o.flaws.asciiOnly {
+		in.Name, in.Venue = asciiOnly(in.Name), asciiOnly(in.Venue)
+	}
 	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
 	if in.Venue != "" {
 		out["venue"] = in.Venue
 	}
 	return out, nil
+}
+
+// asciiOnly is s with what is not ASCII replaced by "?", as a store in
+// the wrong character set keeps it.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > 127 {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // doc renders the event with links; the caller holds o.mu.

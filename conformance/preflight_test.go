@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"eventsvc/server"
 	"eventsvc/server/config"
@@ -172,5 +173,24 @@ func TestAThrottledRunIsNotAFailedOne(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "THROTTLED: the target answered 429 Too Many Requests to POST /oauth/token (Retry-After:") {
 		t.Errorf("the output does not end as throttled:\n%s", out.String())
+	}
+}
+
+// TestAShortRetryAfterIsWaitedOut: a target whose budget of token
+// requests answers 429 with Retry-After: 1 slows the run down, as RFC 6585
+// asks, and the run still checks every rule; the summary and the report
+// say how often it waited.
+func TestAShortRetryAfterIsWaitedOut(t *testing.T) {
+	ref := startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.TokenBurst, o.TokenRate = 2, 4 })
+	var out strings.Builder
+	rep, err := Run(Options{Target: remote(ref), Tags: "@TOK-15", Output: &out})
+	if err != nil {
+		t.Fatalf("Run = %v, want a pass after waiting\n%s", err, out.String())
+	}
+	if rep.Waits == 0 || rep.Waited < time.Second {
+		t.Fatalf("the run waited %d times, %v in all; want at least once, a second", rep.Waits, rep.Waited)
+	}
+	if !strings.Contains(out.String(), "The target asked the run to slow down") {
+		t.Errorf("the summary does not say the run waited:\n%s", out.String())
 	}
 }

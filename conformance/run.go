@@ -113,6 +113,11 @@ type Report struct {
 	// FailedLogins is how many token requests with wrong credentials the
 	// selected scenarios send (FailedLogins).
 	FailedLogins int
+	// Waits counts the 429s with a short Retry-After the run waited out
+	// before sending the request again; Waited is how long it waited in
+	// all.
+	Waits  int
+	Waited time.Duration
 }
 
 // Outcomes of a run.
@@ -222,6 +227,10 @@ func Run(o Options) (*Report, error) {
 	}
 	o.Target = target
 	o.Target.ReadOnly = o.ReadOnly
+	o.Target.Discovery = &steps.Discovery{}
+	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
+		o.Target.Pool = &steps.Pool{}
+	}
 
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	out := newConsole(o.Output, o.Format, o.Color)
@@ -244,6 +253,7 @@ func Run(o Options) (*Report, error) {
 		runGodog(serial, col, godogTags, paths)
 	}
 	stop()
+	report.Waits, report.Waited = watch.slowedDown()
 	report.Scenarios = col.finish()
 	report.Baseline = o.Baseline.apply(report.Scenarios)
 	report.Rules = ruleResults(catalogue, report.Scenarios)
@@ -326,9 +336,10 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 }
 
 // exclusive is the text of a step that looks at the event list as a
-// whole (its size, its pages, its order): a scenario with one must not run
-// while other scenarios create events on the same target.
-var exclusive = regexp.MustCompile(`(?i)listed on two pages|walks through the event list|has more than one page|holds some number of events|as many events as before|the page (holds|reports)|listed in the order`)
+// whole (its size, which events are on which page, its order): a scenario
+// with one must not run while other scenarios create events on the same
+// target. A walk that checks each page on its own (its links) need not.
+var exclusive = regexp.MustCompile(`(?i)listed on two pages|every event created for it is listed|leads back to the page before it|holds some number of events|as many events as before|the page (holds|reports)|listed in the order`)
 
 // createsWhatItNeeds matches the steps that create events when the run may
 // write, though their scenarios are not @writes (read-only, they use what

@@ -1,10 +1,24 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
+)
+
+// Waiting out a 429 (RFC 6585 §4): a target that asks the run to slow down
+// for a short while, as a budget of token requests per address does, is
+// obeyed: the request waits its Retry-After and is sent again, at most
+// maxThrottleRetries times and never longer than maxThrottleWait at once.
+// A longer Retry-After (a lockout), none, or one more 429 throttles the
+// run.
+const (
+	maxThrottleWait    = 5 * time.Second
+	maxThrottleRetries = 3
 )
 
 // ThrottledError is a 429 Too Many Requests from the target: it protects
@@ -24,11 +38,68 @@ func (e *ThrottledError) Error() string {
 	return msg
 }
 
-// throttleWatch notes the first 429 the target answers.
+// throttleWatch notes the first 429 the target answers, and the waits it
+// asked for that the run obeyed.
 type throttleWatch struct {
-	mu    sync.Mutex
-	first *ThrottledError
-	at    time.Time
+	mu     sync.Mutex
+	first  *ThrottledError
+	at     time.Time
+	waits  int
+	waited time.Duration
+}
+
+// slowedDown returns how many times the run waited out a 429, and how long
+// in all.
+func (w *throttleWatch) slowedDown() (int, time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.waits, w.waited
+}
+
+func (w *throttleWatch) wait(d time.Duration) {
+	w.mu.Lock()
+	w.waits++
+	w.waited += d
+	w.mu.Unlock()
+	time.Sleep(d)
+}
+
+// maxReplayBody bounds the body replayable keeps to send again.
+const maxReplayBody = 1 << 20
+
+// replayable returns req with a body it can send again (GetBody), when its
+// body is small enough to keep.
+func replayable(req *http.Request) *http.Request {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return req
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, maxReplayBody+1))
+	rest := req.Body
+	r := req.Clone(req.Context())
+	if err != nil || len(b) > maxReplayBody {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), rest), rest}
+		return r
+	}
+	_ = rest.Close()
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return r
+}
+
+// retryAfter is the short wait a 429 asks for, or false when it asks for
+// none, for one too long, or the request cannot be sent again.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Request == nil || resp.Request.Body != nil && resp.Request.GetBody == nil {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || secs < 0 || time.Duration(secs)*time.Second > maxThrottleWait {
+		return 0, false
+	}
+	return max(time.Duration(secs)*time.Second, 100*time.Millisecond), true
 }
 
 // hit returns the first 429, or nil.
@@ -57,14 +128,32 @@ func (w *throttleWatch) note(resp *http.Response) {
 	}
 }
 
-// watching is a RoundTripper that tells w of every answer of base.
+// watching is a RoundTripper that waits out short 429s of base, and tells
+// w of every other answer.
 type watching struct {
 	base http.RoundTripper
 	w    *throttleWatch
 }
 
 func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = replayable(req)
 	resp, err := t.base.RoundTrip(req)
+	for try := 0; err == nil && try < maxThrottleRetries; try++ {
+		d, ok := retryAfter(resp)
+		if !ok {
+			break
+		}
+		again := req.Clone(req.Context())
+		if req.GetBody != nil {
+			if again.Body, err = req.GetBody(); err != nil {
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		t.w.wait(d)
+		resp, err = t.base.RoundTrip(again)
+	}
 	if err == nil {
 		t.w.note(resp)
 	}

@@ -15,6 +15,11 @@ Feature: The API root
     And the caller follows the "events" link
     Then the answer has status 200
 
+  @spec @API-10
+  Scenario: Every link of the API root leads where its relation says
+    When a caller reads the API root
+    Then every link of the answer leads where its relation says
+
   @ref @API-10 @API-11
   Scenario: The reference server writes absolute links and names its documentation
     When a caller reads the API root

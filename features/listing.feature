@@ -3,6 +3,13 @@ Feature: Listing events
   a caller with a valid access token is also offered the link to create an
   event. A long list is cut into pages linked by "next" and "prev".
 
+  A page "offers the caller exactly what they may do" when it links to
+  itself, to its documentation ("profile") and to a template for reading
+  one event ("get-an-event"), offers "create-new-event" to a caller with a
+  valid token and to nobody else, and none of the events it lists offers
+  "update-event" to a caller who does not manage that event. Every page
+  does, whatever its paging parameters.
+
   To check paging on a target whose list fits one page, the user creates
   events until it has two; a read-only run cannot, and reports paging as
   not checked.
@@ -27,7 +34,36 @@ Feature: Listing events
   Scenario: A caller with an invalid token is served as anonymous
     When a caller with an invalid token lists the events
     Then the answer has status 200
-    And the answer does not offer the link "create-new-event"
+    And the answer offers the caller exactly what they may do
+
+  @spec @API-3 @API-4 @SVC-3
+  Scenario: Every page offers each caller exactly what they may do
+    Given the event list has more than one page
+    When a caller walks through the event list by following its "next" links
+    Then every page offers the caller exactly what they may do
+    When a caller with an invalid token walks through the event list by following its "next" links
+    Then every page offers the caller exactly what they may do
+    When the user walks through the event list by following its "next" links
+    Then every page offers the caller exactly what they may do
+    And every link of every page leads where its relation says
+
+  @spec @API-3 @API-4
+  Scenario: Pages of a size the target was not asked for before offer the caller exactly what they may do
+    Given the event list has more than one page
+    When the user walks through the event list with a page size of its own
+    Then every page offers the caller exactly what they may do
+
+  @spec @SVC-2 @SVC-3 @API-8 @API-10
+  Scenario: Each event of the list is HAL, links to itself, and offers each caller nothing they may not do
+    Given the user manages an event
+    When a caller lists the events
+    Then every event it lists is a HAL resource too
+    And the first and the last event it lists, and those the scenario made, link to themselves
+    And the answer offers the caller exactly what they may do
+    When the user lists the events
+    Then the answer offers the caller exactly what they may do
+    When the other user lists the events
+    Then the answer offers the caller exactly what they may do
 
   @spec @API-5
   Scenario: Paging links lead through every event once, forward and back
@@ -38,6 +74,14 @@ Feature: Listing events
     And no event is listed on two pages
     And every event created for it is listed
     And following "prev" from each later page leads back to the page before it
+    And the first page, reached through "prev", has no "prev" link
+
+  @spec @API-5
+  Scenario: A list whose last page is full has no "next" there
+    Given the event list fills its last page exactly
+    When a caller walks through the event list by following its "next" links
+    Then every page reached through "next" lists events
+    And the last page has no "next" link
 
   @ref @API-5 @API-11 @local
   Scenario: The reference server pages by "page" and "size"
@@ -68,7 +112,7 @@ Feature: Listing events
   Scenario: Each listed event links to itself, and the event link is a template
     Given the user has created an event
     When a caller lists the events
-    Then every listed event links to itself
+    Then every event it lists links to itself
     And the "get-an-event" link is a URI template
 
   @ref @API-11 @SVC-3

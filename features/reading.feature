@@ -1,6 +1,9 @@
 Feature: Reading an event
   Anyone may read an event. The manager of the event, calling with a valid
-  access token, is also offered the link to update it; nobody else is.
+  access token, is also offered the link to update it; nobody else is:
+  that is what an event offers "exactly what the caller may do" means.
+  Every link of an event leads where its relation says: "self" to the same
+  event, "profile" to documentation that is served.
 
   The event these scenarios read is one the user creates, or in a
   read-only run, one the user already manages on the target.
@@ -14,16 +17,23 @@ Feature: Reading an event
     Then the answer has status 200
 
   @spec @API-8 @SVC-3
-  Scenario Outline: Only the manager is offered the update link
-    When <caller> reads the event
-    Then the answer <offers> the link "update-event"
+  Scenario: Only the manager is offered the update link
+    When the user reads the event
+    Then the answer offers the link "update-event"
+    And the answer offers the caller exactly what they may do
+    When a caller reads the event
+    Then the answer does not offer the link "update-event"
+    When a caller with an invalid token reads the event
+    Then the answer does not offer the link "update-event"
+    When the other user reads the event
+    Then the answer does not offer the link "update-event"
+    And the answer offers the caller exactly what they may do
 
-    Examples:
-      | caller                         | offers         |
-      | the user                       | offers         |
-      | a caller                       | does not offer |
-      | a caller with an invalid token | does not offer |
-      | the other user                 | does not offer |
+  @spec @API-10 @SVC-2
+  Scenario: Every link of the event leads where its relation says
+    When the user reads the event
+    Then the answer is a HAL resource whose links are keyed by relation name, each with an href
+    And every link of the answer leads where its relation says
 
   @ref @API-8 @API-11
   Scenario: The reference server shows the event, its manager and its links

@@ -36,3 +36,19 @@ Feature: One stateless service
   Scenario: A bad Authorization header does not keep the documentation away
     When a caller with an invalid token reads the documentation page
     Then the answer has status 200
+
+  @spec @SVC-7
+  Scenario: Scheme names are read in any case
+    Given the client writes the "Basic" scheme as "basic"
+    And the user writes the "Bearer" scheme as "BEARER"
+    When the client asks for the user's token
+    Then a token is issued
+    When the user lists the events
+    Then the answer offers the caller exactly what they may do
+    And the access token is accepted by the resource server
+
+  @spec @SVC-7 @writes
+  Scenario: A write with the scheme written in lower case is authenticated
+    Given the user writes the "Bearer" scheme as "bearer"
+    When the user creates an event through the "create-new-event" link
+    Then the event is created

@@ -36,11 +36,22 @@ Feature: Obtaining tokens
       When the client asks for the user's token
       Then a token is issued
 
-    @ref @TOK-11
-    Scenario: Token responses must not be cached
-      When the client asks for the user's token
+    @spec @TOK-15
+    Scenario Outline: An answer that holds a token must not be cached: <request>
+      When the client asks for <request>
       Then a token is issued
       And the answer must not be cached
+
+      Examples:
+        | request                        |
+        | the user's token               |
+        | a refresh of the refresh token |
+
+    @ref @TOK-11
+    Scenario: Token responses also tell HTTP/1.0 caches not to cache them
+      When the client asks for the user's token
+      Then a token is issued
+      And the answer's Pragma says "no-cache"
 
     @ref @TOK-3 @CLI-4
     Scenario: A client may ask for fewer scopes than it is registered for
@@ -124,11 +135,22 @@ Feature: Obtaining tokens
         | request                       | status | error         |
         | a refresh of the access token | 400    | invalid_grant |
 
+    @spec @TOK-16
+    Scenario Outline: A client whose Basic authentication fails is answered 401 and challenged for Basic: <request>
+      When the client asks for <request>
+      Then the answer has status 401
+      And the answer challenges the caller to authenticate with "Basic"
+
+      Examples:
+        | request                                                      |
+        | the user's token with a wrong client secret                  |
+        | a refresh of the refresh token with a wrong client secret    |
+        | the user's token with the user's credentials as the client's |
+
     @ref @TOK-11
-    Scenario: A wrong client secret is an invalid client, challenged for Basic authentication
+    Scenario: A wrong client secret is an invalid client
       When the client asks for the user's token with a wrong client secret
       Then the token request is refused with status 401 and error "invalid_client"
-      And the answer challenges the caller to authenticate with "Basic"
 
     @ref @TOK-3 @TOK-11
     Scenario: A missing parameter is an invalid request that names it
@@ -150,6 +172,30 @@ Feature: Obtaining tokens
       When the client asks for a refresh of the refresh token
       Then a token is issued
       And the new access token differs from the previous one
+      And the access token is accepted by the resource server
+
+    @spec @TOK-8 @writes
+    Scenario Outline: A token from a refresh acts for <who> as the token from the password grant did
+      Given <who> has created an event
+      And <who> has refreshed their token
+      When <who> reads the event
+      Then the answer offers the caller exactly what they may do
+      When <who> lists the events
+      Then the answer offers the caller exactly what they may do
+      When <who> updates the event through its "update-event" link, renaming it "Updated after a refresh"
+      Then the answer has a success status
+
+      Examples:
+        | who            |
+        | the user       |
+        | the other user |
+
+    @spec @TOK-4
+    Scenario: The refresh token a client holds after a refresh yields another access token
+      Given the user has a token
+      And the user has refreshed their token
+      When the client asks for a refresh of the refresh token
+      Then a token is issued
       And the access token is accepted by the resource server
 
     @ref @TOK-4

@@ -10,6 +10,24 @@ Feature: Creating and updating events
     When the user reads the event
     Then the answer offers the link "update-event"
 
+  @spec @API-6
+  Scenario: An event named in several scripts reads back as named
+    When the user creates an event named "Fête · Ωmega · 東京 · Москва · 🎉"
+    Then the event is created
+    When a caller reads the event
+    Then the event is named "Fête · Ωmega · 東京 · Москва · 🎉"
+
+  @spec @SVC-2 @SVC-3 @API-10
+  Scenario: The answers to a creation and to an update are HAL, and their links lead where they say
+    When the user creates an event through the "create-new-event" link
+    Then the answer is a HAL resource, if it has a JSON body
+    And the answer offers the caller exactly what they may do
+    And every link of the answer leads where its relation says
+    When the user updates the event through its "update-event" link, renaming it "Renamed"
+    Then the answer is a HAL resource, if it has a JSON body
+    And the answer offers the caller exactly what they may do
+    And every link of the answer leads where its relation says
+
   @ref @API-6 @API-10 @API-11
   Scenario: The reference server answers a creation with 201 and the event's address
     When the user creates an event through the "create-new-event" link
@@ -50,6 +68,19 @@ Feature: Creating and updating events
     Then the answer has a success status
     When a caller reads the event
     Then the event is named "Renamed by its manager"
+
+  @spec @API-8 @API-9
+  Scenario: After an update every field sent reads back, and the manager may update again
+    Given the user has created an event
+    When the user updates the event through its "update-event" link, renaming it "Ærø · Ωmega · 東京 · 🎉" and changing every other text
+    Then the answer has a success status
+    And every field sent reads back as sent
+    When the user reads the event
+    Then the answer offers the caller exactly what they may do
+    When the user updates the event through its "update-event" link, renaming it "Second update"
+    Then the answer has a success status
+    When a caller reads the event
+    Then the event is named "Second update"
 
   @spec @AUTH-6 @API-9
   Scenario: Another user may not update the event

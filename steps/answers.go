@@ -21,6 +21,7 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the request is not refused for lack of authentication$`, s.notRefused)
 	sc.Step(`^the answer must not be cached$`, s.mustNotBeCached)
 	sc.Step(`^the answer's Cache-Control says "([^"]*)"$`, s.cacheControlSays)
+	sc.Step(`^the answer's Pragma says "([^"]*)"$`, func(d string) error { return s.headerSays("Pragma", d) })
 	sc.Step(`^the answer varies with "([^"]*)"$`, s.variesWith)
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)"$`, func(scheme string) error { return s.challenges(scheme, "") })
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)" and error "([^"]*)"$`, s.challenges)
@@ -31,6 +32,8 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^no answer in this scenario set a cookie$`, s.noCookies)
 	sc.Step(`^the answer is an HTML page$`, s.isHTML)
 	sc.Step(`^the answer is a HAL resource whose links are keyed by relation name, each with an href$`, s.isHAL)
+	sc.Step(`^the answer is a HAL resource, if it has a JSON body$`, s.isHALIfJSON)
+	sc.Step(`^every event it lists is a HAL resource too$`, s.itemsAreHAL)
 	sc.Step(`^the answer (offers|does not offer) the links? "([^"]*)"$`, s.offersLinks)
 	sc.Step(`^every link of the answer is an absolute address$`, s.linksAreAbsolute)
 	sc.Step(`^the "([^"]*)" link is a URI template$`, s.linkIsTemplate)
@@ -103,9 +106,15 @@ func headerWords(h http.Header, name string) []string {
 }
 
 func (s *scenario) cacheControlSays(directive string) error {
+	return s.headerSays("Cache-Control", directive)
+}
+
+// headerSays checks that one of the comma-separated elements of the
+// answer's header is directive, in any case.
+func (s *scenario) headerSays(header, directive string) error {
 	x, err := s.theAnswer()
-	if err == nil && !slices.Contains(headerWords(x.header, "Cache-Control"), strings.ToLower(directive)) {
-		err = s.failf(x, "Cache-Control is %q, want the directive %q", x.header.Values("Cache-Control"), directive)
+	if err == nil && !slices.Contains(headerWords(x.header, header), strings.ToLower(directive)) {
+		err = s.failf(x, "%s is %q, want the directive %q", header, x.header.Values(header), directive)
 	}
 	return err
 }
@@ -163,8 +172,7 @@ func (s *scenario) repeatsNoToken() error {
 	if err != nil {
 		return err
 	}
-	t := s.tokens
-	for _, token := range []string{t.access, t.refresh, t.previous, t.other, t.madeUp} {
+	for _, token := range s.tokens.all() {
 		if x.repeats(token) {
 			return s.failf(x, "the answer repeats a token of this scenario")
 		}
@@ -223,13 +231,59 @@ func (s *scenario) isHAL() error {
 	if err != nil {
 		return err
 	}
-	v, err := x.field("_links")
+	obj, err := x.object()
 	if err != nil {
 		return s.about(x, err)
 	}
+	return s.halDoc(x, obj, "the answer")
+}
+
+// isHALIfJSON is isHAL for an answer the specification shows no body of
+// (to POST and PUT): when it has a JSON body, it is HAL (spec SVC-2).
+func (s *scenario) isHALIfJSON() error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	if x.jsonErr != nil && strings.TrimSpace(x.body) == "" {
+		return nil
+	}
+	obj, err := x.object()
+	if err != nil {
+		return s.about(x, err)
+	}
+	return s.halDoc(x, obj, "the answer")
+}
+
+// itemsAreHAL checks that every event a list answer lists is HAL (spec
+// SVC-2).
+func (s *scenario) itemsAreHAL() error {
+	items, x, err := s.answerItems()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return s.failf(x, "the list holds no events")
+	}
+	for i, item := range items {
+		if err := s.halDoc(x, item, fmt.Sprintf("listed event %d", i+1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// halDoc checks that doc, part of x, is HAL: "_links" an object keyed by
+// relation name, each entry (or each element of an array entry) with an
+// href.
+func (s *scenario) halDoc(x *exchange, doc map[string]any, what string) error {
+	v, ok := doc["_links"]
+	if !ok {
+		return s.failf(x, "%s has no \"_links\"", what)
+	}
 	links, ok := v.(map[string]any)
 	if !ok || len(links) == 0 {
-		return s.failf(x, "_links is not an object of links: %v", v)
+		return s.failf(x, "%s: _links is not an object of links: %v", what, v)
 	}
 	for rel, v := range links {
 		entries, ok := v.([]any)
@@ -239,7 +293,7 @@ func (s *scenario) isHAL() error {
 		for _, e := range entries {
 			link, ok := e.(map[string]any)
 			if href, _ := link["href"].(string); !ok || href == "" {
-				return s.failf(x, "link %q has no href: %v", rel, e)
+				return s.failf(x, "%s: link %q has no href: %v", what, rel, e)
 			}
 		}
 	}

@@ -16,7 +16,7 @@ const slowMargin = 2 * time.Second
 // clock through it, against a deployment in real time (@slow).
 func (s *scenario) registerClockSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^(\d+) (?:more )?seconds? pass(?:es)?$`, s.timePasses)
-	sc.Step(`^the lifetime announced with the access token has passed$`, func() error { return s.wait(time.Duration(s.tokens.expiresIn) * time.Second) })
+	sc.Step(`^the lifetime announced with the access token has passed$`, func() error { return s.wait(time.Duration(s.tokens.user.expiresIn) * time.Second) })
 	sc.Step(`^(\d+) seconds have passed since the token was issued$`, s.waitSinceIssue)
 }
 
@@ -25,6 +25,7 @@ func (s *scenario) registerClockSteps(sc *godog.ScenarioContext) {
 // time, plus slowMargin.
 func (s *scenario) wait(d time.Duration) error {
 	d = max(d, 0)
+	s.target.Pool.forget() // its tokens age too
 	if s.instance != nil {
 		s.instance.Advance(d)
 		return nil
@@ -42,7 +43,7 @@ func (s *scenario) wait(d time.Duration) error {
 func (s *scenario) waitSinceIssue(n int) error {
 	d := time.Duration(n) * time.Second
 	if s.instance == nil {
-		d -= time.Since(s.tokens.issuedAt)
+		d -= time.Since(s.tokens.user.issuedAt)
 	}
 	return s.wait(d)
 }

@@ -1,8 +1,13 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 )
@@ -24,11 +29,13 @@ func (s *scenario) atEvent(who, method string, changes map[string]any) error {
 	if err != nil {
 		return err
 	}
-	req := s.at(method, address)
+	req, kind := s.at(method, address), kindEvent
 	if method != http.MethodGet {
-		req = req.WithJSON(s.updateBody(changes))
+		body := s.updateBody(changes)
+		req, kind = req.WithJSON(body), kindUpdated
+		s.events.sent = body
 	}
-	return s.whenAs(who, req)
+	return s.whenAs(who, kind, req)
 }
 
 // atEventID sends a request to the event id, at the address the event
@@ -47,11 +54,11 @@ func (s *scenario) atEventID(who, method, id string) error {
 	if err != nil {
 		return s.about(list, err)
 	}
-	req := s.at(method, expand(template, map[string]string{"id": id}))
+	req, kind := s.at(method, expand(template, map[string]string{"id": id})), kindEvent
 	if method == http.MethodPut {
-		req = req.WithJSON(s.updateBody(nil))
+		req, kind = req.WithJSON(s.updateBody(nil)), kindUpdated
 	}
-	return s.whenAs(who, req)
+	return s.whenAs(who, kind, req)
 }
 
 func (s *scenario) isEventWithManager(status string) error {
@@ -124,14 +131,19 @@ func (s *scenario) updateBody(changes map[string]any) map[string]any {
 	return body
 }
 
-// updateThroughLink reads the event as the user and sends body to its
-// "update-event" link.
+// updateThroughLink is updateThroughLinkAs for the user.
 func (s *scenario) updateThroughLink(body map[string]any) error {
+	return s.updateThroughLinkAs("the user", body)
+}
+
+// updateThroughLinkAs reads the event as who (an account) and sends body
+// to its "update-event" link.
+func (s *scenario) updateThroughLinkAs(who string, body map[string]any) error {
 	address, err := s.eventAddress()
 	if err != nil {
 		return err
 	}
-	req, err := s.as("the user", s.at("GET", address))
+	req, err := s.as(who, s.at("GET", address))
 	if err != nil {
 		return err
 	}
@@ -143,11 +155,8 @@ func (s *scenario) updateThroughLink(body map[string]any) error {
 	if err != nil {
 		return s.about(event, err)
 	}
-	req, err = s.as("the user", s.at("PUT", update).WithJSON(body))
-	if err != nil {
-		return err
-	}
-	return s.when(req)
+	s.events.sent = body
+	return s.whenAs(who, kindUpdated, s.at("PUT", update).WithJSON(body))
 }
 
 func (s *scenario) updateThroughLinkWith(table *godog.Table) error {
@@ -189,4 +198,125 @@ func (s *scenario) validationError(field, code string) error {
 		}
 	}
 	return s.failf(x, "no error on field %q with code %q", field, code)
+}
+
+// textSuffix is added to every free text of an event when a step changes
+// every text it holds: letters of several scripts and an emoji, so that a
+// target that loses them on the way in or out shows it.
+const textSuffix = " (changed: Ärger · Ωmega · 東京 · Москва · 🎉)"
+
+// changeEveryText updates the event through its "update-event" link, as the
+// user: renamed to name, and every other free text of the body (a string
+// with a space in it: not a date, a code or an address) with textSuffix.
+func (s *scenario) changeEveryText(name string) error {
+	body := s.updateBody(map[string]any{"name": name})
+	for k, v := range body {
+		if text, ok := v.(string); ok && k != "name" && strings.Contains(text, " ") {
+			body[k] = text + textSuffix
+		}
+	}
+	return s.updateThroughLink(body)
+}
+
+// fieldsReadBack reads the event with a probe, anonymously, and checks that
+// every field of the last update sent reads back as sent (spec API-9): the
+// same text, the same number, the same instant for a date-time written
+// with or without an offset, an empty text as null. A field the answer
+// does not show is not checked; the name, which the suite gives every
+// event, must be shown.
+func (s *scenario) fieldsReadBack() error {
+	if s.events.sent == nil {
+		return fmt.Errorf("no update was sent in this scenario")
+	}
+	address, err := s.eventAddress()
+	if err != nil {
+		return err
+	}
+	x, err := s.send(s.at("GET", address))
+	if err != nil {
+		return err
+	}
+	obj, err := x.object()
+	if err != nil || x.status != http.StatusOK {
+		return s.failf(x, "reading the event back: status %d (%v)", x.status, err)
+	}
+	if _, ok := obj["name"]; !ok {
+		return s.failf(x, "the event read back shows no \"name\"")
+	}
+	keys := make([]string, 0, len(s.events.sent))
+	for k := range s.events.sent {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		got, shown := obj[k]
+		if !shown {
+			continue
+		}
+		if !sameValue(s.events.sent[k], got) {
+			return s.failf(x, "%q reads back as %v; the update sent %v", k, jsonText(got), jsonText(s.events.sent[k]))
+		}
+	}
+	return nil
+}
+
+// sameValue reports whether got, read back, is sent as a reader of JSON
+// takes it.
+func sameValue(sent, got any) bool {
+	if n, ok := sent.(json.Number); ok {
+		f, err := n.Float64()
+		if err != nil {
+			return false
+		}
+		sent = f
+	}
+	switch v := sent.(type) {
+	case string:
+		g, ok := got.(string)
+		switch {
+		case v == "" && got == nil:
+			return true
+		case !ok:
+			return false
+		case v == g:
+			return true
+		}
+		a, aok := parseDateTime(v)
+		b, bok := parseDateTime(g)
+		return aok && bok && a.Equal(b)
+	case float64:
+		switch g := got.(type) {
+		case float64:
+			return v == g
+		case string:
+			return g == strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return false
+	}
+	a, _ := json.Marshal(sent)
+	b, _ := json.Marshal(got)
+	return string(a) == string(b)
+}
+
+// dateTimeLayouts are the ways a date-time may be written (RFC 3339, ISO
+// 8601 local).
+var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+
+// parseDateTime reads a date-time; one without an offset is taken as UTC,
+// so that "2026-11-25T10:00:00" and "2026-11-25T10:00:00Z" are the same.
+func parseDateTime(s string) (time.Time, bool) {
+	for _, l := range dateTimeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

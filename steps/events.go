@@ -30,21 +30,40 @@ const absent = "(absent)"
 
 // events are the events a scenario created or sent.
 type events struct {
-	address  string         // the address of the event the scenario created last
+	address  string         // the address of the event the scenario created last, or found
 	name     string         // its name when created
-	body     map[string]any // the body it was created with
+	body     map[string]any // the body it was last written with
 	created  int            // bodies made by this scenario
 	made     []string       // the addresses of the events it created, in order
 	sentName string         // the name in the last new-event body sent
+	sent     map[string]any // the body of the last update sent
 	nonce    string         // marks the names of this scenario's events
 	count    int            // the number of events counted earlier
+	// managers are the holders ("user", "other") of the accounts that
+	// manage the events the scenario created or found, by address.
+	managers map[string]string
+	// create is the "create-new-event" address each holder was offered.
+	create map[string]string
+}
+
+// manager returns the holder that manages the event at address, as far as
+// the scenario knows ("" when it does not).
+func (e *events) manager(address string) string { return e.managers[address] }
+
+// setManager records that holder manages the event at address.
+func (e *events) setManager(address, holder string) {
+	if e.managers == nil {
+		e.managers = map[string]string{}
+	}
+	e.managers[address] = holder
 }
 
 func (s *scenario) registerEventSteps(sc *godog.ScenarioContext) {
-	sc.Step(`^the user has created (an event|\d+ events|events named "[^"]*")$`, s.userHasCreatedPhrase)
+	sc.Step(`^`+account+` has created (an event|\d+ events|events named "[^"]*")$`, s.hasCreatedPhrase)
 	sc.Step(`^the user manages an event$`, s.userManagesAnEvent)
 
-	sc.Step(`^the user creates an event through the "create-new-event" link$`, func() error { return s.createEvent(nil) })
+	sc.Step(`^`+account+` creates an event through the "create-new-event" link$`, func(who string) error { return s.createEventAs(who, nil) })
+	sc.Step(`^the user creates an event named "([^"]*)"$`, s.createNamed)
 	sc.Step(`^the user creates an event with:$`, s.createEvent)
 	sc.Step(`^`+actor+` sends a new event to the event list$`, func(who string) error { return s.sendNewEvent(who, "") })
 	sc.Step(`^the user sends the body "([^"]*)" to the event list$`, func(body string) error { return s.sendNewEvent("the user", body) })
@@ -59,8 +78,12 @@ func (s *scenario) registerEventSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the event still has its original name$`, func() error { return s.eventIsNamed(s.events.name) })
 	sc.Step(`^the event is (not )?free and (online|offline)$`, s.eventIsFree)
 
-	sc.Step(`^the user updates the event through its "update-event" link, renaming it "([^"]*)"$`, func(name string) error { return s.updateThroughLink(s.updateBody(map[string]any{"name": name})) })
+	sc.Step(`^`+account+` updates the event through its "update-event" link, renaming it "([^"]*)"$`, func(who, name string) error {
+		return s.updateThroughLinkAs(who, s.updateBody(map[string]any{"name": name}))
+	})
 	sc.Step(`^the user updates the event through its "update-event" link with:$`, s.updateThroughLinkWith)
+	sc.Step(`^the user updates the event through its "update-event" link, renaming it "([^"]*)" and changing every other text$`, s.changeEveryText)
+	sc.Step(`^every field sent reads back as sent$`, s.fieldsReadBack)
 	sc.Step(`^`+actor+` sends an update of the event to its address, renaming it "([^"]*)"$`, func(who, name string) error { return s.atEvent(who, "PUT", map[string]any{"name": name}) })
 	sc.Step(`^the other user sends an invalid update of the event to its address$`, func() error { return s.atEvent("the other user", "PUT", map[string]any{"name": ""}) })
 	sc.Step(`^the user sends an update to the event "([^"]*)" through the "get-an-event" link of the event list$`, func(id string) error { return s.atEventID("the user", "PUT", id) })
@@ -145,39 +168,66 @@ func (s *scenario) applyTable(body map[string]any, table *godog.Table) error {
 	return nil
 }
 
-// postEvent sends body, as the user, through the "create-new-event" link of
-// the event list, and remembers the event when it was created.
-func (s *scenario) postEvent(body map[string]any) (*exchange, error) {
-	s.events.sentName, _ = body["name"].(string)
+// createAddress returns the "create-new-event" address the event list
+// offers who, read once a run (the target's Discovery) or else once a
+// scenario, for each account.
+func (s *scenario) createAddress(who string) (string, error) {
+	holder := holderOf(who)
+	if a := s.events.create[holder]; a != "" {
+		return a, nil
+	}
+	if a, ok := s.target.Discovery.lookup(s.base, "create-new-event "+holder); ok {
+		return a, nil
+	}
 	address, err := s.eventsAddress()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	req, err := s.as("the user", s.at("GET", address))
+	req, err := s.as(who, s.at("GET", address))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	list, err := s.send(req)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	create, err := list.link("create-new-event")
 	if err != nil {
-		return nil, s.about(list, err)
+		return "", s.about(list, err)
 	}
-	req, err = s.as("the user", s.at("POST", create).WithJSON(body))
+	if s.events.create == nil {
+		s.events.create = map[string]string{}
+	}
+	s.events.create[holder] = create
+	s.target.Discovery.learn(s.base, "create-new-event "+holder, create)
+	return create, nil
+}
+
+// postEvent sends body, as who (an account), through the "create-new-event"
+// link of the event list, and remembers the event when it was created.
+func (s *scenario) postEvent(who string, body map[string]any) (*exchange, error) {
+	s.events.sentName, _ = body["name"].(string)
+	create, err := s.createAddress(who)
+	if err != nil {
+		return nil, err
+	}
+	req, err := s.as(who, s.at("POST", create).WithJSON(body))
 	if err != nil {
 		return nil, err
 	}
 	x, err := s.send(req)
-	if err == nil && x.status >= 200 && x.status <= 299 {
-		s.rememberEvent(x, body)
+	if err == nil {
+		x.who, x.kind = who, kindCreated
+		if x.status >= 200 && x.status <= 299 {
+			s.rememberEvent(x, body, holderOf(who))
+		}
 	}
 	return x, err
 }
 
-// rememberEvent keeps the address and name of the event just created.
-func (s *scenario) rememberEvent(x *exchange, body map[string]any) {
+// rememberEvent keeps the address, name and manager of the event just
+// created.
+func (s *scenario) rememberEvent(x *exchange, body map[string]any, holder string) {
 	s.events.address = ""
 	if loc := x.header.Get("Location"); loc != "" {
 		s.events.address = x.resolve(loc)
@@ -186,33 +236,40 @@ func (s *scenario) rememberEvent(x *exchange, body map[string]any) {
 	}
 	s.events.name, _ = body["name"].(string)
 	s.events.body = body
+	if s.events.address != "" {
+		s.events.setManager(s.events.address, holder)
+	}
 }
 
-// userHasCreatedPhrase creates "an event", "N events", or "events named
-// "A, B"", as the user, with probes.
-func (s *scenario) userHasCreatedPhrase(what string) error {
+// hasCreatedPhrase creates "an event", "N events", or "events named
+// "A, B"", as who (an account), with probes.
+func (s *scenario) hasCreatedPhrase(who, what string) error {
 	var n int
 	switch {
 	case what == "an event":
-		return s.userHasCreated(make([]string, 1))
+		return s.hasCreated(who, make([]string, 1))
 	case strings.HasPrefix(what, "events named "):
-		return s.userHasCreated(splitList(strings.Trim(strings.TrimPrefix(what, "events named "), `"`)))
+		return s.hasCreated(who, splitList(strings.Trim(strings.TrimPrefix(what, "events named "), `"`)))
 	}
 	if _, err := fmt.Sscanf(what, "%d events", &n); err != nil {
 		return fmt.Errorf("how many events: %q", what)
 	}
-	return s.userHasCreated(make([]string, n))
+	return s.hasCreated(who, make([]string, n))
 }
 
 // userHasCreated creates an event for each name ("": a name of its own),
 // as the user, with probes.
-func (s *scenario) userHasCreated(names []string) error {
+func (s *scenario) userHasCreated(names []string) error { return s.hasCreated("the user", names) }
+
+// hasCreated creates an event for each name ("": a name of its own), as
+// who (an account), with probes.
+func (s *scenario) hasCreated(who string, names []string) error {
 	for _, name := range names {
 		body, err := s.eventBody(name)
 		if err != nil {
 			return err
 		}
-		x, err := s.postEvent(body)
+		x, err := s.postEvent(who, body)
 		if err != nil {
 			return err
 		}
@@ -224,7 +281,26 @@ func (s *scenario) userHasCreated(names []string) error {
 	return nil
 }
 
-func (s *scenario) createEvent(table *godog.Table) error {
+func (s *scenario) createEvent(table *godog.Table) error { return s.createEventAs("the user", table) }
+
+// createNamed creates an event named name (with the run's marks), as the
+// user, as the request of a When step.
+func (s *scenario) createNamed(name string) error {
+	body, err := s.eventBody(name)
+	if err != nil {
+		return err
+	}
+	x, err := s.postEvent("the user", body)
+	if err != nil {
+		return err
+	}
+	s.answer = x
+	return nil
+}
+
+// createEventAs creates an event as who (an account), with the fields of
+// table, as the request of a When step.
+func (s *scenario) createEventAs(who string, table *godog.Table) error {
 	body, err := s.eventBody("")
 	if err != nil {
 		return err
@@ -232,7 +308,7 @@ func (s *scenario) createEvent(table *godog.Table) error {
 	if err := s.applyTable(body, table); err != nil {
 		return err
 	}
-	x, err := s.postEvent(body)
+	x, err := s.postEvent(who, body)
 	if err != nil {
 		return err
 	}
@@ -293,7 +369,7 @@ func (s *scenario) sendNewEvent(who, rawBody string) error {
 	} else {
 		req = req.WithJSON(body)
 	}
-	return s.whenAs(who, req)
+	return s.whenAs(who, kindCreated, req)
 }
 
 // noEventWithSentName walks the whole event list with probes, as anyone

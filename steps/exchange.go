@@ -23,6 +23,8 @@ import (
 type exchange struct {
 	url        *url.URL // the address asked
 	method     string
+	who        string // the actor phrase it was sent for; "" for a probe that says nothing of it
+	kind       string // what the answer is, when the step that sent it knows (the kinds below)
 	status     int
 	header     http.Header
 	body       string
@@ -30,6 +32,15 @@ type exchange struct {
 	jsonErr    error  // why json is nil
 	transcript string // the request and the answer, masked
 }
+
+// What an answer is, as the step that asked for it knows: the kinds of
+// answer whose links depend on the caller (spec SVC-3).
+const (
+	kindList    = "a page of the event list"
+	kindEvent   = "an event"
+	kindCreated = "the answer to a creation"
+	kindUpdated = "the answer to an update"
+)
 
 // send sends req and reads its answer. An error means no answer came.
 func (s *scenario) send(req *httpexpect.Request) (*exchange, error) {
@@ -59,13 +70,18 @@ func (s *scenario) when(req *httpexpect.Request) error {
 }
 
 // whenAs sends req on who's behalf (an actor phrase) as the request of a
-// When step.
-func (s *scenario) whenAs(who string, req *httpexpect.Request) error {
+// When step, for an answer of the kind given ("" when the step does not
+// know).
+func (s *scenario) whenAs(who, kind string, req *httpexpect.Request) error {
 	req, err := s.as(who, req)
 	if err != nil {
 		return err
 	}
-	return s.when(req)
+	if err := s.when(req); err != nil {
+		return err
+	}
+	s.answer.who, s.answer.kind = who, kind
+	return nil
 }
 
 // theAnswer returns the answer of the last When step.

@@ -42,7 +42,7 @@ func (s *scenario) userManagesAnEvent() error {
 				return notChecked("the user manages none of the first %d events the target lists, and a read-only run creates none", read)
 			}
 			read++
-			event, err := s.send(bearer(s.at("GET", self), s.tokens.access))
+			event, err := s.send(s.bearer(s.at("GET", self), s.tokens.user.access))
 			if err != nil {
 				return err
 			}

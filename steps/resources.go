@@ -69,7 +69,7 @@ func (s *scenario) tokenInQuery(name string) error {
 	if err := s.ensureUserToken(); err != nil {
 		return err
 	}
-	return s.when(s.e.GET(protectedPath).WithQuery(name, s.tokens.access))
+	return s.when(s.e.GET(protectedPath).WithQuery(name, s.tokens.user.access))
 }
 
 func (s *scenario) followLink(rel string) error {
@@ -85,8 +85,16 @@ func (s *scenario) followLink(rel string) error {
 }
 
 // eventsAddress reads the API root with a probe and returns the address of
-// the event list from its "events" link (spec API-1).
+// the event list from its "events" link (spec API-1), once a run (the
+// target's Discovery) or else once a scenario.
 func (s *scenario) eventsAddress() (string, error) {
+	if s.eventsURL != "" {
+		return s.eventsURL, nil
+	}
+	if a, ok := s.target.Discovery.lookup(s.base, "events"); ok {
+		s.eventsURL = a
+		return a, nil
+	}
 	root, err := s.send(s.e.GET(apiRootPath))
 	if err != nil {
 		return "", err
@@ -95,7 +103,12 @@ func (s *scenario) eventsAddress() (string, error) {
 		return "", s.failf(root, "the API root answered %d", root.status)
 	}
 	address, err := root.link("events")
-	return address, s.about(root, err)
+	if err != nil {
+		return "", s.about(root, err)
+	}
+	s.eventsURL = address
+	s.target.Discovery.learn(s.base, "events", address)
+	return address, nil
 }
 
 // expand fills a URI template's {name} variables (RFC 6570 level 1).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -35,12 +36,23 @@ type scenario struct {
 
 	answer *exchange // the answer of the last When step
 
-	clientAuth clientAuth // how token requests authenticate the client
-	tokens     tokens     // the tokens the scenario holds
+	clientAuth clientAuth        // how token requests authenticate the client
+	ownTokens  bool              // the scenario shares no token with others (Pool)
+	tokens     tokens            // the tokens the scenario holds
+	spellings  map[string]string // schemes as the scenario writes them (spelling)
 
 	events events // the events the scenario created or sent
+	// eventsURL is the address of the event list, read from the API
+	// root once (eventsAddress).
+	eventsURL string
 
 	pages []page // the pages of a walk through the event list
+	// listStart is where a walk through the event list starts: "" for
+	// the address of the API root's "events" link, or the first page
+	// with a page size the scenario chose (listFillsLastPage).
+	listStart string
+
+	followed map[string]*exchange // the answers of links followed, by address (follow)
 
 	config   ServerConfig // the in-process server's configuration, as the steps build it
 	startErr error        // the in-process server's refusal to start
@@ -51,7 +63,8 @@ type scenario struct {
 func Initializer(target Target) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
 		s := &scenario{target: target, creds: target.Credentials}
-		sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			s.ownTokens = watchesCookies(p)
 			return ctx, s.start()
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -62,11 +75,25 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerResourceSteps(sc)
 		s.registerEventSteps(sc)
 		s.registerPagingSteps(sc)
+		s.registerOfferSteps(sc)
+		s.registerFollowSteps(sc)
 		s.registerConfigSteps(sc)
 		s.registerClockSteps(sc)
 		s.registerControl(sc)
 		s.registerContract(sc)
 	}
+}
+
+// watchesCookies reports whether a step of the scenario looks at cookies:
+// the scenario then holds tokens of its own (Pool), since the cookies
+// their token responses set are its to see.
+func watchesCookies(p *godog.Scenario) bool {
+	for _, st := range p.Steps {
+		if strings.Contains(strings.ToLower(st.Text), "cookie") {
+			return true
+		}
+	}
+	return false
 }
 
 // start prepares a fresh scenario: its own cookie jar, its own redactor, and
@@ -126,7 +153,7 @@ func (s *scenario) launch(cfg ServerConfig) error {
 
 // use points the scenario's requests at base.
 func (s *scenario) use(base string) {
-	s.base = base
+	s.base, s.eventsURL = base, ""
 	s.e = httpexpect.WithConfig(httpexpect.Config{
 		BaseURL:  base,
 		Client:   s.client,

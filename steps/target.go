@@ -5,6 +5,7 @@ package steps
 
 import (
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -45,6 +46,48 @@ type Target struct {
 	Transport http.RoundTripper
 	// Timeout bounds every request. Zero: 30 seconds.
 	Timeout time.Duration
+	// Discovery, when set, shares among the scenarios of a run what they
+	// read from the API root. Nil: each scenario reads it itself.
+	Discovery *Discovery
+	// Pool, when set, shares the accounts' access tokens among the
+	// scenarios of a run. Nil: each scenario asks for its own.
+	Pool *Pool
+}
+
+// Discovery keeps the addresses the scenarios of one run read from the
+// target's links and need again, by the target's base address, so that
+// they read them once between them rather than once each: the address of
+// the event list that the API root's "events" link gives (spec API-1),
+// and the "create-new-event" address the list offers each account (spec
+// API-4). The scenarios that check those links read them themselves. It is
+// safe for concurrent use.
+type Discovery struct {
+	mu    sync.Mutex
+	known map[string]string
+}
+
+// lookup returns what is known of key at base.
+func (d *Discovery) lookup(base, key string) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a, ok := d.known[base+" "+key]
+	return a, ok
+}
+
+// learn keeps value for key at base.
+func (d *Discovery) learn(base, key, value string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.known == nil {
+		d.known = map[string]string{}
+	}
+	d.known[base+" "+key] = value
 }
 
 // Credentials are the secrets a run uses. They are masked in every message

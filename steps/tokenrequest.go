@@ -18,7 +18,7 @@ type clientAuth struct {
 // tokenRequestPhrase is what the client may ask the token endpoint for, in
 // the words of the features: whose token, or which refresh, and how the
 // request departs from a correct one. tokenAsk reads it.
-const tokenRequestPhrase = `((?:the user's|the other user's|an unknown user's) token|a token with the client's credentials as the user's|a refresh of (?:the refresh token|the access token|a made-up token))(?: (.+))?`
+const tokenRequestPhrase = `((?:the user's|the other user's|an unknown user's) token|a token with the client's credentials as the user's|a refresh of (?:the refresh token|the other user's refresh token|the access token|a made-up token))(?: (.+))?`
 
 // tokenAsk is one request to the token endpoint: its parameters in order,
 // how the client authenticates, whether the body is JSON, and whose tokens
@@ -66,8 +66,8 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		a.params = [][2]string{{"grant_type", "password"}, {"username", username}, {"password", pw}}
 		a.holder = holder
 	}
-	refresh := func(token string) {
-		a.params, a.holder = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, "user"
+	refresh := func(token, holder string) {
+		a.params, a.holder = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, holder
 	}
 	switch subject {
 	case "the user's token":
@@ -79,15 +79,22 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 	case "a token with the client's credentials as the user's":
 		password(s.creds.ClientID, s.creds.ClientSecret, "")
 	case "a refresh of a made-up token":
-		refresh(s.madeUpToken())
-	default: // a refresh of the refresh token, of the access token
-		if err := s.ensureUserToken(); err != nil {
+		refresh(s.madeUpToken(), "")
+	case "a refresh of the other user's refresh token":
+		h, err := s.ownToken("other")
+		if err != nil {
+			return a, err
+		}
+		refresh(h.refresh, "other")
+	default: // a refresh of the user's refresh token, of the access token
+		h, err := s.ownToken("user")
+		if err != nil {
 			return a, err
 		}
 		if subject == "a refresh of the access token" {
-			refresh(s.tokens.access)
+			refresh(h.access, "user")
 		} else {
-			refresh(s.tokens.refresh)
+			refresh(h.refresh, "user")
 		}
 	}
 	switch how {
@@ -213,31 +220,33 @@ func (s *scenario) value(cell string) (string, error) {
 	case "the user's password":
 		return s.creds.Password, nil
 	case "the refresh token":
-		if err := s.ensureUserToken(); err != nil {
+		h, err := s.ownToken("user")
+		if err != nil {
 			return "", err
 		}
-		return s.tokens.refresh, nil
+		return h.refresh, nil
 	}
 	return cell, nil
 }
 
-// keepTokens keeps the tokens of an answer that issued them, for holder.
+// keepTokens keeps the tokens of an answer that issued them, for holder,
+// as a client does: a refresh token replaces the one held only when the
+// answer gives one (RFC 6749 §6).
 func (s *scenario) keepTokens(x *exchange, holder string) {
 	access, _ := x.text("access_token")
 	refresh, _ := x.text("refresh_token")
 	s.learn(access)
 	s.learn(refresh)
-	switch holder {
-	case "user":
-		s.tokens.previous, s.tokens.access = s.tokens.access, access
-		if refresh != "" {
-			s.tokens.refresh = refresh
-		}
-		s.tokens.issuedAt = time.Now()
-		if n, ok := x.json.(map[string]any)["expires_in"].(float64); ok {
-			s.tokens.expiresIn = int64(n)
-		}
-	case "other":
-		s.tokens.other = access
+	h := s.tokens.of(holder)
+	if h == nil {
+		return
+	}
+	h.previous, h.access = h.access, access
+	if refresh != "" {
+		h.refresh = refresh
+	}
+	h.issuedAt = time.Now()
+	if n, ok := x.json.(map[string]any)["expires_in"].(float64); ok {
+		h.expiresIn = int64(n)
 	}
 }

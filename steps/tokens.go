@@ -15,6 +15,8 @@ const tokenPath = "/oauth/token"
 
 func (s *scenario) registerTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the user has a token$`, s.userHasToken)
+	sc.Step(`^`+account+` has refreshed their token$`, s.hasRefreshed)
+	sc.Step(`^the (?:client|user|other user) writes the "(Bearer|Basic)" scheme as "([^"]*)"$`, s.spellScheme)
 	sc.Step(`^the client has not visited the service before$`, s.clientIsNew)
 	sc.Step(`^the client asks for `+tokenRequestPhrase+`$`, s.askFor)
 	sc.Step(`^the client "([^"]*)" asks for `+tokenRequestPhrase+`$`, s.namedClientAsksFor)
@@ -30,6 +32,42 @@ func (s *scenario) registerTokenSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the new access token differs from the previous one$`, s.newAccessTokenDiffers)
 	sc.Step(`^the token request is refused with status (\d+) and error "([^"]*)"$`, s.tokenRequestRefused)
 	sc.Step(`^the (access|previous access|refresh) token is (accepted|refused) by the resource server$`, s.tokenAcceptedOrRefused)
+}
+
+// hasRefreshed exchanges who's refresh token for a new access token, with
+// a probe, and keeps what the answer gives as a client would.
+func (s *scenario) hasRefreshed(who string) error {
+	holder := holderOf(who)
+	h, err := s.ownToken(holder)
+	if err != nil {
+		return err
+	}
+	if h.refresh == "" {
+		return fmt.Errorf("%s holds no refresh token", who)
+	}
+	a := tokenAsk{auth: s.clientAuth, params: [][2]string{{"grant_type", "refresh_token"}, {"token", h.refresh}}, holder: holder}
+	x, err := s.send(s.tokenRequest(a))
+	if err != nil {
+		return err
+	}
+	if err := s.tokenIssued(x); err != nil {
+		return fmt.Errorf("refreshing %s's token: %w", who, err)
+	}
+	s.keepTokens(x, holder)
+	return nil
+}
+
+// spellScheme makes the scenario write an authentication scheme as
+// spelling from now on (spec SVC-7: scheme names are case-insensitive).
+func (s *scenario) spellScheme(scheme, spelling string) error {
+	if !strings.EqualFold(scheme, spelling) {
+		return fmt.Errorf("%q is not a spelling of %s", spelling, scheme)
+	}
+	if s.spellings == nil {
+		s.spellings = map[string]string{}
+	}
+	s.spellings[scheme] = spelling
+	return nil
 }
 
 func (s *scenario) clientIsNew() error {
@@ -141,7 +179,7 @@ func (s *scenario) refreshTokenIsIssued() error {
 }
 
 func (s *scenario) newAccessTokenDiffers() error {
-	if s.tokens.previous == "" || s.tokens.access == s.tokens.previous {
+	if u := s.tokens.user; u.previous == "" || u.access == u.previous {
 		return fmt.Errorf("the new access token is the same as the previous one")
 	}
 	return nil
@@ -172,7 +210,8 @@ func (s *scenario) tokenRequestRefused(status int, code string) error {
 // refused. A token that is refused is served as anonymous on the list (spec
 // API-2, API-3), and the request that needs a token is refused.
 func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
-	token := map[string]string{"access": s.tokens.access, "previous access": s.tokens.previous, "refresh": s.tokens.refresh}[which]
+	u := s.tokens.user
+	token := map[string]string{"access": u.access, "previous access": u.previous, "refresh": u.refresh}[which]
 	if token == "" {
 		return fmt.Errorf("the scenario holds no %s token", which)
 	}
@@ -180,7 +219,7 @@ func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.send(bearer(s.at("GET", address), token))
+	list, err := s.send(s.bearer(s.at("GET", address), token))
 	if err != nil {
 		return err
 	}
@@ -188,7 +227,7 @@ func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	if want := verdict == "accepted"; offered != want {
 		return s.failf(list, "the event list, read with the %s token, offers \"create-new-event\": %v, want %v", which, offered, want)
 	}
-	protected, err := s.send(bearer(s.e.GET(protectedPath), token))
+	protected, err := s.send(s.bearer(s.e.GET(protectedPath), token))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,90 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"testing"
+
+	"eventsvc/server"
+	"eventsvc/steps"
+)
+
+// loginCounter is a reverse proxy that counts the failed logins the
+// answers of the token endpoint tell: a password grant refused
+// invalid_grant (a wrong password, an unknown user) and a request with
+// client credentials refused invalid_client (a wrong client secret); and
+// the answers 429.
+type loginCounter struct {
+	mu                sync.Mutex
+	failed, throttled int
+	proxy             *httputil.ReverseProxy
+}
+
+func (l *loginCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var grant string
+	basic := r.Header.Get("Authorization") != ""
+	if r.URL.Path == "/oauth/token" && r.Method == http.MethodPost {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		form, _ := url.ParseQuery(string(body))
+		grant = form.Get("grant_type")
+	}
+	rec := httptest.NewRecorder()
+	l.proxy.ServeHTTP(rec, r)
+	if grant != "" || rec.Code == http.StatusTooManyRequests {
+		var e struct{ Error string }
+		_ = json.Unmarshal(rec.Body.Bytes(), &e)
+		l.mu.Lock()
+		switch {
+		case rec.Code == http.StatusTooManyRequests:
+			l.throttled++
+		case e.Error == "invalid_client" && basic, e.Error == "invalid_grant" && grant == "password":
+			l.failed++
+		}
+		l.mu.Unlock()
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+// TestARemoteRunStaysWithinItsFailedLoginBudget: a remote run against the
+// reference server, with its lockout as eventsvc serve sets it, passes,
+// is never throttled, and fails no more logins than the run announces at
+// its start (Report.FailedLogins), which a QA engineer weighs against the
+// lockout of the target. The budget of token requests per address is off:
+// without the delay of a network, the run asks faster than it allows.
+func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
+	target, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.TokenRate = -1 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &loginCounter{proxy: httputil.NewSingleHostReverseProxy(target)}
+	srv := httptest.NewServer(counter)
+	defer srv.Close()
+	var out bytes.Buffer
+	rep, err := Run(Options{
+		Target: steps.Target{BaseURL: srv.URL, Credentials: DemoCredentials, RunID: "budget"},
+		Tags:   RemoteTags, DefaultTags: true, Concurrency: 4, Output: &out,
+	})
+	if err != nil {
+		t.Fatalf("the remote run against the reference server: %v%s", err, failedSteps(out.String()))
+	}
+	counter.mu.Lock()
+	defer counter.mu.Unlock()
+	if counter.throttled > 0 {
+		t.Errorf("the run was answered 429 %d times", counter.throttled)
+	}
+	if rep.FailedLogins == 0 || counter.failed > rep.FailedLogins {
+		t.Fatalf("the run failed %d logins; it announced %d", counter.failed, rep.FailedLogins)
+	}
+	t.Logf("%d failed logins, %d announced", counter.failed, rep.FailedLogins)
+}

@@ -1,0 +1,120 @@
+package steps
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cucumber/godog"
+)
+
+// What an answer offers its caller (spec SVC-3): one check, offersExactly,
+// for every answer whose links depend on who asks, used by every step that
+// says "offers the caller exactly what they may do".
+
+func (s *scenario) registerOfferSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^the answer offers the caller exactly what they may do$`, func() error {
+		x, err := s.theAnswer()
+		if err != nil {
+			return err
+		}
+		return s.offersExactly(x)
+	})
+	sc.Step(`^every page offers the caller exactly what they may do$`, func() error {
+		return s.eachWalked(s.offersExactly)
+	})
+}
+
+// listLinks are the links every page of the event list offers every
+// caller (spec API-3).
+var listLinks = []string{"self", "profile", "get-an-event"}
+
+// holdsToken reports whether who, an actor phrase, sends a valid access
+// token.
+func holdsToken(who string) bool { return who == "the user" || who == "the other user" }
+
+// offersExactly checks that x offers its caller what the specification
+// lets them do, and nothing they may not:
+//
+//   - a page of the event list offers "self", "profile" and "get-an-event"
+//     (API-3), and "create-new-event" to a caller with a valid token and to
+//     nobody else (API-3, API-4); none of the events it lists offers
+//     "update-event" to a caller who does not manage it (API-8);
+//   - an event offers "update-event" to its manager and to nobody else
+//     (API-8), as far as the scenario knows who manages it;
+//   - the answer to a creation or an update offers nothing its caller may
+//     not do.
+//
+// The caller is the actor of the step that sent x.
+func (s *scenario) offersExactly(x *exchange) error {
+	if x.status < 200 || x.status > 299 {
+		return s.failf(x, "%s answered %d, not a success", orAnswer(x.kind), x.status)
+	}
+	token := holdsToken(x.who)
+	links := x.links()
+	switch x.kind {
+	case kindList:
+		var missing []string
+		for _, rel := range listLinks {
+			if _, ok := links[rel]; !ok {
+				missing = append(missing, rel)
+			}
+		}
+		if missing != nil {
+			return s.failf(x, "%s, read by %s, does not offer %q; it offers %s", x.kind, x.who, missing, relNames(links))
+		}
+		if err := s.offersAction(x, links, "create-new-event", token, "a caller with a valid token, and nobody else"); err != nil {
+			return err
+		}
+		obj, _ := x.json.(map[string]any)
+		for i, item := range listItems(obj) {
+			if _, ok := hrefs(item)["update-event"]; ok && !s.manages(x.who, x.resolve(hrefs(item)["self"])) {
+				return s.failf(x, "listed event %d offers \"update-event\" to %s, who does not manage it", i+1, x.who)
+			}
+		}
+	case kindEvent:
+		address := x.url.String()
+		if href, ok := links["self"]; ok && s.events.manager(address) == "" {
+			address = x.resolve(href)
+		}
+		if s.events.manager(address) != "" || !token {
+			if err := s.offersAction(x, links, "update-event", s.manages(x.who, address), "its manager, and nobody else"); err != nil {
+				return err
+			}
+		}
+	case kindCreated, kindUpdated:
+		if x.jsonErr != nil {
+			return nil // no body to offer anything (the specification shows none)
+		}
+		if _, ok := links["create-new-event"]; ok && !token {
+			return s.failf(x, "%s offers \"create-new-event\" to %s, who holds no valid token", x.kind, x.who)
+		}
+	default:
+		return fmt.Errorf("the answer of the last step is not one whose links depend on the caller")
+	}
+	return nil
+}
+
+// offersAction checks that x offers rel exactly when want says so.
+func (s *scenario) offersAction(x *exchange, links map[string]string, rel string, want bool, to string) error {
+	if _, ok := links[rel]; ok != want {
+		verb := "offers"
+		if !ok {
+			verb = "does not offer"
+		}
+		return s.failf(x, "%s, read by %s, %s %q: it is for %s; it offers %s", x.kind, x.who, verb, rel, to, relNames(links))
+	}
+	return nil
+}
+
+// manages reports whether who (an actor phrase) manages the event at
+// address, as far as the scenario knows.
+func (s *scenario) manages(who, address string) bool {
+	return holdsToken(who) && address != "" && s.events.manager(address) == holderOf(who)
+}
+
+func orAnswer(kind string) string {
+	if kind == "" {
+		return "the answer"
+	}
+	return strings.TrimSpace(kind)
+}

@@ -1,0 +1,69 @@
+package steps
+
+import (
+	"sync"
+	"time"
+)
+
+// Pool shares the access tokens of the run's accounts among the scenarios
+// of one run against a deployment, by the target's base address, so that a
+// scenario that only needs to act as the user (read, create, update) does
+// not ask for a token of its own: a run asks for two rather than one for
+// each scenario, which spares the target's budget of token requests and
+// the run's time. It is safe for concurrent use.
+//
+// A pooled token serves only as an access token: no scenario ever sees its
+// refresh token, so none can revoke it by refreshing. A scenario that
+// refreshes, that looks at a token's life, or that looks at cookies (those
+// of a token response are its own to see) holds tokens of its own
+// (scenario.ownToken). A token is asked for again once half its life has
+// passed, and the pool forgets every token when the target's clock moves.
+type Pool struct {
+	mu     sync.Mutex
+	tokens map[string]pooled
+}
+
+// pooled is one token of the pool.
+type pooled struct {
+	access string
+	until  time.Time // when the pool asks for another
+}
+
+// get returns the pool's token of holder at base, if it has one still
+// young enough.
+func (p *Pool) get(base, holder string) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.tokens[base+" "+holder]
+	if !ok || !time.Now().Before(t.until) {
+		return "", false
+	}
+	return t.access, true
+}
+
+// put offers the access token of holder at base, issued now for
+// expiresIn seconds, to the other scenarios.
+func (p *Pool) put(base, holder, access string, expiresIn int64) {
+	if p == nil || access == "" || expiresIn <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tokens == nil {
+		p.tokens = map[string]pooled{}
+	}
+	p.tokens[base+" "+holder] = pooled{access: access, until: time.Now().Add(time.Duration(expiresIn) * time.Second / 2)}
+}
+
+// forget drops every token of the pool: the target's clock has moved.
+func (p *Pool) forget() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tokens = nil
+}
