@@ -93,6 +93,8 @@ type otherChoices struct {
 	latin1Docs  bool   // the docs page is ISO-8859-1
 	seed        int    // events already there, managed by nobody the suite knows
 	seedManager string // the manager of the seeded events instead
+	rotate      bool   // a refresh answers a new refresh token and revokes the one it replaces (RFC 6749 §6)
+	utcTimes    bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
 }
 
 // otherFlaws break the specification, one at a time.
@@ -379,6 +381,10 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 		o.access[access] = otherGrant{user, now.Add(ttl)}
 	}
 	refreshed := refresh != ""
+	if refreshed && o.choices.rotate {
+		delete(o.refresh, refresh)
+		refresh = ""
+	}
 	if refresh == "" {
 		refresh = otherUUID()
 		o.refresh[refresh] = otherGrant{user, now.Add(otherRefreshTTL)}
@@ -660,6 +666,10 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	}
 	if o.flaws.asciiOnly {
 		in.Name, in.Venue = asciiOnly(in.Name), asciiOnly(in.Venue)
+	}
+	if o.choices.utcTimes {
+		t, _ := time.Parse(time.RFC3339, in.StartsAt)
+		in.StartsAt = t.UTC().Format(time.RFC3339)
 	}
 	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
 	if in.Venue != "" {

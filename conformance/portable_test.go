@@ -71,6 +71,8 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 		{"documentation page in ISO-8859-1", otherConfig{choices: otherChoices{latin1Docs: true}}},
 		{"client secret with + and / compared as sent", otherConfig{creds: secretWithPlus}},
 		{"500 events there before the run", otherConfig{choices: otherChoices{seed: 500}}},
+		{"refresh tokens rotated at each refresh", otherConfig{choices: otherChoices{rotate: true}}},
+		{"times kept and shown in UTC", otherConfig{choices: otherChoices{utcTimes: true}}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
