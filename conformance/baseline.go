@@ -104,13 +104,18 @@ func (e Expectation) names(p *Planned) bool {
 	return e.Scenario == p.Name || e.Scenario == p.pickleName || e.Scenario == p.Place()
 }
 
-// covers returns the entry that expects s to fail, if any.
+// covers returns the entry that expects s to fail, if any: one naming
+// the scenario, or a rule its failure blames (an entry for one rule does
+// not excuse a failure of another rule of the same scenario).
 func (bl *Baseline) covers(s *ScenarioResult) (Expectation, bool) {
 	if bl == nil {
 		return Expectation{}, false
 	}
 	for _, e := range bl.Entries {
-		if e.names(s.Planned) {
+		switch {
+		case e.Rule != "" && slices.Contains(s.Blamed(), e.Rule):
+			return e, true
+		case e.Rule == "" && e.names(s.Planned):
 			return e, true
 		}
 	}
@@ -139,7 +144,11 @@ func (bl *Baseline) apply(scenarios []*ScenarioResult) []BaselineStatus {
 			if !e.names(s.Planned) {
 				continue
 			}
-			switch s.Verdict {
+			v := s.Verdict
+			if e.Rule != "" {
+				v = s.VerdictFor(e.Rule)
+			}
+			switch v {
 			case ExpectedFailure:
 				failed++
 			case Passed, Flaky:

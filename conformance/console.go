@@ -17,6 +17,8 @@ type console struct {
 	w      io.Writer
 	format string
 	color  bool
+	// baseline tells, as scenarios end, which failures it expects.
+	baseline *Baseline
 
 	mu      sync.Mutex
 	feature string // the feature of the last scenario printed (pretty)
@@ -58,6 +60,9 @@ func (c *console) scenarioEnded(r *ScenarioResult) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	verdict := r.Verdict
+	if _, expected := c.baseline.covers(r); expected && verdict == Failed {
+		verdict = ExpectedFailure
+	}
 	if r.Attempts > 1 && verdict == Failed {
 		verdict = "failed again"
 	}
@@ -70,6 +75,9 @@ func (c *console) scenarioEnded(r *ScenarioResult) {
 		return
 	}
 	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, r.Place()), r.Name)
+	if r.Failure != nil && r.Verdict != NotRun {
+		line += c.paint(grey, " — "+blameText(r))
+	}
 	if r.Verdict == NotRun {
 		line += c.paint(grey, " — "+c.why(r))
 	} else {
@@ -154,7 +162,7 @@ func (c *console) summary(rep *Report) {
 	defer c.mu.Unlock()
 	var failed []*ScenarioResult
 	for _, s := range rep.Scenarios {
-		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {
+		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == SetupFailed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {
 			failed = append(failed, s)
 		}
 	}
@@ -162,8 +170,9 @@ func (c *console) summary(rep *Report) {
 		fmt.Fprintf(c.w, "\n%s\n", c.paint(bold, "Failures:"))
 		for i, s := range failed {
 			fmt.Fprintf(c.w, "\n%d) %s %s  %s\n", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
+			fmt.Fprintf(c.w, "   %s\n", blameText(s))
 			if s.Expectation != "" {
-				fmt.Fprintf(c.w, "   expected by the baseline: %s\n", s.Expectation)
+				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", s.Name, s.Expectation)
 			}
 			for _, st := range s.Steps {
 				if st.Status == "failed" || st.Status == "undefined" || st.Status == "pending" || st.Status == "ambiguous" {

@@ -14,7 +14,7 @@ import (
 // describes it, and a change that breaks a reader raises it.
 const (
 	JSONReport          = "conformance.json"
-	ReportSchemaVersion = 1
+	ReportSchemaVersion = 2
 )
 
 // ReportSchema is conformance.schema.json, the JSON Schema of
@@ -81,16 +81,19 @@ type jsonScenario struct {
 	NotRunReason string       `json:"notRunReason,omitempty"`
 	NotRunDetail string       `json:"notRunDetail,omitempty"`
 	Expectation  string       `json:"expectedFailure,omitempty"`
+	Blamed       []string     `json:"failedRules,omitempty"`
 	Attempts     int          `json:"attempts"`
 	DurationMs   int64        `json:"durationMs"`
 	Failure      *jsonFailure `json:"failure,omitempty"`
 }
 
 type jsonFailure struct {
-	Step     string `json:"step"`
-	Line     int    `json:"line"`
-	Message  string `json:"message"`
-	Exchange string `json:"exchange,omitempty"`
+	Step     string   `json:"step"`
+	Line     int      `json:"line"`
+	Message  string   `json:"message"`
+	Exchange string   `json:"exchange,omitempty"`
+	Rules    []string `json:"rules,omitempty"`
+	Setup    bool     `json:"setup,omitempty"`
 }
 
 // SuiteVersion is the version of the suite, from the build information:
@@ -172,7 +175,8 @@ func reportJSON(rep *Report) ([]byte, error) {
 			}
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
-			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange}
+			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup}
+			js.Blamed = s.Blamed()
 		}
 		doc.Scenarios = append(doc.Scenarios, js)
 	}

@@ -101,14 +101,20 @@ func junitXML(rep *Report) ([]byte, error) {
 		for _, id := range sc.Rules {
 			props = append(props, junitProp{Name: "rule", Value: id})
 		}
+		for _, id := range sc.Blamed() {
+			props = append(props, junitProp{Name: "failed rule", Value: id})
+		}
 		if sc.Attempts > 1 {
 			props = append(props, junitProp{Name: "attempts", Value: fmt.Sprint(sc.Attempts)})
 		}
 		c.Props = &junitPropsList{Props: props}
 		switch sc.Verdict {
 		case Failed:
-			c.Failure = &junitProblem{Message: firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
+			c.Failure = &junitProblem{Message: blameText(sc) + ": " + firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
 			s.Failures++
+		case SetupFailed:
+			c.Error = &junitProblem{Message: "setup failed: " + firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
+			s.Errors++
 		case NotRun:
 			c.Skipped = &junitSkipped{Message: (&console{}).why(sc)}
 			s.Skipped++
@@ -133,6 +139,7 @@ func junitXML(rep *Report) ([]byte, error) {
 		s.Time = fmt.Sprintf("%.3f", total)
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
+		doc.Errors += s.Errors
 		doc.Skipped += s.Skipped
 	}
 	if rep.Outcome == OutcomeThrottled {
@@ -153,6 +160,7 @@ func failureText(sc *ScenarioResult) string {
 		return ""
 	}
 	var b strings.Builder
+	fmt.Fprintln(&b, blameText(sc))
 	for _, st := range sc.Steps {
 		mark := "✓"
 		switch st.Status {

@@ -27,20 +27,24 @@ const (
 	ReasonFiltered = "filtered"    // go test -run left it out
 	ReasonThrottle = "throttled"   // the target answered 429 during the run
 	ReasonNoStart  = "not started" // the run did not start
+	// ReasonNotChecked: the scenario ran and failed on another rule, or
+	// in its setup, before it could show this one.
+	ReasonNotChecked = "not checked"
 )
 
 // reasonText says what each reason means, for people.
 var reasonText = map[string]string{
-	ReasonRef:      "a reference-server choice; select it with @ref",
-	ReasonLocal:    "needs the in-process reference server",
-	ReasonClock:    "moves the server's clock: needs the in-process reference server, or CONTROL_URL (a reference server's control API)",
-	ReasonSlow:     "waits in real time; select it with @slow",
-	ReasonReadOnly: "writes, and the run is read-only",
-	ReasonTags:     "not selected by the tags",
-	ReasonTarget:   "the target cannot show it",
-	ReasonFiltered: "left out by go test -run",
-	ReasonThrottle: "the target throttled the run",
-	ReasonNoStart:  "the run did not start",
+	ReasonRef:        "a reference-server choice; select it with @ref",
+	ReasonLocal:      "needs the in-process reference server",
+	ReasonClock:      "moves the server's clock: needs the in-process reference server, or CONTROL_URL (a reference server's control API)",
+	ReasonSlow:       "waits in real time; select it with @slow",
+	ReasonReadOnly:   "writes, and the run is read-only",
+	ReasonNotChecked: "its scenario failed before it could check it (on another rule, or in its setup)",
+	ReasonTags:       "not selected by the tags",
+	ReasonTarget:     "the target cannot show it",
+	ReasonFiltered:   "left out by go test -run",
+	ReasonThrottle:   "the target throttled the run",
+	ReasonNoStart:    "the run did not start",
 }
 
 // Planned is one scenario of a run (a scenario, or one example row of an
@@ -70,6 +74,9 @@ type PlannedStep struct {
 	Keyword string // such as "Given"
 	Text    string
 	Line    int
+	// Arranges is true for a step that sets the scene (Given, and an And
+	// or But after one): its failure is a setup failure, not a rule's.
+	Arranges bool
 }
 
 // Place is "file:line".
@@ -181,7 +188,7 @@ func loadPlan(fsys fs.FS) ([]*Planned, error) {
 			}
 			pl.Rules = features.Tags(pl.Tags).Rules()
 			for _, st := range pk.Steps {
-				ps := PlannedStep{Text: st.Text}
+				ps := PlannedStep{Text: st.Text, Arranges: st.Type == messages.PickleStepType_CONTEXT}
 				if len(st.AstNodeIds) > 0 {
 					ps.Keyword, ps.Line = keywords[st.AstNodeIds[0]], int(lines[st.AstNodeIds[0]])
 				}

@@ -90,12 +90,23 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 
 // breakage is one way to break the specification, and the rule it breaks.
 // A breakage so blunt that the run's preflight refuses the target (its
-// password grant fails) is marked preflight: the run stops there.
+// password grant fails) is marked preflight: the run stops there. A
+// breakage that breaks more rules than its own (a list that needs a token
+// breaks both the list's rule and the rule that GETs under /api/ are open)
+// names them all in also.
 type breakage struct {
 	name      string
 	flaws     otherFlaws
 	rule      string
 	preflight bool
+	also      []string
+}
+
+// blamed returns the rules a run against the breakage must blame.
+func (b breakage) blamed() []string {
+	out := append([]string{b.rule}, b.also...)
+	slices.Sort(out)
+	return out
 }
 
 // breakages break the second implementation one way at a time: at least
@@ -103,71 +114,71 @@ type breakage struct {
 // (TestEveryRemoteRuleHasABreakage), each the most plausible way to get
 // that rule wrong.
 var breakages = []breakage{
-	{"create-new-event offered to anonymous callers", otherFlaws{createLinkForAnonymous: true}, "API-3", false},
-	{"a non-manager's update answered 401 instead of 403", otherFlaws{nonManager401: true}, "AUTH-6", false},
-	{"a session cookie that authenticates without a token", otherFlaws{sessionCookie: true}, "SVC-4", false},
-	{"token_type mac", otherFlaws{tokenTypeMAC: true}, "TOK-5", false},
-	{"documentation page behind authentication", otherFlaws{docsNeedToken: true}, "SVC-6", false},
-	{"update-event offered to non-managers", otherFlaws{updateLinkForAnyone: true}, "API-8", false},
-	{"next link on the last page", otherFlaws{nextOnLastPage: true}, "API-5", false},
-	{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1", false},
-	{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4", false},
-	{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14", false},
-	{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13", false},
-	{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1", false},
-	{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1", false},
-	{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5", false},
-	{"pages overlap", otherFlaws{overlappingPages: true}, "API-5", false},
-	{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9", false},
-	{"client_credentials grant authorized for the client", otherFlaws{clientCredentials: true}, "CLI-3", false},
-	{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2", false},
-	{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2", false},
-	{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5", false},
-	{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3", false},
-	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false},
-	{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1", false},
-	{"the API knows none of the issued tokens", otherFlaws{tokensNotHonoured: true}, "SVC-1", false},
-	{"_links as an array", otherFlaws{linksAsArray: true}, "SVC-2", true},
-	{"create-new-event offered to nobody", otherFlaws{noCreateLinkForUsers: true}, "SVC-3", true},
-	{"create-new-event not offered to a caller with a token", otherFlaws{noCreateLinkForUsers: true}, "API-4", false},
-	{"the event list needs a token", otherFlaws{listNeedsToken: true}, "SVC-5", false},
-	{"a client serves only the first user it logs in", otherFlaws{oneUserPerClient: true}, "CLI-1", true},
-	{"a user's email and password authenticate as the client", otherFlaws{userAsClient: true}, "CLI-1", false},
-	{"only the read scope granted", otherFlaws{scopeReadOnly: true}, "CLI-4", false},
-	{"a JSON body at the token endpoint", otherFlaws{jsonBodyAccepted: true}, "TOK-2", false},
-	{"any password of a known user", otherFlaws{passwordNotChecked: true}, "TOK-3", false},
-	{"the refresh token read from refresh_token only", otherFlaws{refreshTokenParamOnly: true}, "TOK-4", false},
-	{"a CSRF cookie required at the token endpoint", otherFlaws{csrfRequired: true}, "TOK-6", true},
-	{"the username is not the email", otherFlaws{usernameNotEmail: true}, "ACC-1", true},
-	{"no refresh token with the password grant", otherFlaws{noRefreshToken: true}, "TOK-7", false},
-	{"refreshed access tokens do not work", otherFlaws{refreshedTokensDead: true}, "TOK-8", false},
-	{"a user's email and password authenticate as a client", otherFlaws{userAsClient: true}, "TOK-10", false},
-	{"the list linked as event-list, not events", otherFlaws{noEventsLink: true}, "API-1", true},
-	{"the creator does not become the manager", otherFlaws{creatorNotManager: true}, "API-6", false},
-	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false},
-	{"the manager's update changes nothing", otherFlaws{updateIgnored: true}, "API-9", false},
-	{"the events href leads nowhere", otherFlaws{brokenEventsHref: true}, "API-10", true},
-	{"requests outside the API need no token", otherFlaws{openOutsideAPI: true}, "AUTH-4", false},
-	{"token answers without Cache-Control: no-store", otherFlaws{tokensCacheable: true}, "TOK-15", false},
-	{"a failed Basic authentication answered 400 without a challenge", otherFlaws{badClient400: true}, "TOK-16", false},
-	{"the bearer scheme read in one case only", otherFlaws{bearerCaseSensitive: true}, "SVC-7", false},
-	{"the basic scheme read in one case only", otherFlaws{basicCaseSensitive: true}, "SVC-7", false},
-	{"a refreshed token acts for nobody the API knows", otherFlaws{refreshLosesUser: true}, "TOK-8", false},
-	{"every refresh acts for the first user", otherFlaws{refreshAsFirstUser: true}, "TOK-8", false},
-	{"a refresh token kept by the refresh works once", otherFlaws{refreshSingleUse: true}, "TOK-4", false},
-	{"create-new-event only on a page asked for without parameters", otherFlaws{createLinkDefaultOnly: true}, "API-4", false},
-	{"profile and get-an-event on the first page only", otherFlaws{anonLinksFirstOnly: true}, "API-3", false},
-	{"next on a full last page", otherFlaws{nextWhenFull: true}, "API-5", false},
-	{"prev on a first page asked for by its number", otherFlaws{prevOnExplicitFirst: true}, "API-5", false},
-	{"an event's self leads to the next event", otherFlaws{eventSelfOffByOne: true}, "API-10", false},
-	{"an event's profile leads to no page", otherFlaws{profileNowhere: true}, "API-10", false},
-	{"the answer to a creation has _links as an array", otherFlaws{postLinksAsArray: true}, "SVC-2", false},
-	{"the answer to an update has _links as an array", otherFlaws{putLinksAsArray: true}, "SVC-2", false},
-	{"the events of a list have no _links", otherFlaws{itemsWithoutLinks: true}, "SVC-2", false},
-	{"listed events offer update-event to anyone", otherFlaws{itemUpdateForAnyone: true}, "API-8", false},
-	{"texts lose what is not ASCII", otherFlaws{asciiOnly: true}, "API-6", false},
-	{"an update changes the name only", otherFlaws{updateNameOnly: true}, "API-9", false},
-	{"an update leaves the event without a manager", otherFlaws{updateDropsManager: true}, "API-8", false},
+	{"create-new-event offered to anonymous callers", otherFlaws{createLinkForAnonymous: true}, "API-3", false, nil},
+	{"a non-manager's update answered 401 instead of 403", otherFlaws{nonManager401: true}, "AUTH-6", false, nil},
+	{"a session cookie that authenticates without a token", otherFlaws{sessionCookie: true}, "SVC-4", false, nil},
+	{"token_type mac", otherFlaws{tokenTypeMAC: true}, "TOK-5", false, nil},
+	{"documentation page behind authentication", otherFlaws{docsNeedToken: true}, "SVC-6", false, []string{"AUTH-5"}},
+	{"update-event offered to non-managers", otherFlaws{updateLinkForAnyone: true}, "API-8", false, nil},
+	{"next link on the last page", otherFlaws{nextOnLastPage: true}, "API-5", false, nil},
+	{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1", false, nil},
+	{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4", false, nil},
+	{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14", false, nil},
+	{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13", false, nil},
+	{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1", false, nil},
+	{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1", false, []string{"CLI-1", "TOK-10"}},
+	{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5", false, nil},
+	{"pages overlap", otherFlaws{overlappingPages: true}, "API-5", false, nil},
+	{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9", false, []string{"CLI-3"}},
+	{"client_credentials grant authorized for the client", otherFlaws{clientCredentials: true}, "CLI-3", false, []string{"TOK-9"}},
+	{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2", false, nil},
+	{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2", false, []string{"API-7", "SVC-5"}},
+	{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5", false, nil},
+	{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3", false, nil},
+	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false, []string{"SVC-5", "TOK-13"}},
+	{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1", false, nil},
+	{"the API knows none of the issued tokens", otherFlaws{tokensNotHonoured: true}, "SVC-1", false, nil},
+	{"_links as an array", otherFlaws{linksAsArray: true}, "SVC-2", true, nil},
+	{"create-new-event offered to nobody", otherFlaws{noCreateLinkForUsers: true}, "SVC-3", true, nil},
+	{"create-new-event not offered to a caller with a token", otherFlaws{noCreateLinkForUsers: true}, "API-4", false, nil},
+	{"the event list needs a token", otherFlaws{listNeedsToken: true}, "SVC-5", false, []string{"API-2", "AUTH-2"}},
+	{"a client serves only the first user it logs in", otherFlaws{oneUserPerClient: true}, "CLI-1", true, nil},
+	{"a user's email and password authenticate as the client", otherFlaws{userAsClient: true}, "CLI-1", false, []string{"TOK-10"}},
+	{"only the read scope granted", otherFlaws{scopeReadOnly: true}, "CLI-4", false, []string{"TOK-5"}},
+	{"a JSON body at the token endpoint", otherFlaws{jsonBodyAccepted: true}, "TOK-2", false, nil},
+	{"any password of a known user", otherFlaws{passwordNotChecked: true}, "TOK-3", false, nil},
+	{"the refresh token read from refresh_token only", otherFlaws{refreshTokenParamOnly: true}, "TOK-4", false, nil},
+	{"a CSRF cookie required at the token endpoint", otherFlaws{csrfRequired: true}, "TOK-6", true, nil},
+	{"the username is not the email", otherFlaws{usernameNotEmail: true}, "ACC-1", true, nil},
+	{"no refresh token with the password grant", otherFlaws{noRefreshToken: true}, "TOK-7", false, nil},
+	{"refreshed access tokens do not work", otherFlaws{refreshedTokensDead: true}, "TOK-8", false, nil},
+	{"a user's email and password authenticate as a client", otherFlaws{userAsClient: true}, "TOK-10", false, []string{"CLI-1"}},
+	{"the list linked as event-list, not events", otherFlaws{noEventsLink: true}, "API-1", true, nil},
+	{"the creator does not become the manager", otherFlaws{creatorNotManager: true}, "API-6", false, nil},
+	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false, []string{"SVC-5"}},
+	{"the manager's update changes nothing", otherFlaws{updateIgnored: true}, "API-9", false, nil},
+	{"the events href leads nowhere", otherFlaws{brokenEventsHref: true}, "API-10", true, nil},
+	{"requests outside the API need no token", otherFlaws{openOutsideAPI: true}, "AUTH-4", false, nil},
+	{"token answers without Cache-Control: no-store", otherFlaws{tokensCacheable: true}, "TOK-15", false, nil},
+	{"a failed Basic authentication answered 400 without a challenge", otherFlaws{badClient400: true}, "TOK-16", false, nil},
+	{"the bearer scheme read in one case only", otherFlaws{bearerCaseSensitive: true}, "SVC-7", false, nil},
+	{"the basic scheme read in one case only", otherFlaws{basicCaseSensitive: true}, "SVC-7", false, nil},
+	{"a refreshed token acts for nobody the API knows", otherFlaws{refreshLosesUser: true}, "TOK-8", false, nil},
+	{"every refresh acts for the first user", otherFlaws{refreshAsFirstUser: true}, "TOK-8", false, nil},
+	{"a refresh token kept by the refresh works once", otherFlaws{refreshSingleUse: true}, "TOK-4", false, nil},
+	{"create-new-event only on a page asked for without parameters", otherFlaws{createLinkDefaultOnly: true}, "API-4", false, nil},
+	{"profile and get-an-event on the first page only", otherFlaws{anonLinksFirstOnly: true}, "API-3", false, []string{"API-4"}},
+	{"next on a full last page", otherFlaws{nextWhenFull: true}, "API-5", false, nil},
+	{"prev on a first page asked for by its number", otherFlaws{prevOnExplicitFirst: true}, "API-5", false, nil},
+	{"an event's self leads to the next event", otherFlaws{eventSelfOffByOne: true}, "API-10", false, nil},
+	{"an event's profile leads to no page", otherFlaws{profileNowhere: true}, "API-10", false, nil},
+	{"the answer to a creation has _links as an array", otherFlaws{postLinksAsArray: true}, "SVC-2", false, nil},
+	{"the answer to an update has _links as an array", otherFlaws{putLinksAsArray: true}, "SVC-2", false, nil},
+	{"the events of a list have no _links", otherFlaws{itemsWithoutLinks: true}, "SVC-2", false, nil},
+	{"listed events offer update-event to anyone", otherFlaws{itemUpdateForAnyone: true}, "API-8", false, nil},
+	{"texts lose what is not ASCII", otherFlaws{asciiOnly: true}, "API-6", false, []string{"API-9"}},
+	{"an update changes the name only", otherFlaws{updateNameOnly: true}, "API-9", false, nil},
+	{"an update leaves the event without a manager", otherFlaws{updateDropsManager: true}, "API-9", false, nil},
 }
 
 // TestSuiteCatchesBreakagesOfASecondImplementation breaks the second
@@ -195,6 +206,37 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
 			}
 			t.Logf("caught by %s:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
+		})
+	}
+}
+
+// TestEachBreakageIsBlamedOnItsRules runs the whole of a remote run
+// against each breakage, and requires the rules it fails to be exactly
+// those the breakage breaks: a failure blames the rule its check proves,
+// not every rule of its scenario. A breakage that the preflight of a whole
+// run refuses (it blocks the scenarios that write) is caught by its own
+// rule's scenarios alone (TestSuiteCatchesBreakagesOfASecondImplementation).
+func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
+	for _, tt := range breakages {
+		if tt.preflight {
+			continue
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws}, RemoteTags, false)
+			if errors.Is(err, ErrPreflight) {
+				t.Skipf("the preflight of a whole run refuses this breakage: %v", err)
+			}
+			var failed []string
+			for _, r := range rep.Rules {
+				if r.Verdict == Failed {
+					failed = append(failed, r.ID)
+				}
+			}
+			slices.Sort(failed)
+			if want := tt.blamed(); !slices.Equal(failed, want) {
+				t.Fatalf("the run blames %v, want %v%s", failed, want, failedSteps(out))
+			}
 		})
 	}
 }

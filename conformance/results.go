@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,9 @@ const (
 	ExpectedFailure = "expected failure" // failed, as a baseline entry says it does
 	Flaky           = "flaky"            // failed, then passed on a retry
 	NotRun          = "not run"
+	// SetupFailed is a scenario whose arranging steps failed: it checked
+	// none of its rules, and blames none.
+	SetupFailed = "setup failed"
 )
 
 // ScenarioResult is what became of one planned scenario.
@@ -40,12 +44,63 @@ type ScenarioResult struct {
 	Expectation string
 }
 
+// Blamed returns the rules the scenario's failure proves broken: those
+// its failing check names, among the scenario's rules (all of them when
+// the check names none of them), or as they are when the check requires
+// them; none for a setup failure.
+func (s *ScenarioResult) Blamed() []string {
+	switch s.Verdict {
+	case Failed, ExpectedFailure, Flaky:
+	default:
+		return nil
+	}
+	if s.Failure == nil || len(s.Failure.Rules) == 0 {
+		return s.Rules
+	}
+	if s.Failure.Required {
+		return s.Failure.Rules
+	}
+	var out []string
+	for _, r := range s.Failure.Rules {
+		if slices.Contains(s.Rules, r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return s.Rules
+	}
+	return out
+}
+
+// VerdictFor is the scenario's verdict for one of its rules: a failure
+// (expected or flaky too) counts for the rules it blames; for its other
+// rules the scenario is not checked, or, flaky, passed on its retry.
+func (s *ScenarioResult) VerdictFor(rule string) string {
+	switch s.Verdict {
+	case Failed, ExpectedFailure:
+		if slices.Contains(s.Blamed(), rule) {
+			return s.Verdict
+		}
+		return NotRun
+	case Flaky:
+		if slices.Contains(s.Blamed(), rule) {
+			return Flaky
+		}
+		return Passed
+	case SetupFailed:
+		return NotRun
+	}
+	return s.Verdict
+}
+
 // StepResult is one step of a scenario as it ran.
 type StepResult struct {
 	PlannedStep
 	Status   string // passed, failed, skipped, undefined, pending, ambiguous; "" when it did not run
 	Duration time.Duration
-	Error    string // masked
+	Error    string   // masked
+	Rules    []string // the rules its failure proves broken, when it names them
+	Required bool     // blamed whatever the scenario checks (Failure.Required)
 }
 
 // Failure says where and how a scenario failed. Every text is masked.
@@ -54,6 +109,13 @@ type Failure struct {
 	Line     int    // the failing step's line
 	Message  string // what was expected and what came
 	Exchange string // the request and the answer that caused it, if any
+	// Rules are the rules the failing check names (empty: it names none).
+	Rules []string
+	// Required is true when those rules are blamed whatever the scenario
+	// checks: the target broke them on the way to the check.
+	Required bool
+	// Setup is true when a step that only arranges failed.
+	Setup bool
 }
 
 // Text is the failure as one text: message, then exchange.
@@ -196,6 +258,13 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 		sr.Error = c.redactor.String(skipReason(err))
 	case err != nil && status != godog.StepSkipped:
 		sr.Error = c.redactor.String(err.Error())
+		var broken interface {
+			BrokenRules() []string
+			Required() bool
+		}
+		if errors.As(err, &broken) {
+			sr.Rules, sr.Required = broken.BrokenRules(), broken.Required()
+		}
 		if run.err == nil {
 			run.err = err
 		}
@@ -235,7 +304,8 @@ func (c *collector) end(run *scenarioRun) {
 		if s.Status == "failed" || s.Status == "undefined" || s.Status == "pending" || s.Status == "ambiguous" {
 			failedNow = true
 			if r.Failure == nil {
-				f := &Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line}
+				f := &Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required}
+				f.Setup = s.Arranges && len(s.Rules) == 0
 				f.Message, f.Exchange, _ = strings.Cut(s.Error, "\n\n")
 				r.Failure = f
 			}
@@ -248,6 +318,8 @@ func (c *collector) end(run *scenarioRun) {
 		run.skip = ReasonThrottle
 	}
 	switch {
+	case failedNow && c.attempt == 1 && r.Failure.Setup:
+		r.Verdict = SetupFailed
 	case failedNow && c.attempt == 1:
 		r.Verdict = Failed
 	case failedNow:
@@ -302,4 +374,35 @@ func (c *collector) finish() []*ScenarioResult {
 		}
 	}
 	return c.results
+}
+
+// blameText says what a failed scenario blames: "fails API-8", "setup
+// failed: no rule checked", and which of its rules it did not check.
+func blameText(s *ScenarioResult) string {
+	if s.Verdict == SetupFailed {
+		return "setup failed: none of " + strings.Join(s.Rules, ", ") + " checked"
+	}
+	blamed := s.Blamed()
+	text := "fails " + strings.Join(blamed, ", ")
+	var unchecked []string
+	for _, r := range s.Rules {
+		if !slices.Contains(blamed, r) {
+			unchecked = append(unchecked, r)
+		}
+	}
+	if len(unchecked) > 0 {
+		text += "; not checked: " + strings.Join(unchecked, ", ")
+	}
+	return text
+}
+
+// setupFailures counts the scenarios of the run whose setup failed.
+func (r *Report) setupFailures() int {
+	n := 0
+	for _, s := range r.Scenarios {
+		if s.Verdict == SetupFailed {
+			n++
+		}
+	}
+	return n
 }

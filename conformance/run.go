@@ -234,6 +234,7 @@ func Run(o Options) (*Report, error) {
 
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	out := newConsole(o.Output, o.Format, o.Color)
+	out.baseline = o.Baseline
 	col := newCollector(plan, redactor, watch, out.scenarioEnded)
 	stop := out.watch(col, o.Progress)
 	status := 0
@@ -263,7 +264,7 @@ func Run(o Options) (*Report, error) {
 	switch {
 	case watch.hit() != nil:
 		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
-	case report.Counts()[Failed] > 0 || stale > 0:
+	case report.Counts()[Failed] > 0 || stale > 0 || report.setupFailures() > 0:
 		report.Outcome = OutcomeFailed
 	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
 		report.Outcome = OutcomeFailed // a failure no rule counts
@@ -426,7 +427,7 @@ func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool,
 	again := map[*ScenarioResult]bool{}
 	var paths []string
 	for _, r := range results {
-		if r.Verdict != Failed {
+		if r.Verdict != Failed && r.Verdict != SetupFailed {
 			continue
 		}
 		if _, expected := bl.covers(r); expected {

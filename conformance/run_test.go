@@ -271,7 +271,7 @@ func TestJUnitFitsCITestViews(t *testing.T) {
 	}
 	c := doc.Suites[0].Cases[get("A check that fails")]
 	if c.Failure == nil || !strings.Contains(c.Failure.Text, "the answer had no self link") || !strings.Contains(c.Failure.Text, "GET /api/events") ||
-		!strings.Contains(c.Failure.Text, "When a step fails with") || c.Failure.Message != "the answer had no self link" {
+		!strings.Contains(c.Failure.Text, "When a step fails with") || c.Failure.Message != "fails SVC-2: the answer had no self link" {
 		t.Errorf("the failure element does not hold the failure's text: %+v", c.Failure)
 	}
 	var rules []string

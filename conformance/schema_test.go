@@ -49,7 +49,7 @@ func checkHTMLReport(t *testing.T, page string) {
 }
 
 func TestTheSchemaRefusesAReportThatDoesNotFollowIt(t *testing.T) {
-	bad := `{"schemaVersion": 1, "outcome": "green"}`
+	bad := `{"schemaVersion": 2, "outcome": "green"}`
 	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(ReportSchema), gojsonschema.NewStringLoader(bad))
 	if err != nil {
 		t.Fatal(err)

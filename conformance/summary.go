@@ -37,11 +37,15 @@ func ruleResults(catalogue *docs.Catalogue, scenarios []*ScenarioResult) []*Rule
 	for _, rule := range catalogue.Rules() {
 		r := &RuleResult{ID: rule.ID, Kind: string(rule.Kind), Counts: map[string]int{}}
 		for _, s := range scenarios {
-			if !slices.Contains(s.Rules, rule.ID) {
+			if !slices.Contains(s.Rules, rule.ID) && !slices.Contains(s.Blamed(), rule.ID) {
 				continue
 			}
 			r.Scenarios = append(r.Scenarios, s)
-			r.Counts[s.Verdict]++
+			v := s.VerdictFor(rule.ID)
+			r.Counts[v]++
+			if v == NotRun && s.Verdict != NotRun && !slices.Contains(r.Reasons, ReasonNotChecked) {
+				r.Reasons = append(r.Reasons, ReasonNotChecked)
+			}
 			r.Selected = r.Selected || s.Run || (s.Reason != ReasonTags && s.Reason != ReasonFiltered)
 			if s.Verdict == NotRun && s.Reason != ReasonTags && s.Reason != ReasonFiltered && !slices.Contains(r.Reasons, s.Reason) {
 				r.Reasons = append(r.Reasons, s.Reason)

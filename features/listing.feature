@@ -36,7 +36,7 @@ Feature: Listing events
     Then the answer has status 200
     And the answer offers the caller exactly what they may do
 
-  @spec @API-3 @API-4 @SVC-3
+  @spec @API-3 @API-4 @API-10 @SVC-3
   Scenario: Every page offers each caller exactly what they may do
     Given the event list has more than one page
     When a caller walks through the event list by following its "next" links
@@ -53,7 +53,7 @@ Feature: Listing events
     When the user walks through the event list with a page size of its own
     Then every page offers the caller exactly what they may do
 
-  @spec @SVC-2 @SVC-3 @API-8 @API-10
+  @spec @SVC-2 @SVC-3 @API-3 @API-4 @API-8 @API-10
   Scenario: Each event of the list is HAL, links to itself, and offers each caller nothing they may not do
     Given the user manages an event
     When a caller lists the events

@@ -44,7 +44,7 @@ Feature: One stateless service
     When the client asks for the user's token
     Then a token is issued
     When the user lists the events
-    Then the answer offers the caller exactly what they may do
+    Then the answer offers the link "create-new-event"
     And the access token is accepted by the resource server
 
   @spec @SVC-7 @writes

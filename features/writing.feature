@@ -86,7 +86,7 @@ Feature: Creating and updating events
   Scenario: Another user may not update the event
     Given the user has created an event
     When the other user sends an update of the event to its address, renaming it "Taken over"
-    Then the answer has status 403
+    Then the request is refused for lack of permission
     When a caller reads the event
     Then the event still has its original name
 

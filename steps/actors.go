@@ -72,7 +72,7 @@ func (s *scenario) as(who string, req *httpexpect.Request) (*httpexpect.Request,
 			return nil, err
 		}
 		if h.refresh == "" {
-			return nil, fmt.Errorf("the user holds no refresh token")
+			return nil, noRefreshToken("the user")
 		}
 		return s.bearer(req, h.refresh), nil
 	case "a caller with the client's credentials":

@@ -19,6 +19,8 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer is an error with status (\d+)$`, s.isErrorWithStatus)
 	sc.Step(`^the request is refused as unauthenticated$`, s.refusedAsUnauthenticated)
 	sc.Step(`^the request is not refused for lack of authentication$`, s.notRefused)
+	sc.Step(`^the request is refused for lack of permission$`, s.refusedForPermission)
+	sc.Step(`^the answer offers no more than it offers an anonymous caller$`, s.offersNoMoreThanToAnyone)
 	sc.Step(`^the answer must not be cached$`, s.mustNotBeCached)
 	sc.Step(`^the answer's Cache-Control says "([^"]*)"$`, s.cacheControlSays)
 	sc.Step(`^the answer's Pragma says "([^"]*)"$`, func(d string) error { return s.headerSays("Pragma", d) })
@@ -39,10 +41,31 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the "([^"]*)" link is a URI template$`, s.linkIsTemplate)
 }
 
+// hasStatus checks the answer's status. A read of the list or of an event
+// that is not served to a caller without a valid token breaks what lets
+// anyone read them (API-2, API-7).
 func (s *scenario) hasStatus(status int) error {
 	x, err := s.theAnswer()
 	if err == nil && x.status != status {
 		err = s.failf(x, "status %d, want %d", x.status, status)
+		if status == http.StatusOK {
+			return s.unreadable(x, err)
+		}
+	}
+	return err
+}
+
+// unreadable is err, a read's failure, as breaking the rule that lets its
+// caller read what was asked: the list (API-2 anonymous, API-4 with a
+// token), an event (API-7 anonymous). Other answers keep err as it is.
+func (s *scenario) unreadable(x *exchange, err error) error {
+	switch {
+	case x.kind == kindList && !holdsToken(x.who):
+		return requires(err, "API-2", "SVC-5")
+	case x.kind == kindList:
+		return requires(err, "API-4")
+	case x.kind == kindEvent && !holdsToken(x.who):
+		return requires(err, "API-7", "SVC-5")
 	}
 	return err
 }
@@ -67,26 +90,72 @@ func (s *scenario) isErrorWithStatus(status int) error {
 
 // refusedAsUnauthenticated accepts 401 or 403: the specification leaves the
 // status of a request without a valid token open (Authentication, item 9).
+// A request sent with the cookies of earlier answers and no token that is
+// not refused shows a session standing in for a token (spec SVC-4).
 func (s *scenario) refusedAsUnauthenticated() error {
 	x, err := s.theAnswer()
 	if err == nil && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
 		err = s.failf(x, "expected the request to be refused (401 or 403), got %d", x.status)
+		if x.cookies {
+			err = breaks(err, "SVC-4")
+		}
+		if x.url.Path == protectedPath && x.method == http.MethodGet {
+			if bare := s.needsAToken(protectedPath); bare != nil {
+				return bare
+			}
+		}
 	}
 	return err
 }
 
+// refusedForPermission checks spec AUTH-6: a caller denied for lack of
+// permission gets 403.
+func (s *scenario) refusedForPermission() error {
+	x, err := s.theAnswer()
+	if err == nil && x.status != http.StatusForbidden {
+		err = breaks(s.failf(x, "status %d, want 403 (denied for lack of permission)", x.status), "AUTH-6")
+	}
+	return err
+}
+
+// offersNoMoreThanToAnyone checks that the answer offers no action the
+// same request without credentials is not offered: the credentials the
+// answer's request carried (the client's, in Basic) authenticate nothing
+// on the API (spec AUTH-1).
+func (s *scenario) offersNoMoreThanToAnyone() error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	y, err := s.send(s.at(x.method, x.url.String()))
+	if err != nil {
+		return err
+	}
+	theirs := y.links()
+	for _, rel := range actions {
+		if _, ok := x.links()[rel]; ok {
+			if _, anyone := theirs[rel]; !anyone {
+				return breaks(s.failf(x, "the answer offers %q, which the same request without credentials is not offered: the credentials it carried count on the API", rel), "AUTH-1")
+			}
+		}
+	}
+	return nil
+}
+
+// notRefused checks spec AUTH-2: a GET under /api/ is open to everyone.
 func (s *scenario) notRefused() error {
 	x, err := s.theAnswer()
 	if err == nil && (x.status == http.StatusUnauthorized || x.status == http.StatusForbidden) {
-		err = s.failf(x, "the request was refused with status %d", x.status)
+		err = breaks(s.failf(x, "the request was refused with status %d", x.status), "AUTH-2")
 	}
 	return err
 }
 
+// mustNotBeCached checks spec TOK-15 (RFC 6749 §5.1).
 func (s *scenario) mustNotBeCached() error {
 	x, err := s.theAnswer()
-	if err == nil && !strings.Contains(strings.ToLower(x.header.Get("Cache-Control")), "no-store") {
-		err = s.failf(x, "Cache-Control is %q, want no-store", x.header.Get("Cache-Control"))
+	if err == nil && !slices.Contains(headerWords(x.header, "Cache-Control"), "no-store") {
+		err = breaks(s.failf(x, "Cache-Control is %q, want no-store", x.header.Values("Cache-Control")), "TOK-15")
 	}
 	return err
 }
@@ -140,12 +209,18 @@ func (s *scenario) challenges(scheme, code string) error {
 	if err != nil {
 		return err
 	}
+	// A Basic challenge after failed client authentication is spec TOK-16;
+	// a Bearer one is the reference's AUTH-7.
+	rule := "AUTH-7"
+	if strings.EqualFold(scheme, schemeBasic) {
+		rule = "TOK-16"
+	}
 	h := x.header.Get("WWW-Authenticate")
 	if m := challengeScheme.FindStringSubmatch(h); m == nil || !strings.EqualFold(m[1], scheme) {
-		return s.failf(x, "WWW-Authenticate is %q, want a %s challenge", h, scheme)
+		return breaks(s.failf(x, "WWW-Authenticate is %q, want a %s challenge", h, scheme), rule)
 	}
 	if code != "" && !strings.Contains(h, `error="`+code+`"`) {
-		return s.failf(x, "WWW-Authenticate is %q, want error=%q", h, code)
+		return breaks(s.failf(x, "WWW-Authenticate is %q, want error=%q", h, code), rule)
 	}
 	return nil
 }
@@ -203,7 +278,7 @@ func (s *scenario) doesNotRedirect() error {
 
 func (s *scenario) noCookies() error {
 	if c := s.rec.cookies(); len(c) > 0 {
-		return fmt.Errorf("answers set cookies: %s", strings.Join(c, "; "))
+		return breaks(fmt.Errorf("answers set cookies: %s", strings.Join(c, "; ")), "SVC-4")
 	}
 	return nil
 }
@@ -216,10 +291,10 @@ func (s *scenario) isHTML() error {
 	}
 	ct := x.header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/html" {
-		return s.failf(x, "Content-Type is %q, want text/html", ct)
+		return breaks(s.failf(x, "Content-Type is %q, want text/html", ct), "SVC-6")
 	}
 	if strings.TrimSpace(x.body) == "" {
-		return s.failf(x, "the page is empty")
+		return breaks(s.failf(x, "the page is empty"), "SVC-6")
 	}
 	return nil
 }
@@ -233,7 +308,7 @@ func (s *scenario) isHAL() error {
 	}
 	obj, err := x.object()
 	if err != nil {
-		return s.about(x, err)
+		return breaks(s.about(x, err), "SVC-2")
 	}
 	return s.halDoc(x, obj, "the answer")
 }
@@ -262,6 +337,9 @@ func (s *scenario) itemsAreHAL() error {
 	if err != nil {
 		return err
 	}
+	if x.status < 200 || x.status > 299 {
+		return s.unreadable(x, s.failf(x, "status %d, not a success: the answer lists no events", x.status))
+	}
 	if len(items) == 0 {
 		return s.failf(x, "the list holds no events")
 	}
@@ -277,6 +355,10 @@ func (s *scenario) itemsAreHAL() error {
 // relation name, each entry (or each element of an array entry) with an
 // href.
 func (s *scenario) halDoc(x *exchange, doc map[string]any, what string) error {
+	return breaks(s.halShape(x, doc, what), "SVC-2")
+}
+
+func (s *scenario) halShape(x *exchange, doc map[string]any, what string) error {
 	v, ok := doc["_links"]
 	if !ok {
 		return s.failf(x, "%s has no \"_links\"", what)
@@ -305,11 +387,37 @@ func (s *scenario) offersLinks(offers, list string) error {
 	if err != nil {
 		return err
 	}
+	if x.status < 200 || x.status > 299 {
+		return s.unreadable(x, s.failf(x, "status %d, not a success: the answer offers nothing", x.status))
+	}
+	if offers == "offers" && x.kind == kindEvent && slices.Contains(splitList(list), "update-event") && s.manages(x.who, x.url.String()) {
+		if _, ok := x.links()["update-event"]; !ok {
+			return s.managerNotOffered(x, x.url.String(), s.failf(x, "the event does not offer \"update-event\" to %s, who created it; it offers %s", x.who, relNames(x.links())))
+		}
+	}
 	links := x.links()
 	for _, rel := range splitList(list) {
 		if _, ok := links[rel]; ok != (offers == "offers") {
-			return s.failf(x, "offers %q: %v, want %v; it offers %s", rel, ok, !ok, relNames(links))
+			return breaks(s.failf(x, "offers %q: %v, want %v; it offers %s", rel, ok, !ok, relNames(links)), linkRule(x, rel)...)
 		}
+	}
+	return nil
+}
+
+// linkRule is the rule that says whether x offers rel: what the event list
+// offers its caller (API-3 anonymous, API-4 with a token), the manager's
+// link to update an event (API-8), the API root's link to the events
+// (API-1). Nil: the scenario's rules.
+func linkRule(x *exchange, rel string) []string {
+	switch {
+	case rel == "update-event": // its manager's: the creator (API-6)
+		return []string{"API-8", "API-6"}
+	case rel == "events":
+		return []string{"API-1"}
+	case x.kind == kindList && holdsToken(x.who):
+		return []string{"API-4"}
+	case x.kind == kindList:
+		return []string{"API-3"}
 	}
 	return nil
 }
@@ -325,7 +433,7 @@ func (s *scenario) linksAreAbsolute() error {
 	}
 	for rel, href := range links {
 		if !absolute(href) {
-			return s.failf(x, "link %q is not an absolute address: %q", rel, href)
+			return breaks(s.failf(x, "link %q is not an absolute address: %q", rel, href), "API-10")
 		}
 	}
 	return nil

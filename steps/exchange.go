@@ -25,6 +25,7 @@ type exchange struct {
 	method     string
 	who        string // the actor phrase it was sent for; "" for a probe that says nothing of it
 	kind       string // what the answer is, when the step that sent it knows (the kinds below)
+	cookies    bool   // the request carried the cookies received before
 	status     int
 	header     http.Header
 	body       string
@@ -53,6 +54,7 @@ func (s *scenario) send(req *httpexpect.Request) (*exchange, error) {
 	x := &exchange{
 		url: raw.Request.URL, method: raw.Request.Method, status: raw.StatusCode,
 		header: raw.Header, body: resp.Body().Raw(), transcript: transcript,
+		cookies: s.jar != nil && s.jar.send.Load(),
 	}
 	x.json, x.jsonErr = decodeJSON(x.header.Get("Content-Type"), x.body)
 	return x, nil
@@ -210,4 +212,21 @@ func hrefs(doc map[string]any) map[string]string {
 		}
 	}
 	return out
+}
+
+// described is a JSON value as a message tells it, with its type: the
+// string "600", the number 600, true, null, an object, an array.
+func described(v any) string {
+	b, _ := json.Marshal(v)
+	switch v.(type) {
+	case string:
+		return "the string " + string(b)
+	case float64, json.Number:
+		return "the number " + string(b)
+	case map[string]any:
+		return "the object " + string(b)
+	case []any:
+		return "the array " + string(b)
+	}
+	return string(b)
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -48,6 +49,10 @@ var templateVar = regexp.MustCompile(`\{([^{}]*)\}`)
 // event the answer lists, when it lists one and the template's only
 // variable is "id"; otherwise, only checked to resolve.
 func (s *scenario) linksLead(x *exchange) error {
+	return breaks(s.linksLeadTo(x), "API-10")
+}
+
+func (s *scenario) linksLeadTo(x *exchange) error {
 	obj, _ := x.json.(map[string]any)
 	templated := templatedRels(obj)
 	links := x.links()
@@ -76,7 +81,13 @@ func (s *scenario) linksLead(x *exchange) error {
 			return err
 		}
 		if y.status < 200 || y.status > 299 {
-			return s.failf(y, "the %q link of the answer to %s %s leads to an answer of %d", rel, x.method, s.redactor.String(x.url.String()), y.status)
+			err := s.failf(y, "the %q link of the answer to %s %s leads to an answer of %d", rel, x.method, s.redactor.String(x.url.String()), y.status)
+			if y.status == http.StatusUnauthorized || y.status == http.StatusForbidden {
+				// The address is there, but not served to this caller:
+				// the rule that lets anyone read it is broken.
+				return requires(err, readRule(x, rel))
+			}
+			return err
 		}
 		switch {
 		case rel == "profile" && strings.TrimSpace(y.body) == "":
@@ -88,6 +99,18 @@ func (s *scenario) linksLead(x *exchange) error {
 		}
 	}
 	return nil
+}
+
+// readRule is the rule that lets anyone read where rel of x leads: the
+// documentation (SVC-6), an event (API-7), the list (API-2).
+func readRule(x *exchange, rel string) string {
+	switch {
+	case rel == "profile":
+		return "SVC-6"
+	case rel == "get-an-event", rel == "self" && (x.kind == kindEvent || x.kind == kindCreated || x.kind == kindUpdated):
+		return "API-7"
+	}
+	return "API-2"
 }
 
 // follow GETs address on who's behalf, once a scenario: the answers are
@@ -204,6 +227,10 @@ func sameEvent(doc map[string]any, y *exchange) bool {
 // it follows only those of the first and the last event listed, and of
 // the events the scenario made, so that a long page costs a few requests.
 func (s *scenario) listedEventsLeadToThemselves(sample bool) error {
+	return breaks(s.listedEventsLeadTo(sample), "API-10")
+}
+
+func (s *scenario) listedEventsLeadTo(sample bool) error {
 	items, x, err := s.answerItems()
 	if err != nil {
 		return err
@@ -222,6 +249,9 @@ func (s *scenario) listedEventsLeadToThemselves(sample bool) error {
 		y, err := s.follow(x.who, x.resolve(self))
 		if err != nil {
 			return err
+		}
+		if y.status == http.StatusUnauthorized || y.status == http.StatusForbidden {
+			return requires(s.failf(y, "the \"self\" link of listed event %d leads to an answer of %d: the event is not served to %s", i+1, y.status, orAnyone(x.who)), "API-7")
 		}
 		if y.status != 200 || !sameEvent(item, y) {
 			return s.failf(y, "the \"self\" link of listed event %d leads to an answer of %d that is not that event", i+1, y.status)

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -47,7 +48,11 @@ func holdsToken(who string) bool { return who == "the user" || who == "the other
 // The caller is the actor of the step that sent x.
 func (s *scenario) offersExactly(x *exchange) error {
 	if x.status < 200 || x.status > 299 {
-		return s.failf(x, "%s answered %d, not a success", orAnswer(x.kind), x.status)
+		return s.unreadable(x, s.failf(x, "%s, read by %s, answered %d, not a success", orAnswer(x.kind), x.who, x.status))
+	}
+	listRule := "API-3"
+	if holdsToken(x.who) {
+		listRule = "API-4"
 	}
 	token := holdsToken(x.who)
 	links := x.links()
@@ -60,15 +65,15 @@ func (s *scenario) offersExactly(x *exchange) error {
 			}
 		}
 		if missing != nil {
-			return s.failf(x, "%s, read by %s, does not offer %q; it offers %s", x.kind, x.who, missing, relNames(links))
+			return breaks(s.failf(x, "%s, read by %s, does not offer %q; it offers %s", x.kind, x.who, missing, relNames(links)), listRule)
 		}
 		if err := s.offersAction(x, links, "create-new-event", token, "a caller with a valid token, and nobody else"); err != nil {
-			return err
+			return breaks(err, listRule)
 		}
 		obj, _ := x.json.(map[string]any)
 		for i, item := range listItems(obj) {
 			if _, ok := hrefs(item)["update-event"]; ok && !s.manages(x.who, x.resolve(hrefs(item)["self"])) {
-				return s.failf(x, "listed event %d offers \"update-event\" to %s, who does not manage it", i+1, x.who)
+				return requires(s.failf(x, "listed event %d offers \"update-event\" to %s, who does not manage it", i+1, x.who), "API-8")
 			}
 		}
 	case kindEvent:
@@ -77,8 +82,12 @@ func (s *scenario) offersExactly(x *exchange) error {
 			address = x.resolve(href)
 		}
 		if s.events.manager(address) != "" || !token {
-			if err := s.offersAction(x, links, "update-event", s.manages(x.who, address), "its manager, and nobody else"); err != nil {
-				return err
+			manages := s.manages(x.who, address)
+			if err := s.offersAction(x, links, "update-event", manages, "its manager, and nobody else"); err != nil {
+				if !manages {
+					return requires(err, "API-8") // offered to someone else
+				}
+				return s.managerNotOffered(x, address, err)
 			}
 		}
 	case kindCreated, kindUpdated:
@@ -86,12 +95,59 @@ func (s *scenario) offersExactly(x *exchange) error {
 			return nil // no body to offer anything (the specification shows none)
 		}
 		if _, ok := links["create-new-event"]; ok && !token {
-			return s.failf(x, "%s offers \"create-new-event\" to %s, who holds no valid token", x.kind, x.who)
+			return breaks(s.failf(x, "%s offers \"create-new-event\" to %s, who holds no valid token", x.kind, x.who), "SVC-3")
 		}
 	default:
 		return fmt.Errorf("the answer of the last step is not one whose links depend on the caller")
 	}
 	return nil
+}
+
+// managerNotOffered tells, for an event that does not offer its creator
+// "update-event" (err), which rule is broken, by sending the creator's
+// update to the event's address: refused as a non-manager (403), the
+// creator did not become the manager (API-6), or an update of the
+// scenario's took that from them (API-9); taken, the manager is not
+// offered the link (API-8); refused as unauthenticated, the caller's token
+// is not taken for them, which is the scenario's to blame.
+func (s *scenario) managerNotOffered(x *exchange, address string, err error) error {
+	req, rerr := s.as(x.who, s.at("PUT", address).WithJSON(s.updateBody(nil)))
+	if rerr != nil {
+		return err
+	}
+	y, rerr := s.send(req)
+	switch {
+	case rerr != nil:
+		return err
+	case y.status >= 200 && y.status <= 299:
+		return requires(err, "API-8")
+	case y.status != http.StatusForbidden:
+		return err
+	case s.freshTokenManages(x.who, address):
+		// The token the scenario holds does not act for its user (a
+		// refreshed one, say): the scenario's to blame.
+		return err
+	case s.events.sent != nil:
+		return requires(err, "API-9")
+	}
+	return requires(err, "API-6")
+}
+
+// freshTokenManages reports whether a token of who's from a new password
+// grant may update the event at address; true when it cannot be told.
+func (s *scenario) freshTokenManages(who, address string) bool {
+	username, password := s.creds.Username, s.creds.Password
+	if holderOf(who) == "other" {
+		username, password = s.creds.OtherUsername, s.creds.OtherPass
+	}
+	x, err := s.send(s.passwordGrantRequest(username, password, ""))
+	if err != nil || s.tokenIssued(x) != nil {
+		return true
+	}
+	access, _ := x.text("access_token")
+	s.learn(access)
+	y, err := s.send(s.bearer(s.at("PUT", address), access).WithJSON(s.updateBody(nil)))
+	return err != nil || y.status != http.StatusForbidden
 }
 
 // offersAction checks that x offers rel exactly when want says so.

@@ -67,7 +67,12 @@ func (s *scenario) readPageAs(who, address string) (page, *exchange, error) {
 	}
 	x.who, x.kind = who, kindList
 	if x.status != http.StatusOK {
-		return page{}, x, s.failf(x, "a page of the event list answered %d", x.status)
+		// Anyone may read the list (API-2), a caller with a token too (API-4).
+		rule := "API-2"
+		if holdsToken(who) {
+			rule = "API-4"
+		}
+		return page{}, x, requires(s.failf(x, "a page of the event list, read by %s, answered %d", who, x.status), rule)
 	}
 	p := page{address: address, links: map[string]string{}, x: x}
 	for rel, href := range x.links() {
@@ -116,7 +121,7 @@ func (s *scenario) eachPageFrom(who, address string, fn func(page, *exchange) er
 		seen = append(seen, address)
 		address = p.links["next"]
 		if slices.Contains(seen, address) {
-			return s.failf(x, "\"next\" of page %d leads back to page %d", len(seen), slices.Index(seen, address)+1)
+			return requires(s.failf(x, "the \"next\" link of the page at %s leads back to the page at %s, read before", seen[len(seen)-1], address), "API-5")
 		}
 	}
 	return nil
@@ -144,7 +149,7 @@ func (s *scenario) listHasTwoPages() error {
 			return notChecked("the target lists its %d events on a single page, and a read-only run creates none to make a second", len(first.items))
 		}
 		if made >= maxPagingEvents {
-			return fmt.Errorf("the first page of the event list has no \"next\" link after %d events were created", made)
+			return requires(fmt.Errorf("the first page of the event list has no \"next\" link after %d events were created", made), "API-5")
 		}
 		names := make([]string, min(batch, maxPagingEvents-made))
 		if err := s.userHasCreated(names); err != nil {
@@ -190,7 +195,9 @@ func (s *scenario) walked() error {
 	return nil
 }
 
-func (s *scenario) firstPageHasNoPrev() error {
+func (s *scenario) firstPageHasNoPrev() error { return breaks(s.firstPageHasNoPrevCheck(), "API-5") }
+
+func (s *scenario) firstPageHasNoPrevCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -200,7 +207,9 @@ func (s *scenario) firstPageHasNoPrev() error {
 	return nil
 }
 
-func (s *scenario) lastPageHasNoNext() error {
+func (s *scenario) lastPageHasNoNext() error { return breaks(s.lastPageHasNoNextCheck(), "API-5") }
+
+func (s *scenario) lastPageHasNoNextCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -213,7 +222,9 @@ func (s *scenario) lastPageHasNoNext() error {
 // nextPagesListEvents checks that every page reached through "next"
 // lists events: a "next" that leads to an empty page leads to no page
 // (spec API-5).
-func (s *scenario) nextPagesListEvents() error {
+func (s *scenario) nextPagesListEvents() error { return breaks(s.nextPagesListEventsCheck(), "API-5") }
+
+func (s *scenario) nextPagesListEventsCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -227,7 +238,9 @@ func (s *scenario) nextPagesListEvents() error {
 
 // noEventTwice checks that the pages are disjoint, and that every page
 // reached through "next" lists events.
-func (s *scenario) noEventTwice() error {
+func (s *scenario) noEventTwice() error { return breaks(s.noEventTwiceCheck(), "API-5") }
+
+func (s *scenario) noEventTwiceCheck() error {
 	if err := s.nextPagesListEvents(); err != nil {
 		return err
 	}
@@ -246,7 +259,9 @@ func (s *scenario) noEventTwice() error {
 // madeEventsListed checks that the walk met every event the scenario
 // created, by its address. The list's items are read by their "self" link,
 // so a target whose items have none cannot show it.
-func (s *scenario) madeEventsListed() error {
+func (s *scenario) madeEventsListed() error { return breaks(s.madeEventsListedCheck(), "API-5") }
+
+func (s *scenario) madeEventsListedCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -264,7 +279,9 @@ func (s *scenario) madeEventsListed() error {
 	return nil
 }
 
-func (s *scenario) prevLeadsBack() error {
+func (s *scenario) prevLeadsBack() error { return breaks(s.prevLeadsBackCheck(), "API-5") }
+
+func (s *scenario) prevLeadsBackCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -290,6 +307,10 @@ func (s *scenario) prevLeadsBack() error {
 // second page's "prev" link gives it, a first page asked for by its
 // paging parameters: it has no "prev" (spec API-5).
 func (s *scenario) firstPageByPrevHasNoPrev() error {
+	return breaks(s.firstPageByPrevHasNoPrevCheck(), "API-5")
+}
+
+func (s *scenario) firstPageByPrevHasNoPrevCheck() error {
 	if err := s.walked(); err != nil {
 		return err
 	}
@@ -383,7 +404,7 @@ func (s *scenario) pageSizeParam(who string) (size string, value int, index []st
 	next = first.links["next"]
 	prev := second.links["prev"]
 	if prev == "" {
-		return "", 0, nil, "", s.failf(x, "the second page of the event list has no \"prev\" link")
+		return "", 0, nil, "", requires(s.failf(x, "the second page of the event list has no \"prev\" link"), "API-5")
 	}
 	sizes, index, err := pagingParams(next, prev)
 	if err != nil || len(sizes) == 0 {

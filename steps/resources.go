@@ -27,7 +27,10 @@ func (s *scenario) registerResourceSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^`+actor+` reads the API root$`, func(who string) error { return s.sendAs(who, "GET", apiRootPath) })
 	sc.Step(`^`+actor+` reads the documentation page$`, func(who string) error { return s.sendAs(who, "GET", docsPath) })
 	sc.Step(`^`+actor+` sends (GET|POST|PUT|DELETE|PATCH) to "([^"]*)"$`, s.sendAs)
-	sc.Step(`^`+actor+` sends a request that needs a token(?:, with every cookie received so far)?$`, func(who string) error { return s.sendAs(who, "GET", protectedPath) })
+	sc.Step(`^`+actor+` sends a request that needs a token$`, func(who string) error { return s.sendAs(who, "GET", protectedPath) })
+	sc.Step(`^`+actor+` sends a request that needs a token, with every cookie received so far$`, func(who string) error {
+		return s.jar.withCookies(func() error { return s.sendAs(who, "GET", protectedPath) })
+	})
 	sc.Step(`^the user has sent a request that needs a token$`, s.userHasSentProtected)
 	sc.Step(`^a caller sends a request that needs a token, with the user's access token as the query parameter "([^"]*)"$`, s.tokenInQuery)
 	sc.Step(`^the caller follows the "([^"]*)" link$`, s.followLink)
@@ -81,7 +84,23 @@ func (s *scenario) followLink(rel string) error {
 	if err != nil {
 		return s.about(x, err)
 	}
-	return s.when(s.at("GET", address))
+	if err := s.when(s.at("GET", address)); err != nil {
+		return err
+	}
+	// The list's links lead to pages of the list; the root's "events" to
+	// its first. The caller is the same (a caller, without credentials).
+	if rel == "events" || x.kind == kindList {
+		s.answer.who, s.answer.kind = orAnyone(x.who), kindList
+	}
+	return nil
+}
+
+// orAnyone is who, or "a caller" when the step did not say.
+func orAnyone(who string) string {
+	if who == "" {
+		return "a caller"
+	}
+	return who
 }
 
 // eventsAddress reads the API root with a probe and returns the address of

@@ -29,6 +29,7 @@ type scenario struct {
 	redactor *redact.Redactor
 	rec      *recorder
 	client   *http.Client
+	jar      *cookies
 
 	base     string             // the address requests go to
 	e        *httpexpect.Expect // requests; paths are under base
@@ -37,6 +38,7 @@ type scenario struct {
 	answer *exchange // the answer of the last When step
 
 	clientAuth clientAuth        // how token requests authenticate the client
+	asked      tokenAsk          // the last token request of a When step
 	ownTokens  bool              // the scenario shares no token with others (Pool)
 	tokens     tokens            // the tokens the scenario holds
 	spellings  map[string]string // schemes as the scenario writes them (spelling)
@@ -109,9 +111,10 @@ func (s *scenario) start() error {
 	if timeout == 0 {
 		timeout = requestTimeout
 	}
+	s.jar = &cookies{jar: jar}
 	s.client = &http.Client{
 		Transport: s.target.Transport,
-		Jar:       jar,
+		Jar:       s.jar,
 		Timeout:   timeout,
 		// The suite looks at redirects instead of following them.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

@@ -28,6 +28,9 @@ type tokenAsk struct {
 	auth   clientAuth
 	json   bool
 	holder string
+	// rules are those whose checks the answer shows: that the token is
+	// issued, or that it is not.
+	rules []string
 }
 
 func (a *tokenAsk) set(name, value string) {
@@ -64,10 +67,10 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 	a := tokenAsk{auth: s.clientAuth}
 	password := func(username, pw, holder string) {
 		a.params = [][2]string{{"grant_type", "password"}, {"username", username}, {"password", pw}}
-		a.holder = holder
+		a.holder, a.rules = holder, []string{"TOK-3"}
 	}
 	refresh := func(token, holder string) {
-		a.params, a.holder = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, holder
+		a.params, a.holder, a.rules = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, holder, []string{"TOK-4"}
 	}
 	switch subject {
 	case "the user's token":
@@ -78,12 +81,16 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		password(s.madeUp("nobody-")+"@example.invalid", s.creds.Password, "")
 	case "a token with the client's credentials as the user's":
 		password(s.creds.ClientID, s.creds.ClientSecret, "")
+		a.rules = []string{"TOK-10"}
 	case "a refresh of a made-up token":
 		refresh(s.madeUpToken(), "")
 	case "a refresh of the other user's refresh token":
 		h, err := s.ownToken("other")
 		if err != nil {
 			return a, err
+		}
+		if h.refresh == "" {
+			return a, noRefreshToken("the other user")
 		}
 		refresh(h.refresh, "other")
 	default: // a refresh of the user's refresh token, of the access token
@@ -93,7 +100,11 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		}
 		if subject == "a refresh of the access token" {
 			refresh(h.access, "user")
+			a.rules = []string{"TOK-14"}
 		} else {
+			if h.refresh == "" {
+				return a, noRefreshToken("the user")
+			}
 			refresh(h.refresh, "user")
 		}
 	}
@@ -105,12 +116,16 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		}
 	case "with a wrong client secret":
 		a.auth = clientAuth{id: s.clientAuth.id, secret: s.madeUp("wrong-secret-")}
+		a.rules = []string{"TOK-1"}
 	case "without client credentials":
 		a.auth = clientAuth{none: true}
+		a.rules = []string{"TOK-1"}
 	case "with the user's credentials as the client's":
 		a.auth = clientAuth{id: s.creds.Username, secret: s.creds.Password}
+		a.rules = []string{"TOK-10", "CLI-1"}
 	case "in a JSON body":
 		a.json = true
+		a.rules = []string{"TOK-2"}
 	default:
 		q := quotedWord.FindStringSubmatch(how)
 		switch {
@@ -122,8 +137,10 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 			}
 		case q[1] == "with the scope":
 			a.set("scope", q[2])
+			a.rules = []string{"TOK-3", "CLI-4"}
 		default:
 			a.set("grant_type", q[2])
+			a.rules = []string{"TOK-9", "CLI-3"}
 		}
 	}
 	return a, nil
@@ -160,6 +177,7 @@ func (s *scenario) passwordGrantRequest(username, password, scope string) *httpe
 // ask sends a token request as a When step, and keeps the tokens an answer
 // issues for their holder.
 func (s *scenario) ask(a tokenAsk) error {
+	s.asked = a
 	if err := s.when(s.tokenRequest(a)); err != nil {
 		return err
 	}
@@ -206,8 +224,10 @@ func (s *scenario) askWithTable(table *godog.Table) error {
 	}
 	for _, p := range a.params {
 		switch {
-		case p[0] == "username" && p[1] == s.creds.Username, p[0] == "grant_type" && p[1] == "refresh_token":
-			a.holder = "user"
+		case p[0] == "username" && p[1] == s.creds.Username:
+			a.holder, a.rules = "user", []string{"TOK-3"}
+		case p[0] == "grant_type" && p[1] == "refresh_token":
+			a.holder, a.rules = "user", []string{"TOK-4"}
 		}
 	}
 	return s.ask(a)
@@ -227,6 +247,12 @@ func (s *scenario) value(cell string) (string, error) {
 		return h.refresh, nil
 	}
 	return cell, nil
+}
+
+// noRefreshToken is the failure of a refresh that cannot be asked for: the
+// password grant gave who no refresh token (spec TOK-7).
+func noRefreshToken(who string) error {
+	return requires(fmt.Errorf("%s holds no refresh token: the password grant's answer gave none", who), "TOK-7")
 }
 
 // keepTokens keeps the tokens of an answer that issued them, for holder,

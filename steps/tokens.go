@@ -43,7 +43,7 @@ func (s *scenario) hasRefreshed(who string) error {
 		return err
 	}
 	if h.refresh == "" {
-		return fmt.Errorf("%s holds no refresh token", who)
+		return noRefreshToken(who)
 	}
 	a := tokenAsk{auth: s.clientAuth, params: [][2]string{{"grant_type", "refresh_token"}, {"token", h.refresh}}, holder: holder}
 	x, err := s.send(s.tokenRequest(a))
@@ -102,7 +102,13 @@ func (s *scenario) aTokenIsIssued() error {
 	if err != nil {
 		return err
 	}
-	return s.tokenIssued(x)
+	// Whatever the scenario checks, a correct token request that gets no
+	// token breaks the rule of that request (the password grant's, the
+	// refresh grant's).
+	if len(s.spellings) > 0 {
+		return breaks(s.tokenIssued(x), "SVC-7") // the scenario is about how it is spelt
+	}
+	return requires(s.tokenIssued(x), s.asked.rules...)
 }
 
 // noTokenIsIssued checks that a token request was refused with a client
@@ -113,10 +119,10 @@ func (s *scenario) noTokenIsIssued() error {
 		return err
 	}
 	if x.status < 400 || x.status > 499 {
-		return s.failf(x, "expected a refusal (a 4xx status), got %d", x.status)
+		return requires(s.failf(x, "expected a refusal (a 4xx status), got %d", x.status), s.asked.rules...)
 	}
 	if token, _ := x.field("access_token"); token != nil && token != "" {
-		return s.failf(x, "the refusal carries an access_token")
+		return requires(s.failf(x, "the refusal carries an access_token"), s.asked.rules...)
 	}
 	return nil
 }
@@ -128,10 +134,10 @@ func (s *scenario) tokenTypeIs(want string) error {
 	}
 	got, err := x.text("token_type")
 	if err != nil {
-		return s.about(x, err)
+		return breaks(s.about(x, err), "TOK-5")
 	}
 	if !strings.EqualFold(got, want) { // RFC 6749 §5.1: case-insensitive
-		return s.failf(x, "token_type is %q, want %q", got, want)
+		return breaks(s.failf(x, "token_type is %s, want %q", described(got), want), "TOK-5")
 	}
 	return nil
 }
@@ -143,10 +149,10 @@ func (s *scenario) grantedScopeIs(want string) error {
 	}
 	got, err := x.text("scope")
 	if err != nil {
-		return s.about(x, err)
+		return breaks(s.about(x, err), "TOK-5", "CLI-4")
 	}
 	if !sameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
-		return s.failf(x, "scope is %q, want %q", got, want)
+		return breaks(s.failf(x, "scope is %q, want %q", got, want), "TOK-5", "CLI-4")
 	}
 	return nil
 }
@@ -158,11 +164,11 @@ func (s *scenario) accessTokenExpiresWithin(most int) error {
 	}
 	v, err := x.field("expires_in")
 	if err != nil {
-		return s.about(x, err)
+		return breaks(s.about(x, err), "TOK-5")
 	}
 	n, ok := v.(float64)
 	if !ok || n != math.Trunc(n) || n <= 0 || n > float64(most) {
-		return s.failf(x, "expires_in is %v, want a whole number of seconds from 1 to %d", v, most)
+		return breaks(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", described(v), most), "TOK-5")
 	}
 	return nil
 }
@@ -173,14 +179,14 @@ func (s *scenario) refreshTokenIsIssued() error {
 		return err
 	}
 	if token, err := x.text("refresh_token"); err != nil || token == "" {
-		return s.failf(x, "the answer carries no refresh_token (%v)", err)
+		return breaks(s.failf(x, "the answer carries no refresh_token (%v)", err), "TOK-7")
 	}
 	return nil
 }
 
 func (s *scenario) newAccessTokenDiffers() error {
 	if u := s.tokens.user; u.previous == "" || u.access == u.previous {
-		return fmt.Errorf("the new access token is the same as the previous one")
+		return breaks(fmt.Errorf("the new access token is the same as the previous one"), "TOK-8")
 	}
 	return nil
 }
@@ -208,7 +214,15 @@ func (s *scenario) tokenRequestRefused(status int, code string) error {
 // valid access token changes: the event list offers its bearer the link to
 // create an event (spec API-4), and a request that needs a token is not
 // refused. A token that is refused is served as anonymous on the list (spec
-// API-2, API-3), and the request that needs a token is refused.
+// API-2, API-3), and the request that needs a token is refused. The list is
+// compared with what it offers an anonymous caller, read too: a target
+// that offers everyone "create-new-event" (a fault of API-3) tells nothing
+// of the token, and the request that needs a token decides alone.
+//
+// Which rule a failure proves depends on the scenario: the resource
+// server honours the tokens the authorization server issues (SVC-1), a
+// refreshed one (TOK-8), one it holds after a refresh (TOK-4), whatever
+// the case of its scheme (SVC-7); it refuses a refresh token (TOK-13).
 func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	u := s.tokens.user
 	token := map[string]string{"access": u.access, "previous access": u.previous, "refresh": u.refresh}[which]
@@ -219,13 +233,20 @@ func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	if err != nil {
 		return err
 	}
+	anonymous, err := s.send(s.at("GET", address))
+	if err != nil {
+		return err
+	}
 	list, err := s.send(s.bearer(s.at("GET", address), token))
 	if err != nil {
 		return err
 	}
+	rules := []string{"SVC-1", "TOK-8", "SVC-7", "TOK-13"}
 	_, offered := list.links()["create-new-event"]
-	if want := verdict == "accepted"; offered != want {
-		return s.failf(list, "the event list, read with the %s token, offers \"create-new-event\": %v, want %v", which, offered, want)
+	if _, toAnyone := anonymous.links()["create-new-event"]; !toAnyone {
+		if want := verdict == "accepted"; offered != want {
+			return breaks(s.failf(list, "the event list, read with the %s token, offers \"create-new-event\": %v, want %v", which, offered, want), rules...)
+		}
 	}
 	protected, err := s.send(s.bearer(s.e.GET(protectedPath), token))
 	if err != nil {
@@ -233,7 +254,27 @@ func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	}
 	refused := protected.status == http.StatusUnauthorized || protected.status == http.StatusForbidden
 	if want := verdict == "refused"; refused != want {
-		return s.failf(protected, "a request that needs a token, sent with the %s token, got status %d", which, protected.status)
+		err := s.failf(protected, "a request that needs a token, sent with the %s token, got status %d", which, protected.status)
+		if !refused {
+			if err := s.needsAToken(protectedPath); err != nil {
+				return err
+			}
+		}
+		return breaks(err, rules...)
+	}
+	return nil
+}
+
+// needsAToken checks, with a probe, that a GET of path without a token is
+// refused (spec AUTH-4): when it is not, a check that a token is refused
+// there cannot be made, and AUTH-4 is to blame.
+func (s *scenario) needsAToken(path string) error {
+	bare, err := s.send(s.e.GET(path))
+	if err != nil {
+		return err
+	}
+	if bare.status != http.StatusUnauthorized && bare.status != http.StatusForbidden {
+		return requires(s.failf(bare, "a request that needs a token is not refused without one (status %d): whether a token is refused cannot be told", bare.status), "AUTH-4")
 	}
 	return nil
 }
