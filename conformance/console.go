@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,8 @@ type console struct {
 	color  bool
 	// baseline tells, as scenarios end, which failures it expects.
 	baseline *Baseline
+	// reportDir is where the reproductions are written; "" for none.
+	reportDir string
 
 	mu      sync.Mutex
 	feature string // the feature of the last scenario printed (pretty)
@@ -182,6 +185,15 @@ func (c *console) summary(rep *Report) {
 				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, st.Keyword+" "+st.Text))
 			}
 			fmt.Fprintln(c.w, indent(s.Failure.Text(), "     "))
+			if len(s.Failure.Exchanges) > 1 {
+				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, "the scenario's requests:"))
+				for i, x := range s.Failure.Exchanges {
+					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, fmt.Sprintf("%d. %s", i+1, exchangeLine(x))))
+				}
+			}
+			if s.Failure.ScriptFile != "" && c.reportDir != "" {
+				fmt.Fprintf(c.w, "   Reproduce: sh %s\n", filepath.Join(c.reportDir, filepath.FromSlash(s.Failure.ScriptFile)))
+			}
 		}
 	}
 
@@ -332,4 +344,25 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// exchangeLine is a masked exchange as one line: the request line and the
+// answer's status, "GET http://…/api/events → 200 OK".
+func exchangeLine(transcript string) string {
+	var req, resp string
+	section := ""
+	for _, l := range strings.Split(transcript, "\n") {
+		switch t := strings.TrimSpace(l); {
+		case t == "request:" || t == "response:":
+			section = t
+		case section == "request:" && req == "":
+			req = t
+		case section == "response:" && resp == "":
+			_, resp, _ = strings.Cut(t, " ") // after the protocol
+		}
+	}
+	if resp == "" {
+		resp = "no answer"
+	}
+	return req + " → " + resp
 }

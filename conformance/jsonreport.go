@@ -94,6 +94,11 @@ type jsonFailure struct {
 	Exchange string   `json:"exchange,omitempty"`
 	Rules    []string `json:"rules,omitempty"`
 	Setup    bool     `json:"setup,omitempty"`
+	// Exchanges are the scenario's requests up to the failure, masked.
+	Exchanges []string `json:"exchanges,omitempty"`
+	// Reproduction is the script that replays them, under the report
+	// folder.
+	Reproduction string `json:"reproduction,omitempty"`
 }
 
 // SuiteVersion is the version of the suite, from the build information:
@@ -175,7 +180,8 @@ func reportJSON(rep *Report) ([]byte, error) {
 			}
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
-			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup}
+			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
+				Exchanges: f.Exchanges, Reproduction: f.ScriptFile}
 			js.Blamed = s.Blamed()
 		}
 		doc.Scenarios = append(doc.Scenarios, js)

@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/redact"
+	"eventsvc/steps"
 )
 
 // Verdicts of a scenario and of a rule.
@@ -116,6 +117,12 @@ type Failure struct {
 	Required bool
 	// Setup is true when a step that only arranges failed.
 	Setup bool
+	// Exchanges are the scenario's requests and answers up to the
+	// failure, masked, in order.
+	Exchanges []string
+	// Script replays them with curl (steps.Reproduction); ScriptFile is
+	// where the reports keep it, under the report folder.
+	Script, ScriptFile string
 }
 
 // Text is the failure as one text: message, then exchange.
@@ -177,6 +184,7 @@ type scenarioRun struct {
 	steps     []StepResult
 	skip      string // why a step or hook skipped it
 	err       error
+	repro     *steps.Reproduction // of the first failed step
 }
 
 // wrap adds the collector's hooks around inner's.
@@ -203,6 +211,9 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 			if run != nil {
+				if r, ok := steps.ReproductionOf(ctx); ok && run.repro == nil {
+					run.repro = &r
+				}
 				c.step(run, st, status, err)
 			}
 			return ctx, nil
@@ -307,6 +318,12 @@ func (c *collector) end(run *scenarioRun) {
 				f := &Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required}
 				f.Setup = s.Arranges && len(s.Rules) == 0
 				f.Message, f.Exchange, _ = strings.Cut(s.Error, "\n\n")
+				if run.repro != nil {
+					for _, x := range run.repro.Exchanges {
+						f.Exchanges = append(f.Exchanges, c.redactor.String(x))
+					}
+					f.Script = c.redactor.String(run.repro.Script)
+				}
 				r.Failure = f
 			}
 			break
@@ -405,4 +422,21 @@ func (r *Report) setupFailures() int {
 		}
 	}
 	return n
+}
+
+// nameReproductions gives each failure with a script the file its
+// reproduction is kept in, under the report folder: repro/<the first rule
+// it blames, or setup>-<feature>-<line>.sh.
+func nameReproductions(scenarios []*ScenarioResult) {
+	for _, s := range scenarios {
+		f := s.Failure
+		if f == nil || f.Script == "" || s.Verdict == NotRun {
+			continue
+		}
+		what := "setup"
+		if b := s.Blamed(); len(b) > 0 {
+			what = b[0]
+		}
+		f.ScriptFile = fmt.Sprintf("%s/%s-%s-%d.sh", ReproDir, what, strings.TrimSuffix(s.File, ".feature"), s.Line)
+	}
 }

@@ -234,7 +234,7 @@ func Run(o Options) (*Report, error) {
 
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	out := newConsole(o.Output, o.Format, o.Color)
-	out.baseline = o.Baseline
+	out.baseline, out.reportDir = o.Baseline, o.ReportDir
 	col := newCollector(plan, redactor, watch, out.scenarioEnded)
 	stop := out.watch(col, o.Progress)
 	status := 0
@@ -256,6 +256,7 @@ func Run(o Options) (*Report, error) {
 	stop()
 	report.Waits, report.Waited = watch.slowedDown()
 	report.Scenarios = col.finish()
+	nameReproductions(report.Scenarios)
 	report.Baseline = o.Baseline.apply(report.Scenarios)
 	report.Rules = ruleResults(catalogue, report.Scenarios)
 	stale := markBaseline(report)

@@ -10,6 +10,9 @@ import (
 const (
 	JUnitReport    = "junit.xml"
 	CucumberReport = "cucumber.json"
+	// ReproDir holds a shell script for each failure, that replays its
+	// scenario's requests with curl.
+	ReproDir = "repro"
 )
 
 // writer writes a run's reports in a folder. Each file is written whole,
@@ -39,16 +42,32 @@ func (w *writer) start(rep *Report) error {
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return fmt.Errorf("create the report directory: %w", err)
 	}
+	// The reproductions of an earlier run would pass for this one's.
+	if err := os.RemoveAll(filepath.Join(w.dir, ReproDir)); err != nil {
+		return fmt.Errorf("remove the earlier reproductions: %w", err)
+	}
 	pending := *rep
 	pending.Outcome = OutcomeIncomplete
 	pending.Error = fmt.Sprintf("the run %s started at %s did not finish: it was stopped, or it is still going", rep.RunID, rep.Started.Format("2006-01-02 15:04:05Z"))
 	return w.finish(&pending)
 }
 
-// finish writes every report of rep.
+// finish writes every report of rep, and the reproduction of every
+// failure.
 func (w *writer) finish(rep *Report) error {
 	if w.dir == "" {
 		return nil
+	}
+	for _, s := range rep.Scenarios {
+		if f := s.Failure; f != nil && f.ScriptFile != "" {
+			path := filepath.Join(w.dir, filepath.FromSlash(f.ScriptFile))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return fmt.Errorf("create the reproductions' folder: %w", err)
+			}
+			if err := os.WriteFile(path, []byte(f.Script), 0o755); err != nil {
+				return fmt.Errorf("write a reproduction: %w", err)
+			}
+		}
 	}
 	for _, f := range reportFiles {
 		b, err := f.render(rep)

@@ -27,6 +27,21 @@ type recorder struct {
 	request    string
 	response   string
 	setCookies []string
+	// log is every exchange of the scenario, as sent and answered, for
+	// its reproduction (repro.go). It is never shown as it is.
+	log []sent
+}
+
+// sent is one request of a scenario, as sent, and its answer.
+type sent struct {
+	method, url string
+	header      http.Header
+	body        []byte
+	status      int
+	respHeader  http.Header
+	respBody    []byte
+	// transcript is the exchange, masked.
+	transcript string
 }
 
 // Errorf records a failure reported by httpexpect: a request that could not
@@ -62,6 +77,7 @@ func (r *recorder) Request(req *http.Request) {
 	}
 	r.mu.Lock()
 	r.request, r.response = b.String(), ""
+	r.log = append(r.log, sent{method: req.Method, url: req.URL.String(), header: req.Header.Clone(), body: body})
 	r.mu.Unlock()
 }
 
@@ -79,7 +95,19 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	r.mu.Lock()
 	r.response = b.String()
 	r.setCookies = append(r.setCookies, resp.Header.Values("Set-Cookie")...)
+	if n := len(r.log); n > 0 {
+		last := &r.log[n-1]
+		last.status, last.respHeader, last.respBody = resp.StatusCode, resp.Header.Clone(), body
+		last.transcript = "request:\n" + indent(r.request) + "response:\n" + indent(r.response)
+	}
 	r.mu.Unlock()
+}
+
+// exchanges returns the scenario's exchanges so far.
+func (r *recorder) exchanges() []sent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.log)
 }
 
 // take returns the transcript of the last exchange and httpexpect's failure

@@ -24,12 +24,13 @@ const requestTimeout = 30 * time.Second
 // Every step returns its failure as an error; a failure about an exchange
 // carries that exchange's masked transcript (scenario.failf).
 type scenario struct {
-	target   Target
-	creds    Credentials
-	redactor *redact.Redactor
-	rec      *recorder
-	client   *http.Client
-	jar      *cookies
+	name, place string // the scenario's, for its reproduction
+	target      Target
+	creds       Credentials
+	redactor    *redact.Redactor
+	rec         *recorder
+	client      *http.Client
+	jar         *cookies
 
 	base     string             // the address requests go to
 	e        *httpexpect.Expect // requests; paths are under base
@@ -67,6 +68,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s := &scenario{target: target, creds: target.Credentials}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			s.ownTokens = watchesCookies(p)
+			s.name, s.place = p.Name, p.Uri
 			return ctx, s.start()
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -83,6 +85,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerClockSteps(sc)
 		s.registerControl(sc)
 		s.registerContract(sc)
+		s.registerReproduction(sc)
 	}
 }
 
