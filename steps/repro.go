@@ -268,4 +268,3 @@ func jsonString(body []byte, name string) string {
 	str, _ := obj[name].(string)
 	return str
 }
-
