@@ -261,6 +261,8 @@ func (c *console) closing(rep *Report) string {
 	switch rep.Outcome {
 	case OutcomeThrottled:
 		return c.paint(yellow, "THROTTLED: "+rep.Error)
+	case OutcomeUnreachable:
+		return c.paint(yellow, "UNREACHABLE: "+rep.Error+"; the rules not yet checked were not run")
 	case OutcomeFailed:
 		what := rulesWith(rep, Failed)
 		for _, b := range rep.Baseline {

@@ -17,16 +17,18 @@ import (
 
 // Why a scenario is not run (Planned.Reason).
 const (
-	ReasonRef      = "@ref"        // a reference-server choice, left out against a deployment unless asked
-	ReasonLocal    = "@local"      // needs the in-process reference server
-	ReasonClock    = "@clock"      // moves the server's clock: in-process, or with a control API
-	ReasonSlow     = "@slow"       // waits in real time, left out unless asked
-	ReasonReadOnly = "read-only"   // creates or changes events, and the run is read-only
-	ReasonTags     = "tags"        // the tag expression leaves it out
-	ReasonTarget   = "target"      // a step found that the target cannot show the rule
-	ReasonFiltered = "filtered"    // go test -run left it out
-	ReasonThrottle = "throttled"   // the target answered 429 during the run
-	ReasonNoStart  = "not started" // the run did not start
+	ReasonRef      = "@ref"      // a reference-server choice, left out against a deployment unless asked
+	ReasonLocal    = "@local"    // needs the in-process reference server
+	ReasonClock    = "@clock"    // moves the server's clock: in-process, or with a control API
+	ReasonSlow     = "@slow"     // waits in real time, left out unless asked
+	ReasonReadOnly = "read-only" // creates or changes events, and the run is read-only
+	ReasonTags     = "tags"      // the tag expression leaves it out
+	ReasonTarget   = "target"    // a step found that the target cannot show the rule
+	ReasonFiltered = "filtered"  // go test -run left it out
+	ReasonThrottle = "throttled" // the target answered 429 during the run
+	// ReasonUnreachable: the target stopped answering during the run.
+	ReasonUnreachable = "unreachable"
+	ReasonNoStart     = "not started" // the run did not start
 	// ReasonNotChecked: the scenario ran and failed on another rule, or
 	// in its setup, before it could show this one.
 	ReasonNotChecked = "not checked"
@@ -34,17 +36,18 @@ const (
 
 // reasonText says what each reason means, for people.
 var reasonText = map[string]string{
-	ReasonRef:        "a reference-server choice; select it with @ref",
-	ReasonLocal:      "needs the in-process reference server",
-	ReasonClock:      "moves the server's clock: needs the in-process reference server, or CONTROL_URL (a reference server's control API)",
-	ReasonSlow:       "waits in real time; select it with @slow",
-	ReasonReadOnly:   "writes, and the run is read-only",
-	ReasonNotChecked: "its scenario failed before it could check it (on another rule, or in its setup)",
-	ReasonTags:       "not selected by the tags",
-	ReasonTarget:     "the target cannot show it",
-	ReasonFiltered:   "left out by go test -run",
-	ReasonThrottle:   "the target throttled the run",
-	ReasonNoStart:    "the run did not start",
+	ReasonRef:         "a reference-server choice; select it with @ref",
+	ReasonLocal:       "needs the in-process reference server",
+	ReasonClock:       "moves the server's clock: needs the in-process reference server, or CONTROL_URL (a reference server's control API)",
+	ReasonSlow:        "waits in real time; select it with @slow",
+	ReasonReadOnly:    "writes, and the run is read-only",
+	ReasonNotChecked:  "its scenario failed before it could check it (on another rule, or in its setup)",
+	ReasonTags:        "not selected by the tags",
+	ReasonTarget:      "the target cannot show it",
+	ReasonFiltered:    "left out by go test -run",
+	ReasonThrottle:    "the target throttled the run",
+	ReasonUnreachable: "the target stopped answering during the run",
+	ReasonNoStart:     "the run did not start",
 }
 
 // Planned is one scenario of a run (a scenario, or one example row of an

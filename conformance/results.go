@@ -200,6 +200,10 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 				run.skip = ReasonThrottle
 				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, reasonText[ReasonThrottle])
 			}
+			if c.throttle != nil && c.throttle.unreachable() != nil {
+				run.skip = ReasonUnreachable
+				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, reasonText[ReasonUnreachable])
+			}
 			return ctx, nil
 		})
 		inner(sc)
@@ -334,6 +338,11 @@ func (c *collector) end(run *scenarioRun) {
 		failedNow = false
 		run.skip = ReasonThrottle
 	}
+	if c.throttle != nil && c.throttle.downSince(run.start) {
+		// A target that stopped answering broke no rule that it showed.
+		failedNow = false
+		run.skip = ReasonUnreachable
+	}
 	switch {
 	case failedNow && c.attempt == 1 && r.Failure.Setup:
 		r.Verdict = SetupFailed
@@ -350,8 +359,11 @@ func (c *collector) end(run *scenarioRun) {
 				break
 			}
 		}
-		if run.skip == ReasonThrottle {
+		switch run.skip {
+		case ReasonThrottle:
 			r.Detail = c.throttle.hit().Error()
+		case ReasonUnreachable:
+			r.Detail = c.throttle.unreachable().Error()
 		}
 	case c.attempt > 1:
 		r.Verdict = Flaky

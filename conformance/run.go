@@ -34,6 +34,8 @@ var (
 	ErrUsage = errors.New("usage")
 	// ErrThrottled: the target answered 429 Too Many Requests.
 	ErrThrottled = errors.New("throttled by the target")
+	// ErrUnreachable: the target stopped answering during the run.
+	ErrUnreachable = errors.New("the target stopped answering")
 )
 
 // Output formats.
@@ -122,10 +124,12 @@ type Report struct {
 
 // Outcomes of a run.
 const (
-	OutcomePassed     = "passed"
-	OutcomeFailed     = "failed"
-	OutcomeThrottled  = "throttled"
-	OutcomeNotStarted = "not started"
+	OutcomePassed    = "passed"
+	OutcomeFailed    = "failed"
+	OutcomeThrottled = "throttled"
+	// OutcomeUnreachable: the target stopped answering during the run.
+	OutcomeUnreachable = "unreachable"
+	OutcomeNotStarted  = "not started"
 	// OutcomeIncomplete is what the reports say while the run is going,
 	// and after a run that was killed.
 	OutcomeIncomplete = "incomplete"
@@ -243,7 +247,7 @@ func Run(o Options) (*Report, error) {
 		p.Concurrency = phase.concurrency
 		status |= runGodog(p, col, godogTags, phase.paths)
 	}
-	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.hit() == nil; attempt++ {
+	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.hit() == nil && watch.unreachable() == nil; attempt++ {
 		again, paths := retries(col.results, o.Baseline)
 		if len(again) == 0 {
 			break
@@ -265,6 +269,8 @@ func Run(o Options) (*Report, error) {
 	switch {
 	case watch.hit() != nil:
 		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
+	case watch.unreachable() != nil:
+		report.Outcome, report.Error = OutcomeUnreachable, watch.unreachable().Error()
 	case report.Counts()[Failed] > 0 || stale > 0 || report.setupFailures() > 0:
 		report.Outcome = OutcomeFailed
 	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
@@ -279,6 +285,8 @@ func Run(o Options) (*Report, error) {
 	switch report.Outcome {
 	case OutcomeThrottled:
 		return report, fmt.Errorf("%w: %s", ErrThrottled, report.Error)
+	case OutcomeUnreachable:
+		return report, fmt.Errorf("%w: %s", ErrUnreachable, report.Error)
 	case OutcomeFailed:
 		return report, ErrFailed
 	}

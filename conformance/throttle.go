@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -38,14 +39,73 @@ func (e *ThrottledError) Error() string {
 	return msg
 }
 
-// throttleWatch notes the first 429 the target answers, and the waits it
-// asked for that the run obeyed.
+// UnreachableError is the target not answering, mid-run (the connection
+// refused, reset or timed out), or a gateway in front of it answering for
+// it (502, 503 without a short Retry-After, 504): the run cannot tell
+// anything more about the rules.
+type UnreachableError struct {
+	Method, Path string
+	// Cause is what happened: the network's error, or the gateway's
+	// status and the start of its body.
+	Cause string
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("the target did not answer %s %s: %s", e.Method, e.Path, e.Cause)
+}
+
+// throttleWatch notes the first 429 the target answers, the waits it
+// asked for that the run obeyed, and the first time it did not answer.
 type throttleWatch struct {
 	mu     sync.Mutex
 	first  *ThrottledError
 	at     time.Time
 	waits  int
 	waited time.Duration
+	down   *UnreachableError
+	downAt time.Time
+}
+
+// unreachable returns the first time the target did not answer, or nil.
+func (w *throttleWatch) unreachable() *UnreachableError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.down
+}
+
+// downSince reports whether the target stopped answering at t or later.
+func (w *throttleWatch) downSince(t time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.down != nil && !w.downAt.Before(t)
+}
+
+// noteDown notes that req got no answer of the target's.
+func (w *throttleWatch) noteDown(req *http.Request, cause string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.down == nil {
+		w.down = &UnreachableError{Method: req.Method, Path: req.URL.Path, Cause: cause}
+		w.downAt = time.Now()
+	}
+}
+
+// gatewayAnswer tells whether resp is a gateway's answer in place of the
+// target's (502, 504, or 503 that asks for no short wait), and says what
+// it was.
+func gatewayAnswer(resp *http.Response) (string, bool) {
+	switch resp.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	default:
+		return "", false
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), resp.Body))
+	cause := "it answered " + resp.Status
+	if b := strings.Join(strings.Fields(string(body)), " "); b != "" {
+		cause += ": " + b
+	}
+	return cause, true
 }
 
 // slowedDown returns how many times the run waited out a 429, and how long
@@ -92,7 +152,7 @@ func replayable(req *http.Request) *http.Request {
 // retryAfter is the short wait a 429 asks for, or false when it asks for
 // none, for one too long, or the request cannot be sent again.
 func retryAfter(resp *http.Response) (time.Duration, bool) {
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Request == nil || resp.Request.Body != nil && resp.Request.GetBody == nil {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable || resp.Request == nil || resp.Request.Body != nil && resp.Request.GetBody == nil {
 		return 0, false
 	}
 	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
@@ -154,7 +214,14 @@ func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.w.wait(d)
 		resp, err = t.base.RoundTrip(again)
 	}
-	if err == nil {
+	switch {
+	case err != nil && req.Context().Err() == nil:
+		t.w.noteDown(req, err.Error())
+	case err != nil:
+	default:
+		if cause, ok := gatewayAnswer(resp); ok {
+			t.w.noteDown(req, cause)
+		}
 		t.w.note(resp)
 	}
 	return resp, err

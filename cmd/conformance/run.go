@@ -17,6 +17,9 @@ const (
 	exitFailed    = 1 // a rule failed, or a baseline entry is stale
 	exitUsage     = 2 // the run could not start: flags, variables, tags, preflight
 	exitThrottled = 3 // the target throttled the run (429)
+	// exitUnreachable: the target stopped answering mid-run (refused,
+	// reset, timed out, or a gateway's 502, 503 or 504).
+	exitUnreachable = 4
 )
 
 func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
@@ -164,6 +167,10 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "conformance: %s\n", flaky)
 		}
 		return exitFailed
+	case errors.Is(err, conformance.ErrUnreachable):
+		fmt.Fprintf(stdout, "%s\n", reports)
+		fmt.Fprintf(stderr, "conformance: %v; the rules not yet checked were not run: check that the target is up, then run again\n", err)
+		return exitUnreachable
 	case errors.Is(err, conformance.ErrThrottled):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: %v; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", err)
