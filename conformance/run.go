@@ -179,7 +179,7 @@ func Run(o Options) (*Report, error) {
 	plan, effective, err := Plan(o)
 	if err != nil {
 		if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
-			return nil, werr
+			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 		}
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func Run(o Options) (*Report, error) {
 	if o.Baseline != nil {
 		if err := o.Baseline.check(catalogue, plan); err != nil {
 			if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
-				return nil, werr
+				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 			}
 			return nil, err
 		}
@@ -502,6 +502,11 @@ func WriteNotStarted(dir string, rep *Report, why error) error {
 	failed := *rep
 	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
 	failed.Duration = time.Since(rep.Started)
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create the report directory: %w", err)
+		}
+	}
 	return (&writer{dir: dir}).finish(&failed)
 }
 

@@ -81,6 +81,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	// A run that cannot start still replaces the reports of the last one,
 	// unless it only lists.
 	notStarted := func(dir string, err error) int {
+		code := fail(err) // what stopped the run comes first
 		if !*list {
 			if dir == "" {
 				dir = "reports"
@@ -89,7 +90,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 				fmt.Fprintf(stderr, "conformance: %v\n", werr)
 			}
 		}
-		return fail(err)
+		return code
 	}
 	o, err := conformance.FromEnv(env)
 	if err != nil {

@@ -45,3 +45,21 @@ func TestATargetThatDiesMidRunExits4(t *testing.T) {
 		t.Errorf("conformance.json of a run whose target died: %v\n%.500s", err, b)
 	}
 }
+
+// TestABaselineErrorComesFirst: a baseline that names an unknown rule is
+// what the run says first, even when the report folder does not exist yet
+// (it is made, and its reports say the run did not start).
+func TestABaselineErrorComesFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "there", "yet")
+	bl := filepath.Join(t.TempDir(), "expected.json")
+	os.WriteFile(bl, []byte(`{"expectedFailures": [{"rule": "NOPE-1", "reason": "TICKET-1"}]}`), 0o600)
+	var out, errs bytes.Buffer
+	code := run([]string{"-base-url", "http://127.0.0.1:9", "-report-dir", dir, "-expected-failures", bl}, env(nil), &out, &errs)
+	first, _, _ := strings.Cut(errs.String(), "\n")
+	if code != exitUsage || !strings.Contains(first, "NOPE-1") {
+		t.Fatalf("exit %d; the first line of stderr is %q, want the baseline's error\n%s", code, first, errs.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "conformance.json")); err != nil || !strings.Contains(string(b), "NOPE-1") {
+		t.Errorf("the reports do not say why the run did not start: %v", err)
+	}
+}
