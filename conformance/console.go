@@ -198,6 +198,14 @@ func (c *console) summary(rep *Report) {
 	}
 
 	counts := rep.Counts()
+	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
+		var ids []string
+		for _, r := range unchecked {
+			ids = append(ids, r.ID)
+		}
+		fmt.Fprintf(c.w, "\n%s\n", c.paint(yellow, fmt.Sprintf("NOT CHECKED: %d rule%s of the specification this run could check %s not checked: %s (see below why)",
+			len(ids), plural(len(ids)), map[bool]string{true: "was", false: "were"}[len(ids) == 1], strings.Join(ids, ", "))))
+	}
 	fmt.Fprintf(c.w, "\nRules: %s\n", countsText(counts))
 	others := map[string]int{}
 	for _, r := range rep.Rules {
@@ -269,6 +277,12 @@ func (c *console) closing(rep *Report) string {
 			if b.Status == EntryStale {
 				what = append(what, "stale baseline entry: "+b.Expectation.String())
 			}
+		}
+		if n := rep.setupFailures(); n > 0 {
+			what = append(what, fmt.Sprintf("the setup of %d scenario%s", n, plural(n)))
+		}
+		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
+			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
 		}
 		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d scenario%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, plural(scenarios), took))
 	}

@@ -70,7 +70,11 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, DemoCredentials: demo}
+	failOnNotRun, err := ParseBool("CONFORMANCE_FAIL_ON_NOT_RUN", get("CONFORMANCE_FAIL_ON_NOT_RUN"))
+	if err != nil {
+		return Options{}, err
+	}
+	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, FailOnNotRun: failOnNotRun, DemoCredentials: demo}
 	if o.Concurrency, err = parseCount("CONFORMANCE_CONCURRENCY", get("CONFORMANCE_CONCURRENCY"), 1, 64); err != nil {
 		return Options{}, err
 	}
@@ -188,7 +192,7 @@ var Variables = []string{
 	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
 	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
 	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",
-	"CONFORMANCE_TIMEOUT", "CONFORMANCE_CA_FILE",
+	"CONFORMANCE_TIMEOUT", "CONFORMANCE_CA_FILE", "CONFORMANCE_FAIL_ON_NOT_RUN",
 }
 
 // runID names one run: the time it started, to the second, in UTC.

@@ -79,6 +79,10 @@ type Options struct {
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
+	// FailOnNotRun fails the run when a rule of the specification the run
+	// could check was not checked (Report.Unchecked): read-only, the
+	// target's data did not allow it, or its scenario failed first.
+	FailOnNotRun bool
 	// NoSummary leaves out the per-rule summary at the end.
 	NoSummary bool
 	// DemoCredentials says that the credentials are the reference
@@ -271,7 +275,8 @@ func Run(o Options) (*Report, error) {
 		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
 	case watch.unreachable() != nil:
 		report.Outcome, report.Error = OutcomeUnreachable, watch.unreachable().Error()
-	case report.Counts()[Failed] > 0 || stale > 0 || report.setupFailures() > 0:
+	case report.Counts()[Failed] > 0 || stale > 0 || report.setupFailures() > 0,
+		o.FailOnNotRun && len(report.Unchecked()) > 0:
 		report.Outcome = OutcomeFailed
 	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
 		report.Outcome = OutcomeFailed // a failure no rule counts

@@ -31,6 +31,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	tags := fs.String("tags", "", "tag expression selecting scenarios, such as '@spec && not @local' (default $CONFORMANCE_TAGS, else \""+conformance.RemoteTags+"\" remotely, \""+conformance.InProcessTags+"\" in-process)")
 	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
+	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when a rule of the specification it could check was not checked (read-only, the target's data, a failure first); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
 	format := fs.String("format", conformance.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -46,7 +47,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-list] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -71,6 +72,9 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			return *controlURL, *controlURL != ""
 		}
 		if name == "READ_ONLY" && *readOnly {
+			return "1", true
+		}
+		if name == "CONFORMANCE_FAIL_ON_NOT_RUN" && *failOnNotRun {
 			return "1", true
 		}
 		if v, ok := overlay[name]; ok && *v != "" {
@@ -201,10 +205,31 @@ func failedRules(rep *conformance.Report) string {
 			map[bool]string{true: "y", false: "ies"}[len(stale) == 1], map[bool]string{true: "es", false: ""}[len(stale) == 1],
 			map[bool]string{true: "it", false: "them"}[len(stale) == 1], strings.Join(stale, ", ")))
 	}
+	if n := setupFailures(rep); n > 0 {
+		parts = append(parts, fmt.Sprintf("the setup of %d scenario%s failed", n, plural(n)))
+	}
+	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
+		var ids []string
+		for _, r := range unchecked {
+			ids = append(ids, r.ID)
+		}
+		parts = append(parts, fmt.Sprintf("%d rule%s of the specification not checked: %s", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
+	}
 	if len(parts) == 0 {
 		return "some selected scenarios failed (see above and the reports)"
 	}
 	return strings.Join(parts, "; ") + " (see above and the reports)"
+}
+
+// setupFailures counts the scenarios whose setup failed.
+func setupFailures(rep *conformance.Report) int {
+	n := 0
+	for _, s := range rep.Scenarios {
+		if s.Verdict == conformance.SetupFailed {
+			n++
+		}
+	}
+	return n
 }
 
 // flakyRules says which rules passed only on a retry.

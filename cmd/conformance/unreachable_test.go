@@ -63,3 +63,27 @@ func TestABaselineErrorComesFirst(t *testing.T) {
 		t.Errorf("the reports do not say why the run did not start: %v", err)
 	}
 }
+
+// TestFailOnNotRunFailsAReadOnlyRunThatLeftSpecRulesUnchecked: a
+// read-only run leaves the rules only writes can check not checked; it
+// passes, but says so first in its summary; with -fail-on-not-run it
+// fails, naming them.
+func TestFailOnNotRunFailsAReadOnlyRunThatLeftSpecRulesUnchecked(t *testing.T) {
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	for _, failOn := range []bool{false, true} {
+		args := []string{"-base-url", ref.URL, "-report-dir", t.TempDir(), "-read-only", "-tags", "@API-9 or @API-7"}
+		if failOn {
+			args = append(args, "-fail-on-not-run")
+		}
+		var out, errs bytes.Buffer
+		code := run(args, env(nil), &out, &errs)
+		text := out.String()
+		if i := strings.Index(text, "\nNOT CHECKED: "); i < 0 || i > strings.Index(text, "\nRules: ") || !strings.Contains(text[i:], "API-9") {
+			t.Errorf("fail-on-not-run %v: the summary does not begin by saying what was not checked:\n%s", failOn, out.String())
+		}
+		want := map[bool]int{false: exitPassed, true: exitFailed}[failOn]
+		if code != want || failOn && (!strings.Contains(errs.String(), "of the specification not checked: ") || !strings.Contains(errs.String(), "API-9")) {
+			t.Errorf("fail-on-not-run %v: exit %d, want %d; stderr %q", failOn, code, want, errs.String())
+		}
+	}
+}
