@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -24,7 +26,7 @@ const (
 	ReasonReadOnly = "read-only" // creates or changes events, and the run is read-only
 	ReasonTags     = "tags"      // the tag expression leaves it out
 	ReasonTarget   = "target"    // a step found that the target cannot show the rule
-	ReasonFiltered = "filtered"  // go test -run left it out
+	ReasonFiltered = "filtered"  // -run, -rerun-failed or go test -run left it out
 	ReasonThrottle = "throttled" // the target answered 429 during the run
 	// ReasonUnreachable: the target stopped answering during the run.
 	ReasonUnreachable = "unreachable"
@@ -44,7 +46,7 @@ var reasonText = map[string]string{
 	ReasonNotChecked:  "its scenario failed before it could check it (on another rule, or in its setup)",
 	ReasonTags:        "not selected by the tags",
 	ReasonTarget:      "the target cannot show it",
-	ReasonFiltered:    "left out by go test -run",
+	ReasonFiltered:    "left out by -run, -rerun-failed or go test -run",
 	ReasonThrottle:    "the target throttled the run",
 	ReasonUnreachable: "the target stopped answering during the run",
 	ReasonNoStart:     "the run did not start",
@@ -402,4 +404,72 @@ func selectPlan(plan []*Planned, s Selection) (TagExpr, error) {
 		}
 	}
 	return effective, nil
+}
+
+// onlyScenarios narrows a selected plan to the scenarios places name
+// ("file:line": a scenario's line, or an outline row's): the others are
+// left out as filtered. A place that names no scenario, or only scenarios
+// the selection leaves out, is refused, saying why.
+func onlyScenarios(plan []*Planned, places []string) error {
+	if len(places) == 0 {
+		return nil
+	}
+	wanted := map[*Planned]bool{}
+	for _, place := range places {
+		place = strings.TrimPrefix(strings.TrimSpace(place), "features/")
+		var named, runnable int
+		reason := ""
+		for _, p := range plan {
+			if p.Place() != place && fmt.Sprintf("%s:%d", p.File, p.scenarioLine) != place {
+				continue
+			}
+			named++
+			if p.Run {
+				runnable++
+				wanted[p] = true
+			} else if reason == "" {
+				reason = p.Reason
+			}
+		}
+		switch {
+		case named == 0:
+			return fmt.Errorf("%q names no scenario: give file:line as the reports show it, such as reading.feature:24", place)
+		case runnable == 0:
+			return fmt.Errorf("%s is not run by this selection (%s: %s)", place, reason, reasonText[reason])
+		}
+	}
+	for _, p := range plan {
+		if p.Run && !wanted[p] {
+			p.Run, p.Reason = false, ReasonFiltered
+		}
+	}
+	return nil
+}
+
+// FailedScenarios reads a conformance.json and returns the places of the
+// scenarios whose verdict was failed, or setup failed: what -rerun-failed
+// runs again.
+func FailedScenarios(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Place, Verdict string
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
+	}
+	var out []string
+	for _, s := range doc.Scenarios {
+		if s.Verdict == Failed || s.Verdict == SetupFailed {
+			out = append(out, s.Place)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
+	}
+	return out, nil
 }

@@ -51,6 +51,10 @@ type Options struct {
 	// Tags is a tag expression selecting scenarios (TagExpr), such as
 	// "@spec && not @local". Empty: every scenario.
 	Tags string
+	// Scenarios, when set, narrows the run to these scenarios, each named
+	// "file:line" as the reports show it (an outline's line runs all its
+	// rows, a row's line that row): -run and -rerun-failed.
+	Scenarios []string
 	// DefaultTags says that Tags is the target's default selection, so that
 	// a scenario it leaves out is reported with the precise reason (@ref,
 	// @local, @slow) rather than "tags".
@@ -324,6 +328,9 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 	sel := Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly}
 	effective, err := selectPlan(plan, sel)
 	if err != nil {
+		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if err := onlyScenarios(plan, o.Scenarios); err != nil {
 		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	run, left := 0, map[string]int{}

@@ -33,6 +33,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
 	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when a rule of the specification it could check was not checked (read-only, the target's data, a failure first); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
+	only := fs.String("run", "", "run only these scenarios, named file:line as the reports show them, separated by commas (an outline's line runs all its rows)")
+	rerun := fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run")
 	format := fs.String("format", conformance.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	// Flags that stand for a variable: given, they replace it.
@@ -47,7 +49,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -106,6 +108,17 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	if *tags != "" {
 		o.Tags, o.DefaultTags = *tags, false
+	}
+	if *only != "" {
+		o.Scenarios = strings.Split(*only, ",")
+	}
+	if *rerun != "" {
+		// Read before the reports it names are replaced by this run's.
+		failed, err := conformance.FailedScenarios(*rerun)
+		if err != nil {
+			return fail(err)
+		}
+		o.Scenarios = append(o.Scenarios, failed...)
 	}
 	if *reportDir != "" {
 		o.ReportDir = *reportDir

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -85,5 +86,31 @@ func TestFailOnNotRunFailsAReadOnlyRunThatLeftSpecRulesUnchecked(t *testing.T) {
 		if code != want || failOn && (!strings.Contains(errs.String(), "of the specification not checked: ") || !strings.Contains(errs.String(), "API-9")) {
 			t.Errorf("fail-on-not-run %v: exit %d, want %d; stderr %q", failOn, code, want, errs.String())
 		}
+	}
+}
+
+// TestOneScenarioAndTheLastFailuresRunAgain: -run runs the scenarios it
+// names by file:line; -rerun-failed those an earlier run's
+// conformance.json says failed; a place that names nothing stops the run.
+func TestOneScenarioAndTheLastFailuresRunAgain(t *testing.T) {
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"-base-url", ref.URL, "-report-dir", dir, "-run", "reading.feature:15,tokens.feature:13"}, env(nil), &out, &errs)
+	scenarioLines := func(text string) int { return len(regexp.MustCompile(`(?m)^PASSED   `).FindAllString(text, -1)) }
+	if code != exitPassed || scenarioLines(out.String()) != 2 {
+		t.Fatalf("-run of two scenarios: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	// A report that says one scenario failed.
+	report := filepath.Join(t.TempDir(), "conformance.json")
+	os.WriteFile(report, []byte(`{"scenarios": [{"place": "tokens.feature:13", "verdict": "failed"}, {"place": "reading.feature:15", "verdict": "passed"}]}`), 0o600)
+	out.Reset()
+	code = run([]string{"-base-url", ref.URL, "-report-dir", dir, "-rerun-failed", report}, env(nil), &out, &errs)
+	if code != exitPassed || scenarioLines(out.String()) != 1 || !strings.Contains(out.String(), "tokens.feature:13") {
+		t.Fatalf("-rerun-failed: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	errs.Reset()
+	if code := run([]string{"-base-url", ref.URL, "-report-dir", dir, "-run", "reading.feature:1"}, env(nil), &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "names no scenario") {
+		t.Fatalf("-run of a place with no scenario: exit %d, %q", code, errs.String())
 	}
 }
