@@ -26,11 +26,15 @@ func TestTheHTMLReportInARealBrowser(t *testing.T) {
 	}
 	page := "file://" + filepath.Join(dir, HTMLReport)
 
-	var open bool
+	var open, first bool
 	rendered := browsertest.Load(t, page, browsertest.Options{
 		Ready:      "#SVC-2",
 		OnlyItself: true,
-		Actions:    []chromedp.Action{chromedp.Evaluate(`document.querySelector("#SVC-2 details").open`, &open)},
+		Actions: []chromedp.Action{
+			chromedp.Evaluate(`document.querySelector("section.failure details").open`, &open),
+			// The failures come before the rules.
+			chromedp.Evaluate(`document.querySelector("#failures").compareDocumentPosition(document.querySelector("#rules")) === Node.DOCUMENT_POSITION_FOLLOWING`, &first),
+		},
 	})
 	for _, p := range rendered.Problems {
 		t.Errorf("the browser reports %s", p)
@@ -43,9 +47,12 @@ func TestTheHTMLReportInARealBrowser(t *testing.T) {
 		t.Errorf("at phone width the report is %d pixels wider than the screen", overflow)
 	}
 	if !open {
-		t.Error("the failure is not open")
+		t.Error("the failure's exchange is not open")
 	}
-	for _, want := range []string{"Conformance of in-process", "SVC-2", "GET /api/events HTTP/1.1", long[:100], "Not run: the event list has one page"} {
+	if !first {
+		t.Error("the failures do not come first")
+	}
+	for _, want := range []string{"Conformance of in-process", "SVC-2", "GET /api/events HTTP/1.1", long[:100], "Not run: the event list has one page", "Resource responses are HAL", "fails SVC-2"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the rendered report lacks %q", want)
 		}

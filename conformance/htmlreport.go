@@ -3,10 +3,14 @@ package conformance
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
+
+	"eventsvc/docs"
 )
 
 // HTMLReport is the name of the report a person reads: one self-contained
@@ -18,11 +22,21 @@ var htmlTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"class": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
+	"inc":   func(i int) int { return i + 1 },
+	// markdown writes a rule's statement as text: its `code` as code.
+	"markdown": func(s string) template.HTML {
+		parts := strings.Split(s, "`")
+		var b strings.Builder
+		for i, p := range parts {
+			if i%2 == 1 {
+				b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+			} else {
+				b.WriteString(template.HTMLEscapeString(p))
+			}
+		}
+		return template.HTML(b.String())
+	},
 }).Parse(htmlTemplate))
-
-// DocsURL is where the rules are documented, each under its id: the
-// documentation page the reference server serves (make run).
-const DocsURL = "http://localhost:8080/docs/index.html"
 
 type htmlCount struct {
 	Verdict string
@@ -31,6 +45,7 @@ type htmlCount struct {
 
 type htmlRule struct {
 	*RuleResult
+	Text      string // the rule's statement, from the catalogue
 	Why       string
 	Scenarios []htmlScenario
 }
@@ -40,35 +55,82 @@ type htmlScenario struct {
 	Why string
 }
 
-// reportHTML renders conformance.html. The rules the tags did not select
-// come last, each with its reason.
+// htmlFailure is a failure as the report shows it first: its scenario,
+// what it blames and the statements of those rules, the failing step, the
+// scenario's exchanges with their JSON bodies laid out, and the script that
+// replays them.
+type htmlFailure struct {
+	*ScenarioResult
+	Blame     string
+	Rules     []htmlRuleText
+	Exchanges []string
+}
+
+type htmlRuleText struct{ ID, Text string }
+
+// verdictOrder puts a report's rules in the order a reader acts on them:
+// failed first, not run last but for those the tags left out.
+var verdictOrder = []string{Failed, ExpectedFailure, Flaky, NotRun, Passed}
+
+// reportHTML renders conformance.html: the failures first, each with its
+// rules' statements, exchanges and reproduction; then every rule, failed
+// first, with its statement and scenarios; the rules the tags did not
+// select come last, each with its reason. Rule ids link to the rule's
+// section in the page itself, whatever the target serves.
 func reportHTML(rep *Report) ([]byte, error) {
-	docs := DocsURL
-	if strings.HasPrefix(rep.Target, "http") {
-		docs = rep.Target + "/docs/index.html"
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
+	}
+	text := func(id string) string {
+		if r, ok := catalogue.Rule(id); ok {
+			return r.Text
+		}
+		return ""
 	}
 	data := struct {
 		*Report
 		Started, Duration string
 		Counts            []htmlCount
+		Failures          []htmlFailure
 		Rules             []htmlRule
+		Unchecked         []string
 		Ran               int
-		DocsURL           string
-	}{Report: rep, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), DocsURL: docs}
+	}{Report: rep, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String()}
 	counts := rep.Counts()
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		if counts[v] > 0 || v == Passed || v == Failed {
 			data.Counts = append(data.Counts, htmlCount{v, counts[v]})
 		}
 	}
+	for _, r := range rep.Unchecked() {
+		data.Unchecked = append(data.Unchecked, r.ID)
+	}
 	for _, s := range rep.Scenarios {
 		if s.Attempts > 0 {
 			data.Ran++
 		}
+		if s.Failure == nil || s.Verdict == NotRun || s.Verdict == Passed {
+			continue
+		}
+		f := htmlFailure{ScenarioResult: s, Blame: blameText(s)}
+		for _, id := range s.Blamed() {
+			f.Rules = append(f.Rules, htmlRuleText{id, text(id)})
+		}
+		for _, x := range s.Failure.Exchanges {
+			f.Exchanges = append(f.Exchanges, prettyExchange(x))
+		}
+		if len(f.Exchanges) == 0 && s.Failure.Exchange != "" {
+			f.Exchanges = []string{prettyExchange(s.Failure.Exchange)}
+		}
+		data.Failures = append(data.Failures, f)
 	}
+	slices.SortStableFunc(data.Failures, func(a, b htmlFailure) int {
+		return slices.Index(verdictOrder, a.Verdict) - slices.Index(verdictOrder, b.Verdict)
+	})
 	var unselected []htmlRule
 	for _, r := range rep.Rules {
-		hr := htmlRule{RuleResult: r}
+		hr := htmlRule{RuleResult: r, Text: text(r.ID)}
 		if r.Verdict == NotRun {
 			hr.Why = reasonsText(r.Reasons, firstDetail(r))
 		}
@@ -85,10 +147,39 @@ func reportHTML(rep *Report) ([]byte, error) {
 			unselected = append(unselected, hr)
 		}
 	}
+	slices.SortStableFunc(data.Rules, func(a, b htmlRule) int {
+		return slices.Index(verdictOrder, a.Verdict) - slices.Index(verdictOrder, b.Verdict)
+	})
 	data.Rules = append(data.Rules, unselected...)
 	var b bytes.Buffer
 	if err := reportPage.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// prettyExchange is a masked exchange with its JSON bodies laid out, one
+// property a line, so that a body of 10 KB is read rather than scrolled.
+func prettyExchange(transcript string) string {
+	lines := strings.Split(transcript, "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		if strings.TrimSpace(lines[i]) != "" || i == 0 {
+			continue
+		}
+		// A blank line ends the header fields: the body follows, up to the
+		// next section (a line that is not indented).
+		j := i + 1
+		for j < len(lines) && strings.HasPrefix(lines[j], "    ") {
+			j++
+		}
+		body := strings.TrimSpace(strings.Join(lines[i+1:j], "\n"))
+		var laid bytes.Buffer
+		if json.Indent(&laid, []byte(body), "    ", "  ") == nil && body != "" {
+			out = append(out, "    "+laid.String())
+			i = j - 1
+		}
+	}
+	return strings.Join(out, "\n")
 }

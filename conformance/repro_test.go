@@ -85,6 +85,10 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			if !strings.Contains(out.String(), "Reproduce: sh "+script) {
 				t.Errorf("the console does not point at %s:\n%s", script, out.String())
 			}
+			html, _ := os.ReadFile(filepath.Join(dir, HTMLReport))
+			if !strings.Contains(string(html), "Reproduce with curl") || !strings.Contains(string(html), "formenc()") {
+				t.Errorf("conformance.html does not show the reproduction")
+			}
 			text, _ := os.ReadFile(script)
 			for _, secret := range []string{otherCreds.ClientSecret, otherCreds.Password, otherCreds.OtherPass} {
 				if strings.Contains(string(text), secret) {
