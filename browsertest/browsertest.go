@@ -104,7 +104,8 @@ func Load(t testing.TB, url string, o Options) Page {
 				p.Problems = append(p.Problems, fmt.Sprintf("%s %s: %s (%s)", e.Entry.Level, e.Entry.Source, e.Entry.Text, e.Entry.URL))
 			}
 		case *network.EventRequestWillBeSent:
-			if o.OnlyItself && e.Request.URL != url {
+			// A request never carries the address's fragment.
+			if o.OnlyItself && e.Request.URL != strings.SplitN(url, "#", 2)[0] {
 				p.Problems = append(p.Problems, "a request for "+e.Request.URL)
 			}
 		}

@@ -57,4 +57,31 @@ func TestTheHTMLReportInARealBrowser(t *testing.T) {
 			t.Errorf("the rendered report lacks %q", want)
 		}
 	}
+
+	// The rule links lead to the project's catalogue saved beside the
+	// report, which stands alone too.
+	var link string
+	catalogue := browsertest.Load(t, page, browsertest.Options{
+		Ready: "#SVC-2",
+		Actions: []chromedp.Action{
+			chromedp.Evaluate(`document.querySelector("#SVC-2 a.catalogue").href`, &link),
+		},
+	})
+	if want := "file://" + filepath.Join(dir, RulesPage) + "#SVC-2"; link != want {
+		t.Fatalf("the catalogue link of SVC-2 is %q, want %q", link, want)
+	}
+	var heading string
+	rules := browsertest.Load(t, link, browsertest.Options{
+		Ready:      "#SVC-2",
+		OnlyItself: true,
+		Actions: []chromedp.Action{
+			chromedp.Evaluate(`document.getElementById("SVC-2").textContent`, &heading),
+		},
+	})
+	for _, p := range append(catalogue.Problems, rules.Problems...) {
+		t.Errorf("the browser reports %s", p)
+	}
+	if !strings.Contains(heading, "SVC-2") {
+		t.Errorf("the catalogue's SVC-2 reads %q", heading)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"eventsvc/server"
 )
 
 // Report file names, written in Options.ReportDir.
@@ -13,6 +15,10 @@ const (
 	// ReproDir holds a shell script for each failure, that replays its
 	// scenario's requests with curl.
 	ReproDir = "repro"
+	// RulesPage is the project's documentation page, saved beside the
+	// report so that its rule links lead to the rule catalogue whatever
+	// the target serves.
+	RulesPage = "rules.html"
 )
 
 // writer writes a run's reports in a folder. Each file is written whole,
@@ -31,6 +37,7 @@ var reportFiles = []struct {
 	{CucumberReport, cucumberJSON},
 	{JSONReport, reportJSON},
 	{HTMLReport, reportHTML},
+	{RulesPage, func(*Report) ([]byte, error) { return server.DocsPage() }},
 }
 
 // start replaces the reports of an earlier run by ones saying that this

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -87,4 +90,26 @@ func hasDotSegment(path string) bool {
 		}
 	}
 	return false
+}
+
+// DocsPage is the documentation page served at /docs/index.html with its
+// stylesheet inlined, so that it reads the same saved beside a report as
+// served: the rule catalogue, each rule with the scenarios that check it,
+// under an anchor named by the rule's id.
+func DocsPage() ([]byte, error) {
+	page, err := staticFiles.ReadFile("static/docs/index.html")
+	if err != nil {
+		return nil, fmt.Errorf("read the documentation page: %w", err)
+	}
+	css, err := staticFiles.ReadFile("static/css/docs.css")
+	if err != nil {
+		return nil, fmt.Errorf("read the documentation stylesheet: %w", err)
+	}
+	const link = `<link rel="stylesheet" href="/css/docs.css">`
+	if !bytes.Contains(page, []byte(link)) {
+		return nil, errors.New("the documentation page does not link its stylesheet as expected")
+	}
+	style := append(append([]byte("<style>\n"), css...), "</style>"...)
+	page = bytes.Replace(page, []byte(link), style, 1)
+	return bytes.Replace(page, []byte(`<link rel="icon" href="/favicon.ico">`), nil, 1), nil
 }
