@@ -103,6 +103,7 @@ type otherFlaws struct {
 	nonManager401          bool // a valid token that does not manage the event gets 401 on PUT (AUTH-6)
 	sessionCookie          bool // token responses set a cookie that authenticates later requests (SVC-4)
 	tokenTypeMAC           bool // token_type "mac" (TOK-5)
+	expiresInString        bool // expires_in as a JSON string, "300" (TOK-5)
 	docsNeedToken          bool // /docs/index.html refused without a valid token (SVC-6)
 	updateLinkForAnyone    bool // "update-event" offered to any caller with a valid token (API-8)
 	nextOnLastPage         bool // the last page links "next" to an empty page (API-5)
@@ -405,6 +406,9 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	}
 	if o.flaws.scopeReadOnly {
 		body["scope"] = "read"
+	}
+	if o.flaws.expiresInString {
+		body["expires_in"] = strconv.Itoa(int(ttl / time.Second))
 	}
 	if o.flaws.noRefreshToken && !refreshed {
 		delete(body, "refresh_token")

@@ -230,7 +230,7 @@ func (s *scenario) nextPagesListEventsCheck() error {
 	}
 	for i, p := range s.pages {
 		if i > 0 && len(p.items) == 0 {
-			return s.failf(s.pages[i-1].x, "page %d, reached through the \"next\" link of the page before, lists no events", i+1)
+			return s.failf(p.x, "the page at %s, reached through the \"next\" link of the page at %s, lists no events", p.address, s.pages[i-1].address)
 		}
 	}
 	return nil
@@ -244,13 +244,13 @@ func (s *scenario) noEventTwiceCheck() error {
 	if err := s.nextPagesListEvents(); err != nil {
 		return err
 	}
-	seen := map[string]int{}
-	for i, p := range s.pages {
+	seen := map[string]string{}
+	for _, p := range s.pages {
 		for _, item := range p.items {
 			if first, ok := seen[item]; ok {
-				return fmt.Errorf("an event is listed on page %d and again on page %d: %s", first+1, i+1, s.redactor.String(item))
+				return s.failf(p.x, "an event is listed on the page at %s and again on the page at %s: %s", first, p.address, s.redactor.String(item))
 			}
-			seen[item] = i
+			seen[item] = p.address
 		}
 	}
 	return nil
@@ -288,7 +288,7 @@ func (s *scenario) prevLeadsBackCheck() error {
 	for i := 1; i < len(s.pages); i++ {
 		prev, ok := s.pages[i].links["prev"]
 		if !ok {
-			return fmt.Errorf("page %d has no \"prev\" link", i+1)
+			return s.failf(s.pages[i].x, "the page at %s, reached through \"next\", has no \"prev\" link", s.pages[i].address)
 		}
 		p, x, err := s.readPage(prev)
 		if err != nil {
@@ -297,7 +297,7 @@ func (s *scenario) prevLeadsBackCheck() error {
 		// The same page lists the same events; its self link may be
 		// written differently (the specification does not say how).
 		if got, want := p.items, s.pages[i-1].items; !slices.Equal(got, want) {
-			return s.failf(x, "\"prev\" of page %d leads to a page listing %d events that are not those of page %d", i+1, len(got), i)
+			return s.failf(x, "the \"prev\" link of the page at %s leads to %s, listing %d events that are not those of the page at %s, whose \"next\" led there", s.pages[i].address, prev, len(got), s.pages[i-1].address)
 		}
 	}
 	return nil
