@@ -9,7 +9,8 @@ import (
 
 // Cucumber JSON, the format Cucumber report tools read: a feature per
 // file, an element per scenario that ran, each step with its status,
-// duration in nanoseconds and, on failure, the masked message.
+// duration in nanoseconds and, on failure, the masked message, led by the
+// rules the failure blames.
 type cucumberFeatureDoc struct {
 	URI      string           `json:"uri"`
 	ID       string           `json:"id"`
@@ -78,6 +79,11 @@ func cucumberJSON(rep *Report) ([]byte, error) {
 			cs := cucumberStep{Keyword: st.Keyword + " ", Name: st.Text, Line: st.Line, Result: cucumberResult{Status: status, Duration: st.Duration.Nanoseconds()}}
 			if status != "passed" && status != "skipped" {
 				cs.Result.Error = st.Error
+				// The failing step says which rules it fails, as the
+				// other reports do.
+				if f := sc.Failure; f != nil && f.Line == st.Line && (sc.Verdict == Failed || sc.Verdict == SetupFailed) {
+					cs.Result.Error = blameText(sc) + "\n\n" + st.Error
+				}
 			}
 			el.Steps = append(el.Steps, cs)
 		}
