@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -81,7 +83,7 @@ func ReadBaseline(path string) (*Baseline, error) {
 
 // check refuses an entry that names no rule of the catalogue or no
 // scenario of the features.
-func (bl *Baseline) check(catalogue *docs.Catalogue, plan []*Planned) error {
+func (bl *Baseline) check(catalogue *docs.Catalogue, plan []*selection.Planned) error {
 	for _, e := range bl.Entries {
 		if e.Rule != "" {
 			if _, ok := catalogue.Rule(e.Rule); !ok {
@@ -97,11 +99,11 @@ func (bl *Baseline) check(catalogue *docs.Catalogue, plan []*Planned) error {
 }
 
 // names reports whether e names the scenario p.
-func (e Expectation) names(p *Planned) bool {
+func (e Expectation) names(p *selection.Planned) bool {
 	if e.Rule != "" {
 		return slices.Contains(p.Rules, e.Rule)
 	}
-	return e.Scenario == p.Name || e.Scenario == p.pickleName || e.Scenario == p.Place()
+	return e.Scenario == p.Name || e.Scenario == p.PickleName || e.Scenario == p.Place()
 }
 
 // covers returns the entry that expects s to fail, if any: one naming

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,7 +60,7 @@ func timedRun(b *testing.B, concurrency int) time.Duration {
 	start := time.Now()
 	rep, err := Run(Options{
 		Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "bench"},
-		Tags:   RemoteTags, DefaultTags: true, Concurrency: concurrency, Output: io.Discard,
+		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: concurrency, Output: io.Discard,
 	})
 	if err != nil {
 		b.Fatalf("concurrency %d: %v", concurrency, err)

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"encoding/json"
 	"io"
@@ -77,7 +79,7 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 	var out bytes.Buffer
 	rep, err := Run(Options{
 		Target: steps.Target{BaseURL: srv.URL, Credentials: DemoCredentials, RunID: "budget"},
-		Tags:   RemoteTags, DefaultTags: true, Concurrency: 4, Output: &out,
+		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: 4, Output: &out,
 	})
 	if err != nil {
 		t.Fatalf("the remote run against the reference server: %v%s", err, failedSteps(out.String()))

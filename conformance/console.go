@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"fmt"
 	"io"
 	"path/filepath"
@@ -238,7 +240,7 @@ func (c *console) summary(rep *Report) {
 	}
 	if unselected > 0 {
 		var parts []string
-		for _, why := range []string{ReasonRef, ReasonLocal, ReasonClock, ReasonSlow, ReasonReadOnly, ReasonTags, ReasonFiltered} {
+		for _, why := range []string{selection.ReasonRef, selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonReadOnly, selection.ReasonTags, selection.ReasonFiltered} {
 			if others[why] > 0 {
 				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
 			}

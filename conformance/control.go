@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"fmt"
 	"net/url"
 	"strings"
@@ -28,7 +30,7 @@ func controlFromEnv(getenv func(string) string, o *Options) error {
 	o.Target.ControlURL = control
 	o.Target.ControlToken = token
 	if getenv("CONFORMANCE_TAGS") == "" {
-		o.Tags = ControlTags
+		o.Tags = selection.ControlTags
 	}
 	return nil
 }

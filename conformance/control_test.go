@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"errors"
 	"math/rand/v2"
@@ -84,7 +86,7 @@ func TestFromEnvReadsTheControlURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Target.ControlURL != "http://127.0.0.1:9090" || o.Target.ControlToken != "tok" || o.Tags != ControlTags {
+	if o.Target.ControlURL != "http://127.0.0.1:9090" || o.Target.ControlToken != "tok" || o.Tags != selection.ControlTags {
 		t.Fatalf("target %+v, tags %q", o.Target, o.Tags)
 	}
 	env["CONFORMANCE_TAGS"] = "@spec"

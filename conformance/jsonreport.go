@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -176,7 +178,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		if s.Verdict == NotRun {
 			js.NotRunReason, js.NotRunDetail = s.Reason, s.Detail
 			if js.NotRunReason == "" {
-				js.NotRunReason = ReasonNoStart
+				js.NotRunReason = selection.ReasonNoStart
 			}
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"encoding/xml"
 	"fmt"
 	"strings"
@@ -86,7 +88,7 @@ func junitXML(rep *Report) ([]byte, error) {
 	}
 	index := map[string]int{}
 	for _, sc := range rep.Scenarios {
-		if !sc.Run && (sc.Reason == ReasonTags || sc.Reason == ReasonRef || sc.Reason == ReasonFiltered) {
+		if !sc.Run && (sc.Reason == selection.ReasonTags || sc.Reason == selection.ReasonRef || sc.Reason == selection.ReasonFiltered) {
 			continue
 		}
 		i, ok := index[sc.Feature]

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"strings"
 	"testing"
 )
@@ -30,7 +32,7 @@ func TestAFailureSaysWhatWasThere(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, _ := runOther(t, otherConfig{flaws: tt.flaws}, RemoteTags, false)
+			rep, out, _ := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
 			var f *Failure
 			for _, s := range rep.Scenarios {
 				if s.Name == tt.scenario {

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,19 +13,6 @@ import (
 	"time"
 
 	"eventsvc/steps"
-)
-
-// Default tag expressions (README, "The conformance suite"): a remote target
-// is checked against what the specification states; the in-process reference
-// server against everything but real-time waits.
-const (
-	RemoteTags    = "@spec && ~@local && ~@slow"
-	InProcessTags = "~@slow"
-	// ControlTags are RemoteTags plus the @clock scenarios (token validity,
-	// LIM-1 and LIM-2, also their @ref expiry answers), which move the
-	// clock: against a reference server whose control API the run can use
-	// (CONTROL_URL), they run in seconds.
-	ControlTags = "~@slow && ~@local,@clock && @spec,@clock"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default
@@ -107,7 +96,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
 		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
-		o.Tags, o.DefaultTags = InProcessTags, true
+		o.Tags, o.DefaultTags = selection.InProcessTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}
@@ -120,7 +109,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
 		}
 		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
-		o.Tags, o.DefaultTags = RemoteTags, true
+		o.Tags, o.DefaultTags = selection.RemoteTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -49,7 +51,7 @@ func TestReadOnlyHasOneMeaning(t *testing.T) {
 
 func TestFromEnvSaysWhenTheDemoCredentialsAreUsed(t *testing.T) {
 	o, err := FromEnv(lookup(map[string]string{"BASE_URL": "https://staging.example"}))
-	if err != nil || !o.DemoCredentials || !o.DefaultTags || o.Tags != RemoteTags {
+	if err != nil || !o.DemoCredentials || !o.DefaultTags || o.Tags != selection.RemoteTags {
 		t.Fatalf("no variables: demo %v, default tags %v %q (%v)", o.DemoCredentials, o.DefaultTags, o.Tags, err)
 	}
 	o, err = FromEnv(lookup(map[string]string{"CONFORMANCE_CLIENT_ID": "qa-app", "CONFORMANCE_TAGS": "@AUTH-6"}))

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"slices"
 	"testing"
 )
@@ -11,14 +13,14 @@ import (
 // user manages an event), since a creation during the walk shifts its
 // pages; and a scenario that moves the target's clock runs alone.
 func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
-	planned := func(file string, line int, tags []string, steps ...string) *Planned {
-		p := &Planned{File: file, Line: line, scenarioLine: line, Tags: tags, Run: true}
+	planned := func(file string, line int, tags []string, steps ...string) *selection.Planned {
+		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
 		for _, s := range steps {
-			p.Steps = append(p.Steps, PlannedStep{Text: s})
+			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
 		}
 		return p
 	}
-	plan := []*Planned{
+	plan := []*selection.Planned{
 		planned("listing.feature", 30, []string{"@spec"}, "the event list has more than one page", "a caller walks through the event list by following its \"next\" links", "no event is listed on two pages"),
 		planned("reading.feature", 12, []string{"@spec"}, "the user manages an event", "a caller reads the event"),
 		planned("writing.feature", 5, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -55,13 +57,13 @@ func TestTheJSONReportTellsEveryRuleAndScenario(t *testing.T) {
 	if r := rules["SVC-2"]; r.Verdict != Failed || r.Kind != "spec" {
 		t.Errorf("SVC-2: %+v", r)
 	}
-	if r := rules["API-5"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != ReasonTarget {
+	if r := rules["API-5"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTarget {
 		t.Errorf("API-5: %+v", r)
 	}
-	if r := rules["API-6"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != ReasonTags || r.Selected {
+	if r := rules["API-6"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTags || r.Selected {
 		t.Errorf("API-6, left out by the tags: %+v", r)
 	}
-	if r := rules["API-7"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != ReasonSlow {
+	if r := rules["API-7"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonSlow {
 		t.Errorf("API-7, @slow: %+v", r)
 	}
 	var failed *jsonScenario
@@ -155,7 +157,7 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
 			Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
-			Tags:   RemoteTags + " && (@AUTH-6 or @SVC-1)", Baseline: bl, ReportDir: dir, Output: &out,
+			Tags:   selection.RemoteTags + " && (@AUTH-6 or @SVC-1)", Baseline: bl, ReportDir: dir, Output: &out,
 		})
 		return rep, out.String(), dir, err
 	}
@@ -251,7 +253,7 @@ func TestAConcurrentRunReportsWhatASerialRunDoes(t *testing.T) {
 		var out bytes.Buffer
 		_, err := Run(Options{
 			Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "concurrent", EventBody: []byte(otherEventBody)},
-			Tags:   RemoteTags + " && (@AUTH-6 or @API-5 or @TOK-3 or @API-8 or @SVC-4)", Concurrency: n, ReportDir: dir, Output: &out,
+			Tags:   selection.RemoteTags + " && (@AUTH-6 or @API-5 or @TOK-3 or @API-8 or @SVC-4)", Concurrency: n, ReportDir: dir, Output: &out,
 		})
 		if !errors.Is(err, ErrFailed) {
 			t.Fatalf("concurrency %d: Run = %v\n%s", n, err, out.String())

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"errors"
 	"maps"
@@ -49,7 +51,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote, err := ParseTags(RemoteTags)
+	remote, err := selection.ParseTags(selection.RemoteTags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOther(t, v.c, RemoteTags, true)
+			rep, out, err := runOther(t, v.c, selection.RemoteTags, true)
 			if err != nil {
 				t.Fatalf("the suite fails a correct implementation: %v\n%s", err, failedSteps(out))
 			}
@@ -191,7 +193,7 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 			// The scenarios of the broken rule, for speed; all of a remote
 			// run when they miss it, to tell a gap from a misfiled rule.
 			c := otherConfig{flaws: tt.flaws}
-			rep, out, err := runOther(t, c, RemoteTags+" && @"+tt.rule, false)
+			rep, out, err := runOther(t, c, selection.RemoteTags+" && @"+tt.rule, false)
 			if tt.preflight {
 				if !errors.Is(err, ErrPreflight) {
 					t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
@@ -200,7 +202,7 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 				return
 			}
 			if !errors.Is(err, ErrFailed) {
-				if rep, out, err = runOther(t, c, RemoteTags, false); errors.Is(err, ErrFailed) {
+				if rep, out, err = runOther(t, c, selection.RemoteTags, false); errors.Is(err, ErrFailed) {
 					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
 				}
 				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
@@ -223,7 +225,7 @@ func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws}, RemoteTags, false)
+			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
 			if errors.Is(err, ErrPreflight) {
 				t.Skipf("the preflight of a whole run refuses this breakage: %v", err)
 			}
@@ -287,7 +289,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
 			Target:   steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "read-only", EventBody: []byte(otherEventBody)},
-			Tags:     RemoteTags + " && @API-5,@API-7,@API-8",
+			Tags:     selection.RemoteTags + " && @API-5,@API-7,@API-8",
 			ReadOnly: true,
 			Output:   &out,
 		})
@@ -334,7 +336,7 @@ func TestEveryRemoteRuleHasABreakage(t *testing.T) {
 		broken[b.rule] = true
 	}
 	checked := map[string]bool{}
-	remote, err := ParseTags(RemoteTags)
+	remote, err := selection.ParseTags(selection.RemoteTags)
 	if err != nil {
 		t.Fatal(err)
 	}

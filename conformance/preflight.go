@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"context"
 	"crypto/x509"
@@ -33,7 +35,7 @@ const defaultRequestTimeout = 30 * time.Second
 // *ThrottledError inside the error. It returns the target, with
 // Credentials.BasicAsIs set when the target takes the client credentials
 // only as they are, not form-encoded (RFC 6749 §2.3.1).
-func Preflight(target steps.Target, plan []*Planned) (steps.Target, error) {
+func Preflight(target steps.Target, plan []*selection.Planned) (steps.Target, error) {
 	if target.BaseURL == "" {
 		return target, nil
 	}
@@ -63,7 +65,7 @@ func Preflight(target steps.Target, plan []*Planned) (steps.Target, error) {
 }
 
 // writes reports whether a selected scenario creates or changes events.
-func writes(plan []*Planned) bool {
+func writes(plan []*selection.Planned) bool {
 	for _, s := range plan {
 		if s.Run && slices.Contains(s.Tags, "@writes") {
 			return true

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +48,7 @@ func remote(base string) steps.Target {
 }
 
 // writing is a plan whose selection writes.
-var writing = []*Planned{{Run: true, Tags: []string{"@spec", "@writes"}}}
+var writing = []*selection.Planned{{Run: true, Tags: []string{"@spec", "@writes"}}}
 
 func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	ref := startReference(t, steps.ServerConfig{}, nil)
@@ -86,7 +88,7 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	tests := []struct {
 		name   string
 		target steps.Target
-		plan   []*Planned
+		plan   []*selection.Planned
 		want   []string
 	}{
 		{"a path prefix", remote(ref + "/v1"), nil, []string{"is not the Event Service API: GET " + ref + "/v1/api gave 401 Unauthorized", "BASE_URL has the path /v1"}},
@@ -147,7 +149,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, JUnitReport), []byte(`<testsuites tests="59" failures="0"/>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(Options{Target: remote(startReference(t, steps.ServerConfig{}, nil) + "/v1"), Tags: RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
+	_, err := Run(Options{Target: remote(startReference(t, steps.ServerConfig{}, nil) + "/v1"), Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
 	if !errors.Is(err, ErrPreflight) {
 		t.Fatalf("Run = %v", err)
 	}

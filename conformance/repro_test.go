@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"errors"
 	"os"
@@ -66,7 +68,7 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			var out bytes.Buffer
 			rep, err := Run(Options{
 				Target:    steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "repro", EventBody: []byte(otherEventBody)},
-				Tags:      RemoteTags + " and " + tt.tags,
+				Tags:      selection.RemoteTags + " and " + tt.tags,
 				ReportDir: dir, Output: &out,
 			})
 			if !errors.Is(err, ErrFailed) {

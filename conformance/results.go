@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +31,7 @@ const (
 
 // ScenarioResult is what became of one planned scenario.
 type ScenarioResult struct {
-	*Planned
+	*selection.Planned
 	Verdict string
 	// Detail says more about why a scenario was not run, such as the
 	// reason a step gave for skipping it.
@@ -96,7 +98,7 @@ func (s *ScenarioResult) VerdictFor(rule string) string {
 
 // StepResult is one step of a scenario as it ran.
 type StepResult struct {
-	PlannedStep
+	selection.PlannedStep
 	Status   string // passed, failed, skipped, undefined, pending, ambiguous; "" when it did not run
 	Duration time.Duration
 	Error    string   // masked
@@ -150,7 +152,7 @@ type collector struct {
 	now       func() time.Time
 }
 
-func newCollector(plan []*Planned, redactor *redact.Redactor, throttle *throttleWatch, ended func(*ScenarioResult)) *collector {
+func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle *throttleWatch, ended func(*ScenarioResult)) *collector {
 	c := &collector{
 		redactor: redactor, throttle: throttle, ended: ended, now: time.Now,
 		unclaimed: map[string][]*ScenarioResult{}, running: map[*ScenarioResult]time.Time{},
@@ -171,7 +173,7 @@ func (c *collector) startAttempt(n int, only map[*ScenarioResult]bool) {
 	c.unclaimed = map[string][]*ScenarioResult{}
 	for _, r := range c.results {
 		if r.Run && (only == nil || only[r]) {
-			c.unclaimed[r.key()] = append(c.unclaimed[r.key()], r)
+			c.unclaimed[r.Key()] = append(c.unclaimed[r.Key()], r)
 		}
 	}
 }
@@ -197,12 +199,12 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 				return ctx, fmt.Errorf("%w: not part of this attempt", godog.ErrSkip)
 			}
 			if c.throttle != nil && c.throttle.hit() != nil {
-				run.skip = ReasonThrottle
-				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, reasonText[ReasonThrottle])
+				run.skip = selection.ReasonThrottle
+				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, selection.ReasonText(selection.ReasonThrottle))
 			}
 			if c.throttle != nil && c.throttle.unreachable() != nil {
-				run.skip = ReasonUnreachable
-				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, reasonText[ReasonUnreachable])
+				run.skip = selection.ReasonUnreachable
+				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, selection.ReasonText(selection.ReasonUnreachable))
 			}
 			return ctx, nil
 		})
@@ -240,7 +242,7 @@ func (c *collector) begin(p *godog.Scenario) *scenarioRun {
 	for _, s := range p.Steps {
 		texts = append(texts, s.Text)
 	}
-	key := pickleKey(p.Uri, p.Name, tags, texts)
+	key := selection.PickleKey(p.Uri, p.Name, tags, texts)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q := c.unclaimed[key]
@@ -269,7 +271,7 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 	}
 	switch {
 	case errors.Is(err, godog.ErrSkip) && run.skip == "":
-		run.skip = ReasonTarget
+		run.skip = selection.ReasonTarget
 		sr.Error = c.redactor.String(skipReason(err))
 	case err != nil && status != godog.StepSkipped:
 		sr.Error = c.redactor.String(err.Error())
@@ -336,12 +338,12 @@ func (c *collector) end(run *scenarioRun) {
 	if c.throttle != nil && c.throttle.hitSince(run.start) {
 		// A 429 is the target protecting itself, not a broken rule.
 		failedNow = false
-		run.skip = ReasonThrottle
+		run.skip = selection.ReasonThrottle
 	}
 	if c.throttle != nil && c.throttle.downSince(run.start) {
 		// A target that stopped answering broke no rule that it showed.
 		failedNow = false
-		run.skip = ReasonUnreachable
+		run.skip = selection.ReasonUnreachable
 	}
 	switch {
 	case failedNow && c.attempt == 1 && r.Failure.Setup:
@@ -354,15 +356,15 @@ func (c *collector) end(run *scenarioRun) {
 		r.Verdict, r.Reason = NotRun, run.skip
 		r.Failure = nil
 		for _, s := range run.steps {
-			if s.Error != "" && run.skip == ReasonTarget {
+			if s.Error != "" && run.skip == selection.ReasonTarget {
 				r.Detail = s.Error
 				break
 			}
 		}
 		switch run.skip {
-		case ReasonThrottle:
+		case selection.ReasonThrottle:
 			r.Detail = c.throttle.hit().Error()
-		case ReasonUnreachable:
+		case selection.ReasonUnreachable:
 			r.Detail = c.throttle.unreachable().Error()
 		}
 	case c.attempt > 1:
@@ -399,7 +401,7 @@ func (c *collector) finish() []*ScenarioResult {
 	for _, r := range c.results {
 		if r.Run && r.Attempts == 0 && r.Reason == "" {
 			// Not selected after all: its rules are not listed.
-			r.Verdict, r.Reason, r.Run = NotRun, ReasonFiltered, false
+			r.Verdict, r.Reason, r.Run = NotRun, selection.ReasonFiltered, false
 		}
 	}
 	return c.results

@@ -6,6 +6,9 @@
 package conformance
 
 import (
+	"encoding/json"
+	"eventsvc/selection"
+
 	"errors"
 	"fmt"
 	"io"
@@ -192,7 +195,7 @@ func Run(o Options) (*Report, error) {
 		return nil, err
 	}
 	report.Selection = effective.String()
-	report.FailedLogins = FailedLogins(plan)
+	report.FailedLogins = selection.FailedLogins(plan)
 	if o.Baseline != nil {
 		if err := o.Baseline.check(catalogue, plan); err != nil {
 			if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
@@ -306,32 +309,32 @@ func Run(o Options) (*Report, error) {
 // It refuses (ErrUsage) a tag expression that does not parse, that names a
 // tag or rule that does not exist, or that selects nothing the target can
 // run. It returns the expression in effect.
-func Plan(o Options) ([]*Planned, TagExpr, error) {
+func Plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	if o.Features == nil {
 		o.Features = features.FS
 	}
 	catalogue, err := docs.RuleCatalogue()
 	if err != nil {
-		return nil, TagExpr{}, err
+		return nil, selection.TagExpr{}, err
 	}
-	plan, err := loadPlan(o.Features)
+	plan, err := selection.Load(o.Features)
 	if err != nil {
-		return nil, TagExpr{}, err
+		return nil, selection.TagExpr{}, err
 	}
-	expr, err := ParseTags(o.Tags)
+	expr, err := selection.ParseTags(o.Tags)
 	if err != nil {
-		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	if err := checkTags(expr, plan, catalogue); err != nil {
-		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := selection.CheckTags(expr, plan, catalogue); err != nil {
+		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	sel := Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly}
-	effective, err := selectPlan(plan, sel)
+	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly}
+	effective, err := selection.Select(plan, sel)
 	if err != nil {
-		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	if err := onlyScenarios(plan, o.Scenarios); err != nil {
-		return nil, TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	if err := selection.Only(plan, o.Scenarios); err != nil {
+		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	run, left := 0, map[string]int{}
 	for _, p := range plan {
@@ -345,14 +348,14 @@ func Plan(o Options) ([]*Planned, TagExpr, error) {
 		what := fmt.Sprintf("the tags %q select no scenario", expr.String())
 		if len(left) > 0 {
 			var parts []string
-			for _, r := range []string{ReasonLocal, ReasonClock, ReasonSlow, ReasonRef, ReasonReadOnly} {
+			for _, r := range []string{selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonRef, selection.ReasonReadOnly} {
 				if left[r] > 0 {
-					parts = append(parts, fmt.Sprintf("%d %s (%s)", left[r], r, reasonText[r]))
+					parts = append(parts, fmt.Sprintf("%d %s (%s)", left[r], r, selection.ReasonText(r)))
 				}
 			}
 			what = fmt.Sprintf("the tags %q select no scenario this run can check: %s", expr.String(), strings.Join(parts, ", "))
 		}
-		return nil, TagExpr{}, fmt.Errorf("%w: %s", ErrUsage, what)
+		return nil, selection.TagExpr{}, fmt.Errorf("%w: %s", ErrUsage, what)
 	}
 	return plan, effective, nil
 }
@@ -384,7 +387,7 @@ type phase struct {
 // its control API) one at a time. Within a run the scenarios with the most
 // steps start first, so that none starts last and holds up the end. A
 // serial run is one run of everything, in order.
-func phases(plan []*Planned, concurrency int, remote bool) []phase {
+func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	if concurrency <= 1 {
 		return []phase{{paths: []string{"."}, concurrency: 1}}
 	}
@@ -401,7 +404,7 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 		if !p.Run {
 			continue
 		}
-		place := fmt.Sprintf("%s:%d", p.File, p.scenarioLine)
+		place := fmt.Sprintf("%s:%d", p.File, p.ScenarioLine)
 		g, ok := byPlace[place]
 		if !ok {
 			g = &group{place: place}
@@ -410,10 +413,10 @@ func phases(plan []*Planned, concurrency int, remote bool) []phase {
 		}
 		g.steps += len(p.Steps)
 		g.writes = g.writes || slices.Contains(p.Tags, "@writes") ||
-			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
+			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
 		g.clock = g.clock || slices.Contains(p.Tags, "@clock")
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
-			slices.ContainsFunc(p.Steps, func(s PlannedStep) bool { return exclusive.MatchString(s.Text) })
+			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}
 	slices.SortStableFunc(groups, func(a, b *group) int { return b.steps - a.steps })
 	readers, writers, alone := phase{concurrency: concurrency}, phase{concurrency: concurrency}, phase{concurrency: 1}
@@ -455,7 +458,7 @@ func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool,
 			continue
 		}
 		again[r] = true
-		if p := fmt.Sprintf("%s:%d", r.File, r.scenarioLine); !slices.Contains(paths, p) {
+		if p := fmt.Sprintf("%s:%d", r.File, r.ScenarioLine); !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}
@@ -524,13 +527,41 @@ func WriteNotStarted(dir string, rep *Report, why error) error {
 
 // notStarted is every scenario of plan, not run because the run did not
 // start.
-func notStarted(plan []*Planned) []*ScenarioResult {
+func notStarted(plan []*selection.Planned) []*ScenarioResult {
 	var out []*ScenarioResult
 	for _, p := range plan {
 		if p.Run {
-			p.Reason = ReasonNoStart
+			p.Reason = selection.ReasonNoStart
 		}
 		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
 	}
 	return out
+}
+
+// FailedScenarios reads a conformance.json and returns the places of the
+// scenarios whose verdict was failed, or setup failed: what -rerun-failed
+// runs again.
+func FailedScenarios(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Place, Verdict string
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
+	}
+	var out []string
+	for _, s := range doc.Scenarios {
+		if s.Verdict == Failed || s.Verdict == SetupFailed {
+			out = append(out, s.Place)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
+	}
+	return out, nil
 }

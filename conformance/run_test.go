@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -124,7 +126,7 @@ func TestAScenarioAStepSkipsIsNotRunWithTheStepsReason(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
 	s := scenarioNamed(t, rep, "A check the target cannot show")
-	if s.Verdict != NotRun || s.Reason != ReasonTarget || s.Detail != "the event list has one page" {
+	if s.Verdict != NotRun || s.Reason != selection.ReasonTarget || s.Detail != "the event list has one page" {
 		t.Errorf("skipped scenario: verdict %q, reason %q, detail %q", s.Verdict, s.Reason, s.Detail)
 	}
 	if r := ruleNamed(rep, "API-5"); r.Verdict != NotRun || !r.Selected {
@@ -192,7 +194,7 @@ func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range plan {
-		if strings.Contains(p.Name, "waits") && (p.Run || p.Reason != ReasonSlow) {
+		if strings.Contains(p.Name, "waits") && (p.Run || p.Reason != selection.ReasonSlow) {
 			t.Errorf("~@writes selects the @slow scenario (run %v, reason %q)", p.Run, p.Reason)
 		}
 	}
@@ -340,7 +342,7 @@ func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
 	acc2 := ruleNamed(rep, "ACC-2")
-	if acc2.Verdict != NotRun || len(acc2.Reasons) != 1 || acc2.Reasons[0] != ReasonLocal {
+	if acc2.Verdict != NotRun || len(acc2.Reasons) != 1 || acc2.Reasons[0] != selection.ReasonLocal {
 		t.Errorf("ACC-2 against a deployment: %q %v, want not run for @local", acc2.Verdict, acc2.Reasons)
 	}
 	if ruleNamed(rep, "SVC-1").Verdict != Passed {

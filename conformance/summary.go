@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"slices"
 	"strings"
 
@@ -43,19 +45,19 @@ func ruleResults(catalogue *docs.Catalogue, scenarios []*ScenarioResult) []*Rule
 			r.Scenarios = append(r.Scenarios, s)
 			v := s.VerdictFor(rule.ID)
 			r.Counts[v]++
-			if v == NotRun && s.Verdict != NotRun && !slices.Contains(r.Reasons, ReasonNotChecked) {
-				r.Reasons = append(r.Reasons, ReasonNotChecked)
+			if v == NotRun && s.Verdict != NotRun && !slices.Contains(r.Reasons, selection.ReasonNotChecked) {
+				r.Reasons = append(r.Reasons, selection.ReasonNotChecked)
 			}
-			r.Selected = r.Selected || s.Run || (s.Reason != ReasonTags && s.Reason != ReasonFiltered)
-			if s.Verdict == NotRun && s.Reason != ReasonTags && s.Reason != ReasonFiltered && !slices.Contains(r.Reasons, s.Reason) {
+			r.Selected = r.Selected || s.Run || (s.Reason != selection.ReasonTags && s.Reason != selection.ReasonFiltered)
+			if s.Verdict == NotRun && s.Reason != selection.ReasonTags && s.Reason != selection.ReasonFiltered && !slices.Contains(r.Reasons, s.Reason) {
 				r.Reasons = append(r.Reasons, s.Reason)
 			}
 		}
 		if !r.Selected {
-			r.Reasons = []string{ReasonTags}
+			r.Reasons = []string{selection.ReasonTags}
 			for _, s := range r.Scenarios {
-				if s.Reason == ReasonFiltered {
-					r.Reasons = []string{ReasonFiltered}
+				if s.Reason == selection.ReasonFiltered {
+					r.Reasons = []string{selection.ReasonFiltered}
 				}
 			}
 		}
@@ -84,10 +86,10 @@ func reasonsText(reasons []string, detail string) string {
 	var parts []string
 	for _, r := range reasons {
 		text := r
-		if t, ok := reasonText[r]; ok && r != ReasonTarget {
+		if t := selection.ReasonText(r); t != "" && r != selection.ReasonTarget {
 			text = r + ": " + t
 		}
-		if r == ReasonTarget && detail != "" {
+		if r == selection.ReasonTarget && detail != "" {
 			text = detail
 		}
 		parts = append(parts, text)
@@ -98,7 +100,7 @@ func reasonsText(reasons []string, detail string) string {
 // notCheckable are the reasons a run cannot help: the rule needs another
 // kind of target or run (the in-process server, a clock, real time), or
 // the tags leave it out.
-var notCheckable = []string{ReasonLocal, ReasonClock, ReasonSlow, ReasonTags, ReasonFiltered, ReasonRef}
+var notCheckable = []string{selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonTags, selection.ReasonFiltered, selection.ReasonRef}
 
 // Unchecked returns the rules of the specification that the run could
 // have checked and did not, with why: read-only, the target's data did

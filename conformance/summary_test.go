@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"slices"
 	"testing"
 
@@ -13,19 +15,19 @@ func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := func(verdict, reason string, run bool, rules ...string) *ScenarioResult {
-		return &ScenarioResult{Planned: &Planned{Rules: rules, Run: run, Reason: reason}, Verdict: verdict}
+		return &ScenarioResult{Planned: &selection.Planned{Rules: rules, Run: run, Reason: reason}, Verdict: verdict}
 	}
 	results := ruleResults(catalogue, []*ScenarioResult{
 		sc(Failed, "", true, "AUTH-6"),
 		sc(Passed, "", true, "AUTH-6", "API-1"),
 		sc(Passed, "", true, "TOK-11"),
-		sc(NotRun, ReasonTarget, true, "API-5"),
-		sc(NotRun, ReasonLocal, false, "ACC-2"),
-		sc(NotRun, ReasonRef, false, "ACC-2"),
+		sc(NotRun, selection.ReasonTarget, true, "API-5"),
+		sc(NotRun, selection.ReasonLocal, false, "ACC-2"),
+		sc(NotRun, selection.ReasonRef, false, "ACC-2"),
 		sc(Flaky, "", true, "TOK-3"),
 		sc(Passed, "", true, "TOK-3"),
 		sc(ExpectedFailure, "", true, "SVC-1"),
-		sc(NotRun, ReasonTags, false, "SVC-2"),
+		sc(NotRun, selection.ReasonTags, false, "SVC-2"),
 	})
 	got := map[string]*RuleResult{}
 	for _, r := range results {
@@ -37,13 +39,13 @@ func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
 			t.Errorf("%s: %q, want %q", id, got[id].Verdict, verdict)
 		}
 	}
-	if !slices.Equal(got["ACC-2"].Reasons, []string{ReasonLocal, ReasonRef}) || !got["ACC-2"].Selected {
+	if !slices.Equal(got["ACC-2"].Reasons, []string{selection.ReasonLocal, selection.ReasonRef}) || !got["ACC-2"].Selected {
 		t.Errorf("ACC-2, selected but not runnable: reasons %v, selected %v", got["ACC-2"].Reasons, got["ACC-2"].Selected)
 	}
 	if got["SVC-2"].Selected || got["SVC-2"].Verdict != NotRun {
 		t.Errorf("SVC-2, which the tags leave out: selected %v, verdict %q", got["SVC-2"].Selected, got["SVC-2"].Verdict)
 	}
-	if !got["API-5"].Selected || !slices.Equal(got["API-5"].Reasons, []string{ReasonTarget}) {
+	if !got["API-5"].Selected || !slices.Equal(got["API-5"].Reasons, []string{selection.ReasonTarget}) {
 		t.Errorf("API-5, whose scenario a step skipped: selected %v, reasons %v", got["API-5"].Selected, got["API-5"].Reasons)
 	}
 	if len(results) != len(catalogue.Rules()) {

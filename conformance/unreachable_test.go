@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"eventsvc/selection"
+
 	"bytes"
 	"errors"
 	"net/http"
@@ -55,7 +57,7 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 		dir := t.TempDir()
 		var out bytes.Buffer
 		rep, err := Run(Options{Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "dying"},
-			Tags: RemoteTags, DefaultTags: true, ReportDir: dir, Output: &out})
+			Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &out})
 		if !errors.Is(err, ErrUnreachable) || rep.Outcome != OutcomeUnreachable {
 			t.Fatalf("gateway %v: Run = %v, outcome %q\n%s", gateway, err, rep.Outcome, out.String())
 		}
@@ -64,7 +66,7 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 		}
 		unreachable := 0
 		for _, s := range rep.Scenarios {
-			if s.Reason == ReasonUnreachable {
+			if s.Reason == selection.ReasonUnreachable {
 				unreachable++
 			}
 		}
@@ -92,7 +94,7 @@ func TestABaselineEntryExcusesItsRuleOnly(t *testing.T) {
 	var out bytes.Buffer
 	rep, err := Run(Options{
 		Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
-		Tags:   RemoteTags + " and (@API-8 or @SVC-3)", Baseline: bl, Output: &out,
+		Tags:   selection.RemoteTags + " and (@API-8 or @SVC-3)", Baseline: bl, Output: &out,
 	})
 	if err != nil {
 		t.Fatalf("Run = %v\n%s", err, out.String())

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"eventsvc/selection"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +30,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to check, under which /api is served (default $BASE_URL; empty: an in-process reference server)")
 	controlURL := fs.String("control-url", getenv("CONTROL_URL"), "address of the control API of a reference server run with eventsvc serve -control, to move its clock (default $CONTROL_URL; its token in $CONFORMANCE_CONTROL_TOKEN)")
-	tags := fs.String("tags", "", "tag expression selecting scenarios, such as '@spec && not @local' (default $CONFORMANCE_TAGS, else \""+conformance.RemoteTags+"\" remotely, \""+conformance.InProcessTags+"\" in-process)")
+	tags := fs.String("tags", "", "tag expression selecting scenarios, such as '@spec && not @local' (default $CONFORMANCE_TAGS, else \""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process)")
 	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
 	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when a rule of the specification it could check was not checked (read-only, the target's data, a failure first); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
@@ -280,21 +282,21 @@ func baselineSize(bl *conformance.Baseline) int {
 
 // failedLoginsLine says how many failed logins the selection causes, which
 // a target that locks out accounts counts.
-func failedLoginsLine(plan []*conformance.Planned) string {
-	n := conformance.FailedLogins(plan)
+func failedLoginsLine(plan []*selection.Planned) string {
+	n := selection.FailedLogins(plan)
 	return fmt.Sprintf("Failed logins: these scenarios send %d token request%s with a wrong password or client secret on purpose; a target that locks out after fewer will throttle the run (exit 3)", n, plural(n))
 }
 
 // selectionLine says how many scenarios run, by which expression, and how
 // many of those it names are left out, and why.
-func selectionLine(plan []*conformance.Planned, effective conformance.TagExpr) string {
+func selectionLine(plan []*selection.Planned, effective selection.TagExpr) string {
 	run, left := 0, map[string]int{}
 	var reasons []string
 	for _, p := range plan {
 		switch {
 		case p.Run:
 			run++
-		case p.Reason != conformance.ReasonTags:
+		case p.Reason != selection.ReasonTags:
 			if left[p.Reason] == 0 {
 				reasons = append(reasons, p.Reason)
 			}
@@ -312,7 +314,7 @@ func selectionLine(plan []*conformance.Planned, effective conformance.TagExpr) s
 	return line
 }
 
-func listScenarios(plan []*conformance.Planned, effective conformance.TagExpr, stdout io.Writer) int {
+func listScenarios(plan []*selection.Planned, effective selection.TagExpr, stdout io.Writer) int {
 	n := 0
 	for _, p := range plan {
 		if !p.Run {

@@ -1,4 +1,4 @@
-package conformance
+package selection
 
 import (
 	"errors"
@@ -129,7 +129,7 @@ func TestGodogIsGivenAnExpressionThatSelectsTheSameScenarios(t *testing.T) {
 }
 
 func TestTagsNamingNothingKnownAreRefusedWithAHint(t *testing.T) {
-	plan, err := loadPlan(features.FS)
+	plan, err := Load(features.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +149,14 @@ func TestTagsNamingNothingKnownAreRefusedWithAHint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := checkTags(e, plan, catalogue); !errors.Is(err, ErrTags) || !strings.Contains(err.Error(), want) {
-			t.Errorf("checkTags(%q) = %v, want it to say %q", expr, err, want)
+		if err := CheckTags(e, plan, catalogue); !errors.Is(err, ErrTags) || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckTags(%q) = %v, want it to say %q", expr, err, want)
 		}
 	}
 	for _, ok := range []string{RemoteTags, "@AUTH-6 or @writes", "@TOK-3 and @local"} {
 		e, _ := ParseTags(ok)
-		if err := checkTags(e, plan, catalogue); err != nil {
-			t.Errorf("checkTags(%q) = %v", ok, err)
+		if err := CheckTags(e, plan, catalogue); err != nil {
+			t.Errorf("CheckTags(%q) = %v", ok, err)
 		}
 	}
 }

@@ -1,10 +1,12 @@
-package conformance
+// Package selection reads the features into planned scenarios and selects
+// those a run checks: by a tag expression (godog's and Cucumber's syntax),
+// by what the target can run (a deployment, a clock, read-only), and by
+// file:line.
+package selection
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -35,6 +37,10 @@ const (
 	// in its setup, before it could show this one.
 	ReasonNotChecked = "not checked"
 )
+
+// ReasonText says what a reason means, for people; "" for one it does not
+// know.
+func ReasonText(reason string) string { return reasonText[reason] }
 
 // reasonText says what each reason means, for people.
 var reasonText = map[string]string{
@@ -69,9 +75,11 @@ type Planned struct {
 	Run    bool
 	Reason string
 
-	pickleName   string // godog's name for it
-	scenarioLine int    // of the scenario or outline, which godog selects by
-	index        int    // its place in the plan
+	// PickleName is godog's name for it.
+	PickleName string
+	// ScenarioLine is the line of its scenario or outline, which godog
+	// selects by.
+	ScenarioLine int
 }
 
 // PlannedStep is one step of a planned scenario, background steps first.
@@ -87,25 +95,27 @@ type PlannedStep struct {
 // Place is "file:line".
 func (p *Planned) Place() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
-// key identifies a pickle by what godog tells of it.
-func pickleKey(uri, name string, tags []string, steps []string) string {
+// PickleKey identifies a pickle by what godog tells of it: its file, name,
+// tags and step texts.
+func PickleKey(uri, name string, tags []string, steps []string) string {
 	if i := strings.LastIndex(uri, ".feature:"); i >= 0 {
 		uri = uri[:i+len(".feature")]
 	}
 	return uri + "\x00" + name + "\x00" + strings.Join(tags, " ") + "\x00" + strings.Join(steps, "\n")
 }
 
-func (p *Planned) key() string {
+// Key is the PickleKey of the scenario.
+func (p *Planned) Key() string {
 	texts := make([]string, len(p.Steps))
 	for i, s := range p.Steps {
 		texts[i] = s.Text
 	}
-	return pickleKey(p.File, p.pickleName, p.Tags, texts)
+	return PickleKey(p.File, p.PickleName, p.Tags, texts)
 }
 
-// loadPlan reads every *.feature file of fsys into planned scenarios, in
-// file name order, not yet selected.
-func loadPlan(fsys fs.FS) ([]*Planned, error) {
+// Load reads every *.feature file of fsys into planned scenarios, in file
+// name order, not yet selected.
+func Load(fsys fs.FS) ([]*Planned, error) {
 	var out []*Planned
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".feature" {
@@ -175,10 +185,10 @@ func loadPlan(fsys fs.FS) ([]*Planned, error) {
 		}
 		walk(doc.Feature.Children, nil)
 		for _, pk := range gherkin.Pickles(*doc, p, ids) {
-			pl := &Planned{File: p, Feature: doc.Feature.Name, Name: pk.Name, pickleName: pk.Name}
+			pl := &Planned{File: p, Feature: doc.Feature.Name, Name: pk.Name, PickleName: pk.Name}
 			if len(pk.AstNodeIds) > 0 {
 				pl.Line = int(lines[pk.AstNodeIds[0]])
-				pl.scenarioLine = pl.Line
+				pl.ScenarioLine = pl.Line
 			}
 			if len(pk.AstNodeIds) > 1 {
 				row := pk.AstNodeIds[len(pk.AstNodeIds)-1]
@@ -199,7 +209,6 @@ func loadPlan(fsys fs.FS) ([]*Planned, error) {
 				}
 				pl.Steps = append(pl.Steps, ps)
 			}
-			pl.index = len(out)
 			out = append(out, pl)
 		}
 		return nil
@@ -252,9 +261,9 @@ var ruleIDShape = regexp.MustCompile(`^@([A-Za-z]+)-([0-9]+)$`)
 // knownTags are the tags every feature folder may be selected by.
 var knownTags = []string{"@spec", "@ref", "@local", "@clock", "@slow", "@writes"}
 
-// checkTags refuses an expression that names a rule the catalogue does not
+// CheckTags refuses an expression that names a rule the catalogue does not
 // have, or a tag no scenario carries, with a suggestion when one is near.
-func checkTags(e TagExpr, plan []*Planned, catalogue *docs.Catalogue) error {
+func CheckTags(e TagExpr, plan []*Planned, catalogue *docs.Catalogue) error {
 	have := map[string]bool{}
 	for _, t := range knownTags {
 		have[t] = true
@@ -345,12 +354,12 @@ func distance(a, b string) int {
 	return prev[len(b)]
 }
 
-// selectPlan marks which scenarios of plan s selects, and why the others
+// Select marks which scenarios of plan s selects, and why the others
 // are not run. It returns the expression godog is given, which selects
 // exactly those scenarios. Remotely, @local scenarios never run; @slow ones
 // run only when the expression names @slow, and @ref ones remotely only when
 // it names @ref.
-func selectPlan(plan []*Planned, s Selection) (TagExpr, error) {
+func Select(plan []*Planned, s Selection) (TagExpr, error) {
 	effective := s.Tags
 	var extra []string
 	if s.Remote && s.Clock {
@@ -406,11 +415,11 @@ func selectPlan(plan []*Planned, s Selection) (TagExpr, error) {
 	return effective, nil
 }
 
-// onlyScenarios narrows a selected plan to the scenarios places name
+// Only narrows a selected plan to the scenarios places name
 // ("file:line": a scenario's line, or an outline row's): the others are
 // left out as filtered. A place that names no scenario, or only scenarios
 // the selection leaves out, is refused, saying why.
-func onlyScenarios(plan []*Planned, places []string) error {
+func Only(plan []*Planned, places []string) error {
 	if len(places) == 0 {
 		return nil
 	}
@@ -420,7 +429,7 @@ func onlyScenarios(plan []*Planned, places []string) error {
 		var named, runnable int
 		reason := ""
 		for _, p := range plan {
-			if p.Place() != place && fmt.Sprintf("%s:%d", p.File, p.scenarioLine) != place {
+			if p.Place() != place && fmt.Sprintf("%s:%d", p.File, p.ScenarioLine) != place {
 				continue
 			}
 			named++
@@ -444,32 +453,4 @@ func onlyScenarios(plan []*Planned, places []string) error {
 		}
 	}
 	return nil
-}
-
-// FailedScenarios reads a conformance.json and returns the places of the
-// scenarios whose verdict was failed, or setup failed: what -rerun-failed
-// runs again.
-func FailedScenarios(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
-	}
-	var doc struct {
-		Scenarios []struct {
-			Place, Verdict string
-		}
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
-	}
-	var out []string
-	for _, s := range doc.Scenarios {
-		if s.Verdict == Failed || s.Verdict == SetupFailed {
-			out = append(out, s.Place)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
-	}
-	return out, nil
 }

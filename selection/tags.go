@@ -1,4 +1,4 @@
-package conformance
+package selection
 
 import (
 	"errors"
@@ -6,6 +6,19 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+)
+
+// Default tag expressions (README, "The conformance suite"): a remote target
+// is checked against what the specification states; the in-process reference
+// server against everything but real-time waits.
+const (
+	RemoteTags    = "@spec && ~@local && ~@slow"
+	InProcessTags = "~@slow"
+	// ControlTags are RemoteTags plus the @clock scenarios (token validity,
+	// LIM-1 and LIM-2, also their @ref expiry answers), which move the
+	// clock: against a reference server whose control API the run can use
+	// (CONTROL_URL), they run in seconds.
+	ControlTags = "~@slow && ~@local,@clock && @spec,@clock"
 )
 
 // ErrTags is wrapped by the errors of ParseTags and of a selection that
