@@ -3,13 +3,13 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"eventsvc/report"
 	"eventsvc/steps"
 )
 
@@ -35,7 +35,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 		t.Errorf("the console does not say %q:\n%s", blame, out.String())
 	}
 	for _, r := range rep.Rules {
-		if r.Verdict == Failed && r.ID != "TOK-5" {
+		if r.Verdict == report.Failed && r.ID != "TOK-5" {
 			t.Errorf("the run fails %s", r.ID)
 		}
 	}
@@ -43,7 +43,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 	doc := readJSONReport(t, dir)
 	failed := 0
 	for _, s := range doc.Scenarios {
-		if s.Verdict == Failed {
+		if s.Verdict == report.Failed {
 			failed++
 			if !slices.Equal(s.Blamed, []string{"TOK-5"}) || s.Failure == nil || !slices.Equal(s.Failure.Rules, []string{"TOK-5"}) {
 				t.Errorf("conformance.json blames %v (failure %+v)", s.Blamed, s.Failure)
@@ -51,7 +51,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 		}
 	}
 	for _, r := range doc.Rules {
-		if (r.Verdict == Failed) != (r.ID == "TOK-5") {
+		if (r.Verdict == report.Failed) != (r.ID == "TOK-5") {
 			t.Errorf("conformance.json: %s %s", r.ID, r.Verdict)
 		}
 	}
@@ -63,8 +63,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 		t.Errorf("conformance.html says %q %d times, want once", blame, strings.Count(page, blame))
 	}
 
-	var junit junitSuites
-	readFile(t, filepath.Join(dir, JUnitReport), func(b []byte) error { return xml.Unmarshal(b, &junit) })
+	junit := readJUnit(t, dir)
 	failures := 0
 	for _, s := range junit.Suites {
 		for _, c := range s.Cases {
@@ -76,7 +75,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 				t.Errorf("junit.xml failure message %q", c.Failure.Message)
 			}
 			var blamed []string
-			for _, p := range c.Props.Props {
+			for _, p := range c.Props {
 				if p.Name == "failed rule" {
 					blamed = append(blamed, p.Value)
 				}
@@ -90,8 +89,17 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 		t.Errorf("junit.xml has %d failures, want 1", failures)
 	}
 
-	var cucumber []cucumberFeatureDoc
-	readFile(t, filepath.Join(dir, CucumberReport), func(b []byte) error { return json.Unmarshal(b, &cucumber) })
+	var cucumber []struct {
+		Elements []struct {
+			Steps []struct {
+				Result struct {
+					Status string `json:"status"`
+					Error  string `json:"error_message"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	readFile(t, filepath.Join(dir, report.CucumberReport), func(b []byte) error { return json.Unmarshal(b, &cucumber) })
 	var errs []string
 	for _, f := range cucumber {
 		for _, el := range f.Elements {

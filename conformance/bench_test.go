@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/server"
 	"eventsvc/server/event"
 	"eventsvc/steps"
@@ -65,7 +65,7 @@ func timedRun(b *testing.B, concurrency int) time.Duration {
 	if err != nil {
 		b.Fatalf("concurrency %d: %v", concurrency, err)
 	}
-	if rep.Counts()[Passed] == 0 {
+	if rep.Counts()[report.Passed] == 0 {
 		b.Fatal("no rule passed")
 	}
 	return time.Since(start)

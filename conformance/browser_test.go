@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"eventsvc/browsertest"
+	"eventsvc/report"
 )
 
 // TestTheHTMLReportInARealBrowser opens the conformance.html of a failing
@@ -24,7 +25,7 @@ func TestTheHTMLReportInARealBrowser(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
-	page := "file://" + filepath.Join(dir, HTMLReport)
+	page := "file://" + filepath.Join(dir, report.HTMLReport)
 
 	var open, first bool
 	rendered := browsertest.Load(t, page, browsertest.Options{
@@ -67,7 +68,7 @@ func TestTheHTMLReportInARealBrowser(t *testing.T) {
 			chromedp.Evaluate(`document.querySelector("#SVC-2 a.catalogue").href`, &link),
 		},
 	})
-	if want := "file://" + filepath.Join(dir, RulesPage) + "#SVC-2"; link != want {
+	if want := "file://" + filepath.Join(dir, report.RulesPage) + "#SVC-2"; link != want {
 		t.Fatalf("the catalogue link of SVC-2 is %q, want %q", link, want)
 	}
 	var heading string

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"encoding/json"
 	"io"
@@ -13,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/server"
 	"eventsvc/steps"
 )
@@ -94,7 +94,7 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 	}
 	// The scenarios share a token for each account (steps.Pool): most of
 	// them act as the user without asking for a token of their own.
-	ran := count(rep, Passed)
+	ran := count(rep, report.Passed)
 	if counter.issued*3 > ran {
 		t.Errorf("%d password grants for %d scenarios: the scenarios do not share the accounts' tokens", counter.issued, ran)
 	}

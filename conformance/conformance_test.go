@@ -1,11 +1,12 @@
 package conformance
 
 import (
-	"eventsvc/server/servertest"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"eventsvc/server/servertest"
 )
 
 // TestConformance runs the suite: against the in-process reference server,

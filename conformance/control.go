@@ -1,11 +1,11 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"fmt"
 	"net/url"
 	"strings"
+
+	"eventsvc/selection"
 )
 
 // controlFromEnv reads CONTROL_URL, the address of the control API of a

@@ -1,14 +1,14 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
@@ -47,7 +47,7 @@ func startWithControl(t *testing.T, token string) (base, ctl string) {
 func TestTokenValidityAgainstAReferenceServerWithAControlAPI(t *testing.T) {
 	const token = "control-token-of-the-test"
 	base, ctl := startWithControl(t, token)
-	run := func(controlURL string) (*Report, string, error) {
+	run := func(controlURL string) (*report.Report, string, error) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
 			Target:    steps.Target{BaseURL: base, ControlURL: controlURL, ControlToken: token, Credentials: DemoCredentials, RunID: "control"},
@@ -63,11 +63,11 @@ func TestTokenValidityAgainstAReferenceServerWithAControlAPI(t *testing.T) {
 	}
 	verdicts := map[string]int{}
 	for _, s := range rep.Scenarios {
-		if s.Verdict != NotRun {
+		if s.Verdict != report.NotRun {
 			verdicts[s.Verdict]++
 		}
 	}
-	if verdicts[Passed] != 5 || len(verdicts) != 1 {
+	if verdicts[report.Passed] != 5 || len(verdicts) != 1 {
 		t.Fatalf("the five token validity scenarios did not all run and pass: %v\n%s", verdicts, out)
 	}
 	if strings.Contains(out, token) {

@@ -1,10 +1,11 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"strings"
 	"testing"
+
+	"eventsvc/report"
+	"eventsvc/selection"
 )
 
 // TestAFailureSaysWhatWasThere checks that a failure's message shows a
@@ -33,7 +34,7 @@ func TestAFailureSaysWhatWasThere(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rep, out, _ := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
-			var f *Failure
+			var f *report.Failure
 			for _, s := range rep.Scenarios {
 				if s.Name == tt.scenario {
 					f = s.Failure

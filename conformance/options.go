@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -71,7 +71,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 		return Options{}, err
 	}
 	if file := get("CONFORMANCE_EXPECTED_FAILURES"); file != "" {
-		if o.Baseline, err = ReadBaseline(file); err != nil {
+		if o.Baseline, err = report.ReadBaseline(file); err != nil {
 			return Options{}, err
 		}
 	}

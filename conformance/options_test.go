@@ -1,13 +1,13 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"eventsvc/selection"
 )
 
 func lookup(vars map[string]string) func(string) (string, bool) {

@@ -1,10 +1,10 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"slices"
 	"testing"
+
+	"eventsvc/selection"
 )
 
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -12,19 +10,22 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/report"
+	"eventsvc/report/reporttest"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
 // readJSONReport reads conformance.json of dir, after checking it against
 // its schema.
-func readJSONReport(t *testing.T, dir string) jsonReport {
+func readJSONReport(t *testing.T, dir string) report.Document {
 	t.Helper()
-	checkReports(t, dir)
-	b, err := os.ReadFile(filepath.Join(dir, JSONReport))
+	reporttest.Check(t, dir)
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONReport))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc jsonReport
+	var doc report.Document
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func readJSONReport(t *testing.T, dir string) jsonReport {
 
 func readHTML(t *testing.T, dir string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, HTMLReport))
+	b, err := os.ReadFile(filepath.Join(dir, report.HTMLReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,26 +48,26 @@ func TestTheJSONReportTellsEveryRuleAndScenario(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
 	doc := readJSONReport(t, dir)
-	if doc.SchemaVersion != ReportSchemaVersion || doc.RunID != "fake" || doc.Suite.Version == "" || doc.Outcome != OutcomeFailed || doc.Tags != "not @writes" {
+	if doc.SchemaVersion != report.ReportSchemaVersion || doc.RunID != "fake" || doc.Suite.Version == "" || doc.Outcome != report.OutcomeFailed || doc.Tags != "not @writes" {
 		t.Errorf("run fields: %+v", doc)
 	}
-	rules := map[string]jsonRule{}
+	rules := map[string]report.DocumentRule{}
 	for _, r := range doc.Rules {
 		rules[r.ID] = r
 	}
-	if r := rules["SVC-2"]; r.Verdict != Failed || r.Kind != "spec" {
+	if r := rules["SVC-2"]; r.Verdict != report.Failed || r.Kind != "spec" {
 		t.Errorf("SVC-2: %+v", r)
 	}
-	if r := rules["API-5"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTarget {
+	if r := rules["API-5"]; r.Verdict != report.NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTarget {
 		t.Errorf("API-5: %+v", r)
 	}
-	if r := rules["API-6"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTags || r.Selected {
+	if r := rules["API-6"]; r.Verdict != report.NotRun || strings.Join(r.NotRun, ",") != selection.ReasonTags || r.Selected {
 		t.Errorf("API-6, left out by the tags: %+v", r)
 	}
-	if r := rules["API-7"]; r.Verdict != NotRun || strings.Join(r.NotRun, ",") != selection.ReasonSlow {
+	if r := rules["API-7"]; r.Verdict != report.NotRun || strings.Join(r.NotRun, ",") != selection.ReasonSlow {
 		t.Errorf("API-7, @slow: %+v", r)
 	}
-	var failed *jsonScenario
+	var failed *report.DocumentScenario
 	for i, s := range doc.Scenarios {
 		if s.Name == "A check that fails" {
 			failed = &doc.Scenarios[i]
@@ -104,14 +105,14 @@ func TestAScenarioThatPassesOnARetryIsFlaky(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
 	s := scenarioNamed(t, rep, "A check that holds")
-	if s.Verdict != Flaky || s.Attempts != 2 || ruleNamed(rep, "SVC-1").Verdict != Flaky {
+	if s.Verdict != report.Flaky || s.Attempts != 2 || ruleNamed(rep, "SVC-1").Verdict != report.Flaky {
 		t.Errorf("verdict %q after %d attempts, rule %q", s.Verdict, s.Attempts, ruleNamed(rep, "SVC-1").Verdict)
 	}
 	if !strings.Contains(out, "flaky (failed, then passed on a retry): SVC-1") || !strings.Contains(out, "1 flaky") {
 		t.Errorf("the output does not say the rule is flaky:\n%s", out)
 	}
 	doc := readJSONReport(t, dir)
-	if doc.Counts[Flaky] != 1 || doc.Counts[Passed] != 0 || doc.Retries != 2 {
+	if doc.Counts[report.Flaky] != 1 || doc.Counts[report.Passed] != 0 || doc.Retries != 2 {
 		t.Errorf("conformance.json counts %v, retries %d", doc.Counts, doc.Retries)
 	}
 	if !strings.Contains(readHTML(t, dir), `<span class="v flaky">flaky</span>`) {
@@ -131,13 +132,13 @@ func TestAScenarioThatPassesOnARetryIsFlaky(t *testing.T) {
 	}
 }
 
-func writeBaseline(t *testing.T, text string) *Baseline {
+func writeBaseline(t *testing.T, text string) *report.Baseline {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "expected.json")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bl, err := ReadBaseline(path)
+	bl, err := report.ReadBaseline(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func writeBaseline(t *testing.T, text string) *Baseline {
 // stale, and the run fails.
 func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	bl := writeBaseline(t, `{"expectedFailures": [{"rule": "AUTH-6", "reason": "TICKET-12: non-managers get 401"}]}`)
-	run := func(flaws otherFlaws) (*Report, string, string, error) {
+	run := func(flaws otherFlaws) (*report.Report, string, string, error) {
 		srv := startOtherSvc(t, otherConfig{flaws: flaws})
 		dir := t.TempDir()
 		var out bytes.Buffer
@@ -165,16 +166,16 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with the fault and its entry: Run = %v\n%s", err, out)
 	}
-	if r := ruleNamed(rep, "AUTH-6"); r.Verdict != ExpectedFailure || r.Expectation != "TICKET-12: non-managers get 401" {
+	if r := ruleNamed(rep, "AUTH-6"); r.Verdict != report.ExpectedFailure || r.Expectation != "TICKET-12: non-managers get 401" {
 		t.Errorf("AUTH-6: %q %q", r.Verdict, r.Expectation)
 	}
 	doc := readJSONReport(t, dir)
 	for _, r := range doc.Rules {
-		if r.ID == "AUTH-6" && (r.Verdict != ExpectedFailure || r.Expectation == "") {
+		if r.ID == "AUTH-6" && (r.Verdict != report.ExpectedFailure || r.Expectation == "") {
 			t.Errorf("conformance.json AUTH-6: %+v", r)
 		}
 	}
-	if len(doc.Baseline) != 1 || doc.Baseline[0].Status != EntryExpected {
+	if len(doc.Baseline) != 1 || doc.Baseline[0].Status != report.EntryExpected {
 		t.Errorf("conformance.json baseline: %+v", doc.Baseline)
 	}
 	if page := readHTML(t, dir); !strings.Contains(page, `<section class="rule" id="AUTH-6">
@@ -189,13 +190,13 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("without the fault: Run = %v, want a failure on the stale entry\n%s", err, out)
 	}
-	if r := ruleNamed(rep, "AUTH-6"); r.Verdict != Passed || !r.Stale {
+	if r := ruleNamed(rep, "AUTH-6"); r.Verdict != report.Passed || !r.Stale {
 		t.Errorf("AUTH-6 without the fault: %q, stale %v", r.Verdict, r.Stale)
 	}
 	if !strings.Contains(out, "stale baseline entry: rule AUTH-6") {
 		t.Errorf("the closing line does not name the stale entry:\n%s", out)
 	}
-	if doc := readJSONReport(t, dir); doc.Outcome != OutcomeFailed || doc.Baseline[0].Status != EntryStale {
+	if doc := readJSONReport(t, dir); doc.Outcome != report.OutcomeFailed || doc.Baseline[0].Status != report.EntryStale {
 		t.Errorf("conformance.json: outcome %q, baseline %+v", doc.Outcome, doc.Baseline)
 	}
 }
@@ -219,20 +220,20 @@ func TestABaselineEntryNamingNothingKnownStopsTheRun(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "expected.json")
 		os.WriteFile(path, []byte(text), 0o600)
-		if _, err := ReadBaseline(path); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) {
+		if _, err := report.ReadBaseline(path); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: ReadBaseline = %v, want %q", text, err, want)
 		}
 	}
 	// A scenario entry by name, by an outline row's name and by place.
 	bl := writeBaseline(t, `{"expectedFailures": [{"scenario": "A check that fails", "reason": "known"}, {"scenario": "fake.feature:7", "reason": "known"}]}`)
 	rep, out, err := runFake(t, Options{Tags: "@SVC-2", Baseline: bl})
-	if err != nil || scenarioNamed(t, rep, "A check that fails").Verdict != ExpectedFailure {
+	if err != nil || scenarioNamed(t, rep, "A check that fails").Verdict != report.ExpectedFailure {
 		t.Errorf("a scenario entry: Run = %v\n%s", err, out)
 	}
 }
 
 // comparable is a report without what changes from run to run: times.
-func comparable(t *testing.T, dir string) jsonReport {
+func comparable(t *testing.T, dir string) report.Document {
 	doc := readJSONReport(t, dir)
 	doc.Started, doc.DurationMs, doc.Concurrency, doc.RunID = "", 0, 0, ""
 	for i := range doc.Scenarios {
@@ -247,7 +248,7 @@ func comparable(t *testing.T, dir string) jsonReport {
 
 func TestAConcurrentRunReportsWhatASerialRunDoes(t *testing.T) {
 	srv := startOtherSvc(t, otherConfig{flaws: otherFlaws{nonManager401: true}})
-	reports := map[int]jsonReport{}
+	reports := map[int]report.Document{}
 	for _, n := range []int{1, 4} {
 		dir := t.TempDir()
 		var out bytes.Buffer

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"errors"
 	"maps"
@@ -13,13 +11,15 @@ import (
 	"time"
 
 	"eventsvc/features"
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
 // runOther runs the scenarios a remote run selects against a second
 // implementation (othersvc_test.go) configured with c. With t, each scenario
 // is a subtest of t.
-func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (*Report, string, error) {
+func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (*report.Report, string, error) {
 	t.Helper()
 	srv := startOtherSvc(t, c)
 	creds := c.creds
@@ -83,7 +83,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the suite fails a correct implementation: %v\n%s", err, failedSteps(out))
 			}
-			if n := count(rep, Passed); n != want {
+			if n := count(rep, report.Passed); n != want {
 				t.Fatalf("want %d scenarios run and passed, got %d\n%s", want, n, out)
 			}
 		})
@@ -231,7 +231,7 @@ func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
 			}
 			var failed []string
 			for _, r := range rep.Rules {
-				if r.Verdict == Failed {
+				if r.Verdict == report.Failed {
 					failed = append(failed, r.ID)
 				}
 			}
@@ -253,12 +253,12 @@ func failedSteps(out string) string {
 }
 
 // failures returns the failed scenarios of a run, each with its place.
-func failures(rep *Report) (scenarios []string) {
+func failures(rep *report.Report) (scenarios []string) {
 	if rep == nil {
 		return nil
 	}
 	for _, s := range rep.Scenarios {
-		if s.Verdict == Failed {
+		if s.Verdict == report.Failed {
 			scenarios = append(scenarios, s.Name+" ("+s.Place()+")")
 		}
 	}
@@ -266,7 +266,7 @@ func failures(rep *Report) (scenarios []string) {
 }
 
 // count is how many scenarios of a run have the verdict.
-func count(rep *Report, verdict string) int {
+func count(rep *report.Report, verdict string) int {
 	n := 0
 	if rep == nil {
 		return 0
@@ -284,7 +284,7 @@ func count(rep *Report, verdict string) int {
 // the target holds too little to check them, skips those scenarios with the
 // reason instead of passing them.
 func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
-	readOnly := func(t *testing.T, c otherConfig) (*Report, string, error) {
+	readOnly := func(t *testing.T, c otherConfig) (*report.Report, string, error) {
 		srv := startOtherSvc(t, c)
 		var out bytes.Buffer
 		rep, err := Run(Options{
@@ -301,7 +301,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v%s", err, failedSteps(out))
 		}
-		if count(rep, Passed) == 0 || count(rep, Passed) != len(ran(rep)) {
+		if count(rep, report.Passed) == 0 || count(rep, report.Passed) != len(rep.Ran()) {
 			t.Fatalf("want every scenario run and passed:\n%s", out)
 		}
 	})
@@ -316,7 +316,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 				t.Errorf("the summary does not say %s was not run:\n%s", rule, out)
 			}
 		}
-		if count(rep, Passed)+count(rep, Failed) != 0 {
+		if count(rep, report.Passed)+count(rep, report.Failed) != 0 {
 			t.Errorf("want every scenario not run:\n%s", out)
 		}
 	})
@@ -376,7 +376,7 @@ func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
 			if !errors.Is(err, tt.want) && err != tt.want {
 				t.Fatalf("Run = %v, want %v%s", err, tt.want, failedSteps(out))
 			}
-			if len(ran(rep)) != 1 {
+			if len(rep.Ran()) != 1 {
 				t.Fatalf("want one scenario run:\n%s", out)
 			}
 		})

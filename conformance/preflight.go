@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"context"
 	"crypto/x509"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"eventsvc/redact"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/report"
+	"eventsvc/report/reporttest"
+	"eventsvc/selection"
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
@@ -146,14 +147,14 @@ func TestPreflightStopsARunWhoseClientCannotWrite(t *testing.T) {
 
 func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, JUnitReport), []byte(`<testsuites tests="59" failures="0"/>`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, report.JUnitReport), []byte(`<testsuites tests="59" failures="0"/>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Run(Options{Target: remote(startReference(t, steps.ServerConfig{}, nil) + "/v1"), Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
 	if !errors.Is(err, ErrPreflight) {
 		t.Fatalf("Run = %v", err)
 	}
-	checkReports(t, dir)
+	reporttest.Check(t, dir)
 	doc := readJUnit(t, dir)
 	if len(doc.Suites) != 1 || doc.Suites[0].Cases[0].Name != "the run could not start" || doc.Suites[0].Cases[0].Error == nil ||
 		!strings.Contains(doc.Suites[0].Cases[0].Error.Text, "is not the Event Service API") {
@@ -170,8 +171,8 @@ func TestAThrottledRunIsNotAFailedOne(t *testing.T) {
 	if !errors.Is(err, ErrThrottled) || errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v, want throttled\n%s", err, out.String())
 	}
-	if rep.Outcome != OutcomeThrottled || rep.Counts()[Failed] != 0 {
-		t.Errorf("outcome %q, %d rules failed", rep.Outcome, rep.Counts()[Failed])
+	if rep.Outcome != report.OutcomeThrottled || rep.Counts()[report.Failed] != 0 {
+		t.Errorf("outcome %q, %d rules failed", rep.Outcome, rep.Counts()[report.Failed])
 	}
 	if !strings.Contains(out.String(), "THROTTLED: the target answered 429 Too Many Requests to POST /oauth/token (Retry-After:") {
 		t.Errorf("the output does not end as throttled:\n%s", out.String())

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"errors"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -76,7 +76,7 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			}
 			var script string
 			for _, s := range rep.Scenarios {
-				if s.Verdict == Failed && s.Failure.ScriptFile != "" && strings.HasPrefix(filepath.Base(s.Failure.ScriptFile), tt.rule+"-") {
+				if s.Verdict == report.Failed && s.Failure.ScriptFile != "" && strings.HasPrefix(filepath.Base(s.Failure.ScriptFile), tt.rule+"-") {
 					script = filepath.Join(dir, s.Failure.ScriptFile)
 					break
 				}
@@ -87,7 +87,7 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			if !strings.Contains(out.String(), "Reproduce: sh "+script) {
 				t.Errorf("the console does not point at %s:\n%s", script, out.String())
 			}
-			html, _ := os.ReadFile(filepath.Join(dir, HTMLReport))
+			html, _ := os.ReadFile(filepath.Join(dir, report.HTMLReport))
 			if !strings.Contains(string(html), "Reproduce with curl") || !strings.Contains(string(html), "formenc()") {
 				t.Errorf("conformance.html does not show the reproduction")
 			}

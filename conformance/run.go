@@ -6,9 +6,6 @@
 package conformance
 
 import (
-	"encoding/json"
-	"eventsvc/selection"
-
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +23,8 @@ import (
 	"eventsvc/docs"
 	"eventsvc/features"
 	"eventsvc/redact"
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -34,17 +33,11 @@ var (
 	// ErrFailed: a selected rule failed, or a baseline entry is stale.
 	ErrFailed = errors.New("conformance suite failed")
 	// ErrUsage: the options cannot make a run (tags, baseline, files).
-	ErrUsage = errors.New("usage")
+	ErrUsage = report.ErrUsage
 	// ErrThrottled: the target answered 429 Too Many Requests.
 	ErrThrottled = errors.New("throttled by the target")
 	// ErrUnreachable: the target stopped answering during the run.
 	ErrUnreachable = errors.New("the target stopped answering")
-)
-
-// Output formats.
-const (
-	FormatCompact = "compact" // a line per scenario, the failures in full at the end
-	FormatPretty  = "pretty"  // every scenario with its steps
 )
 
 // Options configure a run of the suite.
@@ -82,7 +75,7 @@ type Options struct {
 	// passes is flaky, never a plain pass. Not with TestingT.
 	Retries int
 	// Baseline expects some failures; nil: none.
-	Baseline *Baseline
+	Baseline *report.Baseline
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
@@ -103,66 +96,11 @@ type Options struct {
 	Progress time.Duration
 }
 
-// Report is what a run found.
-type Report struct {
-	Target    string // the address checked, or "in-process"
-	RunID     string
-	Version   string // the suite's (SuiteVersion)
-	Tags      string // the expression as given
-	Selection string // the expression in effect, with what the runner adds
-	ReadOnly  bool
-	Started   time.Time
-	Duration  time.Duration
-	// Outcome is passed, failed, throttled or "not started".
-	Outcome string
-	// Error says why the run did not start, or that it was throttled.
-	Error     string
-	Scenarios []*ScenarioResult
-	Rules     []*RuleResult
-	// Baseline is what became of each expected failure.
-	Baseline    []BaselineStatus
-	Concurrency int
-	Retries     int
-	// FailedLogins is how many token requests with wrong credentials the
-	// selected scenarios send (FailedLogins).
-	FailedLogins int
-	// Waits counts the 429s with a short Retry-After the run waited out
-	// before sending the request again; Waited is how long it waited in
-	// all.
-	Waits  int
-	Waited time.Duration
-}
-
-// Outcomes of a run.
-const (
-	OutcomePassed    = "passed"
-	OutcomeFailed    = "failed"
-	OutcomeThrottled = "throttled"
-	// OutcomeUnreachable: the target stopped answering during the run.
-	OutcomeUnreachable = "unreachable"
-	OutcomeNotStarted  = "not started"
-	// OutcomeIncomplete is what the reports say while the run is going,
-	// and after a run that was killed.
-	OutcomeIncomplete = "incomplete"
-)
-
-// Counts returns how many rules have each verdict, among those the run
-// selected.
-func (r *Report) Counts() map[string]int {
-	out := map[string]int{}
-	for _, rule := range r.Rules {
-		if rule.Selected {
-			out[rule.Verdict]++
-		}
-	}
-	return out
-}
-
 // Run runs the suite with godog in strict mode: an undefined or pending step
 // fails its scenario. A remote target is checked by Preflight first. At the
 // end it prints a verdict for every selected rule and writes the reports.
 // The report is returned with every error but ErrUsage.
-func Run(o Options) (*Report, error) {
+func Run(o Options) (*report.Report, error) {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -170,18 +108,18 @@ func Run(o Options) (*Report, error) {
 		o.Features = features.FS
 	}
 	if o.Format == "" {
-		o.Format = FormatCompact
+		o.Format = report.FormatCompact
 	}
-	if o.Format != FormatCompact && o.Format != FormatPretty {
-		return nil, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, FormatCompact, FormatPretty)
+	if o.Format != report.FormatCompact && o.Format != report.FormatPretty {
+		return nil, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, report.FormatCompact, report.FormatPretty)
 	}
 	if o.Progress == 0 {
 		o.Progress = 30 * time.Second
 	}
-	report := &Report{RunID: o.Target.RunID, Version: SuiteVersion(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
+	rep := &report.Report{RunID: o.Target.RunID, Version: report.SuiteVersion(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
 		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
-	if report.Target == "" {
-		report.Target = "in-process"
+	if rep.Target == "" {
+		rep.Target = "in-process"
 	}
 	catalogue, err := docs.RuleCatalogue()
 	if err != nil {
@@ -189,16 +127,16 @@ func Run(o Options) (*Report, error) {
 	}
 	plan, effective, err := Plan(o)
 	if err != nil {
-		if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
 			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 		}
 		return nil, err
 	}
-	report.Selection = effective.String()
-	report.FailedLogins = selection.FailedLogins(plan)
+	rep.Selection = effective.String()
+	rep.FailedLogins = selection.FailedLogins(plan)
 	if o.Baseline != nil {
-		if err := o.Baseline.check(catalogue, plan); err != nil {
-			if werr := WriteNotStarted(o.ReportDir, report, err); werr != nil {
+		if err := o.Baseline.Check(catalogue, plan); err != nil {
+			if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
 				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 			}
 			return nil, err
@@ -208,8 +146,8 @@ func Run(o Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	w := &writer{dir: o.ReportDir}
-	if err := w.start(report); err != nil {
+	w := &report.Writer{Dir: o.ReportDir}
+	if err := w.Start(rep); err != nil {
 		return nil, err
 	}
 
@@ -221,24 +159,24 @@ func Run(o Options) (*Report, error) {
 	o.Target.Transport = watching{base: base, w: watch}
 	target, err := Preflight(o.Target, plan)
 	if err != nil {
-		report.Outcome, report.Error = OutcomeNotStarted, err.Error()
+		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
 		var throttled *ThrottledError
 		if errors.As(err, &throttled) {
-			report.Outcome = OutcomeThrottled
+			rep.Outcome = report.OutcomeThrottled
 		}
-		report.Scenarios = notStarted(plan)
-		report.Rules = ruleResults(catalogue, report.Scenarios)
-		report.Duration = time.Since(report.Started)
-		if werr := w.finish(report); werr != nil {
-			return report, werr
+		rep.Scenarios = report.NotStarted(plan)
+		rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+		rep.Duration = time.Since(rep.Started)
+		if werr := w.Finish(rep); werr != nil {
+			return rep, werr
 		}
-		if report.Outcome == OutcomeThrottled {
-			return report, fmt.Errorf("%w: %w", ErrThrottled, err)
+		if rep.Outcome == report.OutcomeThrottled {
+			return rep, fmt.Errorf("%w: %w", ErrThrottled, err)
 		}
-		return report, err
+		return rep, err
 	}
 	if target, err = withContract(target); err != nil {
-		return report, err
+		return rep, err
 	}
 	o.Target = target
 	o.Target.ReadOnly = o.ReadOnly
@@ -248,10 +186,10 @@ func Run(o Options) (*Report, error) {
 	}
 
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
-	out := newConsole(o.Output, o.Format, o.Color)
-	out.baseline, out.reportDir = o.Baseline, o.ReportDir
-	col := newCollector(plan, redactor, watch, out.scenarioEnded)
-	stop := out.watch(col, o.Progress)
+	out := report.NewConsole(o.Output, o.Format, o.Color)
+	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
+	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
+	stop := out.Watch(col.longRunning, o.Progress)
 	status := 0
 	for _, phase := range phases(plan, o.Concurrency, o.Target.Launcher == nil) {
 		p := o
@@ -269,40 +207,40 @@ func Run(o Options) (*Report, error) {
 		runGodog(serial, col, godogTags, paths)
 	}
 	stop()
-	report.Waits, report.Waited = watch.slowedDown()
-	report.Scenarios = col.finish()
-	nameReproductions(report.Scenarios)
-	report.Baseline = o.Baseline.apply(report.Scenarios)
-	report.Rules = ruleResults(catalogue, report.Scenarios)
-	stale := markBaseline(report)
-	report.Duration = time.Since(report.Started)
-	report.Outcome = OutcomePassed
+	rep.Waits, rep.Waited = watch.slowedDown()
+	rep.Scenarios = col.finish()
+	report.NameReproductions(rep.Scenarios)
+	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
+	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	stale := report.MarkBaseline(rep)
+	rep.Duration = time.Since(rep.Started)
+	rep.Outcome = report.OutcomePassed
 	switch {
 	case watch.hit() != nil:
-		report.Outcome, report.Error = OutcomeThrottled, watch.hit().Error()
+		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.hit().Error()
 	case watch.unreachable() != nil:
-		report.Outcome, report.Error = OutcomeUnreachable, watch.unreachable().Error()
-	case report.Counts()[Failed] > 0 || stale > 0 || report.setupFailures() > 0,
-		o.FailOnNotRun && len(report.Unchecked()) > 0:
-		report.Outcome = OutcomeFailed
-	case status != 0 && o.Baseline == nil && report.Counts()[Flaky] == 0:
-		report.Outcome = OutcomeFailed // a failure no rule counts
+		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.unreachable().Error()
+	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0,
+		o.FailOnNotRun && len(rep.Unchecked()) > 0:
+		rep.Outcome = report.OutcomeFailed
+	case status != 0 && o.Baseline == nil && rep.Counts()[report.Flaky] == 0:
+		rep.Outcome = report.OutcomeFailed // a failure no rule counts
 	}
 	if !o.NoSummary {
-		out.summary(report)
+		out.Summary(rep)
 	}
-	if err := w.finish(report); err != nil {
-		return report, err
+	if err := w.Finish(rep); err != nil {
+		return rep, err
 	}
-	switch report.Outcome {
-	case OutcomeThrottled:
-		return report, fmt.Errorf("%w: %s", ErrThrottled, report.Error)
-	case OutcomeUnreachable:
-		return report, fmt.Errorf("%w: %s", ErrUnreachable, report.Error)
-	case OutcomeFailed:
-		return report, ErrFailed
+	switch rep.Outcome {
+	case report.OutcomeThrottled:
+		return rep, fmt.Errorf("%w: %s", ErrThrottled, rep.Error)
+	case report.OutcomeUnreachable:
+		return rep, fmt.Errorf("%w: %s", ErrUnreachable, rep.Error)
+	case report.OutcomeFailed:
+		return rep, ErrFailed
 	}
-	return report, nil
+	return rep, nil
 }
 
 // Plan reads the features and selects the scenarios a run with o checks.
@@ -447,14 +385,14 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 
 // retries returns the scenarios that failed and no baseline entry
 // expects to fail, and the godog paths of their scenarios.
-func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool, []string) {
-	again := map[*ScenarioResult]bool{}
+func retries(results []*report.ScenarioResult, bl *report.Baseline) (map[*report.ScenarioResult]bool, []string) {
+	again := map[*report.ScenarioResult]bool{}
 	var paths []string
 	for _, r := range results {
-		if r.Verdict != Failed && r.Verdict != SetupFailed {
+		if r.Verdict != report.Failed && r.Verdict != report.SetupFailed {
 			continue
 		}
-		if _, expected := bl.covers(r); expected {
+		if _, expected := bl.Covers(r); expected {
 			continue
 		}
 		again[r] = true
@@ -463,23 +401,6 @@ func retries(results []*ScenarioResult, bl *Baseline) (map[*ScenarioResult]bool,
 		}
 	}
 	return again, paths
-}
-
-// markBaseline marks the rules a baseline entry names, and returns how
-// many entries are stale.
-func markBaseline(rep *Report) int {
-	stale := 0
-	for _, b := range rep.Baseline {
-		if b.Status == EntryStale {
-			stale++
-		}
-		for _, r := range rep.Rules {
-			if b.Rule == r.ID {
-				r.Expectation, r.Stale = b.Reason, b.Status == EntryStale
-			}
-		}
-	}
-	return stale
 }
 
 // runGodog runs the selected scenarios of paths once, and its godog
@@ -505,63 +426,4 @@ func runGodog(o Options, col *collector, tags string, paths []string) int {
 		},
 	}
 	return suite.Run()
-}
-
-// WriteNotStarted writes in dir the reports of a run that could not
-// start, saying why, in place of an earlier run's: a CI job never reads an
-// old green report after a run that did not happen. rep may be nil.
-func WriteNotStarted(dir string, rep *Report, why error) error {
-	if rep == nil {
-		rep = &Report{Started: time.Now().UTC(), Version: SuiteVersion(), Target: "unknown"}
-	}
-	failed := *rep
-	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
-	failed.Duration = time.Since(rep.Started)
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create the report directory: %w", err)
-		}
-	}
-	return (&writer{dir: dir}).finish(&failed)
-}
-
-// notStarted is every scenario of plan, not run because the run did not
-// start.
-func notStarted(plan []*selection.Planned) []*ScenarioResult {
-	var out []*ScenarioResult
-	for _, p := range plan {
-		if p.Run {
-			p.Reason = selection.ReasonNoStart
-		}
-		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
-	}
-	return out
-}
-
-// FailedScenarios reads a conformance.json and returns the places of the
-// scenarios whose verdict was failed, or setup failed: what -rerun-failed
-// runs again.
-func FailedScenarios(path string) ([]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
-	}
-	var doc struct {
-		Scenarios []struct {
-			Place, Verdict string
-		}
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
-	}
-	var out []string
-	for _, s := range doc.Scenarios {
-		if s.Verdict == Failed || s.Verdict == SetupFailed {
-			out = append(out, s.Place)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
-	}
-	return out, nil
 }

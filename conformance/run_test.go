@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -16,6 +14,9 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/report"
+	"eventsvc/report/reporttest"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -84,7 +85,7 @@ func fakeSteps(check func() error) func(steps.Target) func(*godog.ScenarioContex
 	}
 }
 
-func runFake(t *testing.T, o Options) (*Report, string, error) {
+func runFake(t *testing.T, o Options) (*report.Report, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	if o.Target.Launcher == nil && o.Target.BaseURL == "" {
@@ -100,7 +101,7 @@ func runFake(t *testing.T, o Options) (*Report, string, error) {
 	return rep, out.String(), err
 }
 
-func scenarioNamed(t *testing.T, rep *Report, prefix string) *ScenarioResult {
+func scenarioNamed(t *testing.T, rep *report.Report, prefix string) *report.ScenarioResult {
 	t.Helper()
 	for _, s := range rep.Scenarios {
 		if strings.HasPrefix(s.Name, prefix) {
@@ -111,7 +112,7 @@ func scenarioNamed(t *testing.T, rep *Report, prefix string) *ScenarioResult {
 	return nil
 }
 
-func ruleNamed(rep *Report, id string) *RuleResult {
+func ruleNamed(rep *report.Report, id string) *report.RuleResult {
 	for _, r := range rep.Rules {
 		if r.ID == id {
 			return r
@@ -126,10 +127,10 @@ func TestAScenarioAStepSkipsIsNotRunWithTheStepsReason(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
 	s := scenarioNamed(t, rep, "A check the target cannot show")
-	if s.Verdict != NotRun || s.Reason != selection.ReasonTarget || s.Detail != "the event list has one page" {
+	if s.Verdict != report.NotRun || s.Reason != selection.ReasonTarget || s.Detail != "the event list has one page" {
 		t.Errorf("skipped scenario: verdict %q, reason %q, detail %q", s.Verdict, s.Reason, s.Detail)
 	}
-	if r := ruleNamed(rep, "API-5"); r.Verdict != NotRun || !r.Selected {
+	if r := ruleNamed(rep, "API-5"); r.Verdict != report.NotRun || !r.Selected {
 		t.Errorf("API-5, whose only scenario was skipped: %q (selected %v), want not run", r.Verdict, r.Selected)
 	}
 	if !strings.Contains(out, "NOT RUN  fake.feature:13  A check the target cannot show — the event list has one page") {
@@ -158,7 +159,7 @@ func TestOutputListsTheSelectedRulesAndEndsWithAVerdict(t *testing.T) {
 	if strings.Contains(out, "\x1b[") || strings.Contains(out, ".go:") {
 		t.Errorf("colour or step locations in the output:\n%s", out)
 	}
-	if rep.Outcome != OutcomePassed {
+	if rep.Outcome != report.OutcomePassed {
 		t.Errorf("outcome %q", rep.Outcome)
 	}
 }
@@ -177,7 +178,7 @@ func TestFailuresComeInFullAtTheEndAndPrettyShowsEveryStep(t *testing.T) {
 		t.Errorf("no closing FAILED line naming the rule:\n%s", out)
 	}
 
-	_, pretty, _ := runFake(t, Options{Tags: "@SVC-2", Format: FormatPretty, Color: true})
+	_, pretty, _ := runFake(t, Options{Tags: "@SVC-2", Format: report.FormatPretty, Color: true})
 	for _, want := range []string{"Feature:", "Scenario:", "    \x1b[32mGiven a step that passes\x1b[0m", "\x1b[31mWhen a step fails with"} {
 		if !strings.Contains(pretty, want) {
 			t.Errorf("the pretty output lacks %q:\n%s", want, pretty)
@@ -202,7 +203,7 @@ func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
-	if scenarioNamed(t, rep, "A check that waits").Verdict != Passed {
+	if scenarioNamed(t, rep, "A check that waits").Verdict != report.Passed {
 		t.Errorf("@slow did not select the slow scenario:\n%s", out)
 	}
 	if !strings.Contains(out, "… still running after") || !strings.Contains(out, "A check that waits (fake.feature:34; @slow") {
@@ -238,7 +239,7 @@ type junitDoc struct {
 
 func readJUnit(t *testing.T, dir string) junitDoc {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, JUnitReport))
+	b, err := os.ReadFile(filepath.Join(dir, report.JUnitReport))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestJUnitFitsCITestViews(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
-	checkReports(t, dir)
+	reporttest.Check(t, dir)
 	doc := readJUnit(t, dir)
 	cases := map[string]int{}
 	for i, c := range doc.Suites[0].Cases {
@@ -301,9 +302,9 @@ func TestReportsSayARunHasNotFinishedUntilItHas(t *testing.T) {
 	dir := t.TempDir()
 	var during, duringJSON string
 	_, out, err := runFake(t, Options{Tags: "@SVC-1", ReportDir: dir, Steps: fakeSteps(func() error {
-		b, err := os.ReadFile(filepath.Join(dir, JUnitReport))
+		b, err := os.ReadFile(filepath.Join(dir, report.JUnitReport))
 		during = string(b)
-		j, _ := os.ReadFile(filepath.Join(dir, JSONReport))
+		j, _ := os.ReadFile(filepath.Join(dir, report.JSONReport))
 		duringJSON = string(j)
 		return err
 	})})
@@ -313,8 +314,8 @@ func TestReportsSayARunHasNotFinishedUntilItHas(t *testing.T) {
 	if !strings.Contains(during, "did not finish") || !strings.Contains(duringJSON, `"outcome": "incomplete"`) {
 		t.Errorf("during the run, the reports do not say the run has not finished:\n%s\n%s", during, duringJSON)
 	}
-	checkJSONReport(t, []byte(duringJSON))
-	checkReports(t, dir)
+	reporttest.CheckJSON(t, []byte(duringJSON))
+	reporttest.Check(t, dir)
 	after := readJUnit(t, dir)
 	if len(after.Suites) != 1 || after.Suites[0].Cases[0].Name != "A check that holds" {
 		t.Errorf("after the run junit.xml is not its result: %+v", after)
@@ -342,10 +343,10 @@ func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
 	acc2 := ruleNamed(rep, "ACC-2")
-	if acc2.Verdict != NotRun || len(acc2.Reasons) != 1 || acc2.Reasons[0] != selection.ReasonLocal {
+	if acc2.Verdict != report.NotRun || len(acc2.Reasons) != 1 || acc2.Reasons[0] != selection.ReasonLocal {
 		t.Errorf("ACC-2 against a deployment: %q %v, want not run for @local", acc2.Verdict, acc2.Reasons)
 	}
-	if ruleNamed(rep, "SVC-1").Verdict != Passed {
+	if ruleNamed(rep, "SVC-1").Verdict != report.Passed {
 		t.Errorf("SVC-1 did not pass:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "ACC-2    NOT RUN            @local: needs the in-process reference server") {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"eventsvc/report"
+	"eventsvc/report/reporttest"
 	"eventsvc/steps"
 )
 
@@ -71,16 +73,16 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 		t.Fatalf("Run = %v, want the scenarios to fail", err)
 	}
 	texts := map[string]string{"output": out.String()}
-	checkReports(t, dir)
-	for _, name := range []string{JUnitReport, CucumberReport, JSONReport, HTMLReport} {
+	reporttest.Check(t, dir)
+	for _, name := range []string{report.JUnitReport, report.CucumberReport, report.JSONReport, report.HTMLReport} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		texts[name] = string(b)
 	}
-	if !strings.Contains(texts["output"], "request:") || !strings.Contains(texts[JUnitReport], "Authorization: Bearer ***") ||
-		!strings.Contains(texts[JSONReport], "Authorization: Bearer ***") || !strings.Contains(texts[HTMLReport], "Authorization: Bearer ***") {
+	if !strings.Contains(texts["output"], "request:") || !strings.Contains(texts[report.JUnitReport], "Authorization: Bearer ***") ||
+		!strings.Contains(texts[report.JSONReport], "Authorization: Bearer ***") || !strings.Contains(texts[report.HTMLReport], "Authorization: Bearer ***") {
 		t.Fatal("the failures do not show the masked exchanges this test is about")
 	}
 	var forbidden []string

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"errors"
 	"net/http"
@@ -15,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -58,10 +58,10 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 		var out bytes.Buffer
 		rep, err := Run(Options{Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "dying"},
 			Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &out})
-		if !errors.Is(err, ErrUnreachable) || rep.Outcome != OutcomeUnreachable {
+		if !errors.Is(err, ErrUnreachable) || rep.Outcome != report.OutcomeUnreachable {
 			t.Fatalf("gateway %v: Run = %v, outcome %q\n%s", gateway, err, rep.Outcome, out.String())
 		}
-		if n := rep.Counts()[Failed]; n != 0 {
+		if n := rep.Counts()[report.Failed]; n != 0 {
 			t.Errorf("gateway %v: %d rules failed\n%s", gateway, n, out.String())
 		}
 		unreachable := 0
@@ -76,7 +76,7 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 		if gateway && !strings.Contains(rep.Error, "502 Bad Gateway") {
 			t.Errorf("the error does not say what the gateway answered: %s", rep.Error)
 		}
-		for _, name := range []string{HTMLReport, JSONReport, JUnitReport} {
+		for _, name := range []string{report.HTMLReport, report.JSONReport, report.JUnitReport} {
 			b, _ := os.ReadFile(filepath.Join(dir, name))
 			if strings.Contains(string(b), "Expect()") || strings.Contains(string(b), "assertion:") {
 				t.Errorf("gateway %v: %s shows the internals of a failed request", gateway, name)
@@ -102,11 +102,11 @@ func TestABaselineEntryExcusesItsRuleOnly(t *testing.T) {
 	for _, r := range rep.Rules {
 		switch r.ID {
 		case "API-8":
-			if r.Verdict != ExpectedFailure {
+			if r.Verdict != report.ExpectedFailure {
 				t.Errorf("API-8: %s, want an expected failure", r.Verdict)
 			}
 		case "SVC-3":
-			if r.Verdict != Passed {
+			if r.Verdict != report.Passed {
 				t.Errorf("SVC-3: %s, want passed: the entry for API-8 excuses no other rule", r.Verdict)
 			}
 		}

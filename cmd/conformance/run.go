@@ -1,8 +1,6 @@
 package main
 
 import (
-	"eventsvc/selection"
-
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"eventsvc/conformance"
+	"eventsvc/report"
+	"eventsvc/selection"
 )
 
 // Exit statuses (docs/running-against-a-deployment.md).
@@ -37,7 +37,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
 	only := fs.String("run", "", "run only these scenarios, named file:line as the reports show them, separated by commas (an outline's line runs all its rows)")
 	rerun := fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run")
-	format := fs.String("format", conformance.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
+	format := fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	// Flags that stand for a variable: given, they replace it.
 	overlay := map[string]*string{}
@@ -94,7 +94,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			if dir == "" {
 				dir = "reports"
 			}
-			if werr := conformance.WriteNotStarted(dir, nil, err); werr != nil {
+			if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
 				fmt.Fprintf(stderr, "conformance: %v\n", werr)
 			}
 		}
@@ -116,7 +116,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	if *rerun != "" {
 		// Read before the reports it names are replaced by this run's.
-		failed, err := conformance.FailedScenarios(*rerun)
+		failed, err := report.FailedScenarios(*rerun)
 		if err != nil {
 			return fail(err)
 		}
@@ -130,8 +130,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	o.Output = stdout
 	o.Format = *format
-	if o.Format != conformance.FormatCompact && o.Format != conformance.FormatPretty {
-		return notStarted(o.ReportDir, fmt.Errorf("-format %q: want %s or %s", o.Format, conformance.FormatCompact, conformance.FormatPretty))
+	if o.Format != report.FormatCompact && o.Format != report.FormatPretty {
+		return notStarted(o.ReportDir, fmt.Errorf("-format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty))
 	}
 	switch *color {
 	case "auto":
@@ -169,7 +169,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 
 	rep, err := conformance.Run(o)
 	var names []string
-	for _, n := range []string{conformance.HTMLReport, conformance.JSONReport, conformance.JUnitReport, conformance.CucumberReport} {
+	for _, n := range []string{report.HTMLReport, report.JSONReport, report.JUnitReport, report.CucumberReport} {
 		names = append(names, o.ReportDir+"/"+n)
 	}
 	reports := "Reports: " + strings.Join(names, ", ")
@@ -204,14 +204,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 }
 
 // failedRules is the one-line reason of a failed run.
-func failedRules(rep *conformance.Report) string {
+func failedRules(rep *report.Report) string {
 	var parts []string
-	if ids := rulesWith(rep, conformance.Failed); len(ids) > 0 {
+	if ids := rulesWith(rep, report.Failed); len(ids) > 0 {
 		parts = append(parts, fmt.Sprintf("%d rule%s failed: %s", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
 	}
 	var stale []string
 	for _, b := range rep.Baseline {
-		if b.Status == conformance.EntryStale {
+		if b.Status == report.EntryStale {
 			stale = append(stale, b.Expectation.String())
 		}
 	}
@@ -237,10 +237,10 @@ func failedRules(rep *conformance.Report) string {
 }
 
 // setupFailures counts the scenarios whose setup failed.
-func setupFailures(rep *conformance.Report) int {
+func setupFailures(rep *report.Report) int {
 	n := 0
 	for _, s := range rep.Scenarios {
-		if s.Verdict == conformance.SetupFailed {
+		if s.Verdict == report.SetupFailed {
 			n++
 		}
 	}
@@ -248,15 +248,15 @@ func setupFailures(rep *conformance.Report) int {
 }
 
 // flakyRules says which rules passed only on a retry.
-func flakyRules(rep *conformance.Report) string {
-	ids := rulesWith(rep, conformance.Flaky)
+func flakyRules(rep *report.Report) string {
+	ids := rulesWith(rep, report.Flaky)
 	if len(ids) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d rule%s flaky (failed, then passed on a retry): %s", len(ids), plural(len(ids)), strings.Join(ids, ", "))
 }
 
-func rulesWith(rep *conformance.Report, verdict string) []string {
+func rulesWith(rep *report.Report, verdict string) []string {
 	var ids []string
 	for _, r := range rep.Rules {
 		if r.Verdict == verdict {
@@ -273,7 +273,7 @@ func plural(n int) string {
 	return "s"
 }
 
-func baselineSize(bl *conformance.Baseline) int {
+func baselineSize(bl *report.Baseline) int {
 	if bl == nil {
 		return 0
 	}

@@ -1,12 +1,11 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"slices"
 	"testing"
 
 	"eventsvc/docs"
+	"eventsvc/selection"
 )
 
 func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
@@ -17,7 +16,7 @@ func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
 	sc := func(verdict, reason string, run bool, rules ...string) *ScenarioResult {
 		return &ScenarioResult{Planned: &selection.Planned{Rules: rules, Run: run, Reason: reason}, Verdict: verdict}
 	}
-	results := ruleResults(catalogue, []*ScenarioResult{
+	results := RuleResults(catalogue, []*ScenarioResult{
 		sc(Failed, "", true, "AUTH-6"),
 		sc(Passed, "", true, "AUTH-6", "API-1"),
 		sc(Passed, "", true, "TOK-11"),

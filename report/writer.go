@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"fmt"
@@ -21,11 +21,12 @@ const (
 	RulesPage = "rules.html"
 )
 
-// writer writes a run's reports in a folder. Each file is written whole,
+// Writer writes a run's reports in a folder. Each file is written whole,
 // under a temporary name that is then renamed: a reader sees the last
 // complete version, never a part of one.
-type writer struct {
-	dir string
+type Writer struct {
+	// Dir is the folder; "" writes nothing.
+	Dir string
 }
 
 // reportFiles are the reports and how each is rendered.
@@ -40,34 +41,34 @@ var reportFiles = []struct {
 	{RulesPage, func(*Report) ([]byte, error) { return server.DocsPage() }},
 }
 
-// start replaces the reports of an earlier run by ones saying that this
+// Start replaces the reports of an earlier run by ones saying that this
 // run has not finished: what stays if it is killed.
-func (w *writer) start(rep *Report) error {
-	if w.dir == "" {
+func (w *Writer) Start(rep *Report) error {
+	if w.Dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+	if err := os.MkdirAll(w.Dir, 0o755); err != nil {
 		return fmt.Errorf("create the report directory: %w", err)
 	}
 	// The reproductions of an earlier run would pass for this one's.
-	if err := os.RemoveAll(filepath.Join(w.dir, ReproDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(w.Dir, ReproDir)); err != nil {
 		return fmt.Errorf("remove the earlier reproductions: %w", err)
 	}
 	pending := *rep
 	pending.Outcome = OutcomeIncomplete
 	pending.Error = fmt.Sprintf("the run %s started at %s did not finish: it was stopped, or it is still going", rep.RunID, rep.Started.Format("2006-01-02 15:04:05Z"))
-	return w.finish(&pending)
+	return w.Finish(&pending)
 }
 
-// finish writes every report of rep, and the reproduction of every
+// Finish writes every report of rep, and the reproduction of every
 // failure.
-func (w *writer) finish(rep *Report) error {
-	if w.dir == "" {
+func (w *Writer) Finish(rep *Report) error {
+	if w.Dir == "" {
 		return nil
 	}
 	for _, s := range rep.Scenarios {
 		if f := s.Failure; f != nil && f.ScriptFile != "" {
-			path := filepath.Join(w.dir, filepath.FromSlash(f.ScriptFile))
+			path := filepath.Join(w.Dir, filepath.FromSlash(f.ScriptFile))
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return fmt.Errorf("create the reproductions' folder: %w", err)
 			}
@@ -81,7 +82,7 @@ func (w *writer) finish(rep *Report) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(w.dir, f.name), b); err != nil {
+		if err := writeAtomic(filepath.Join(w.Dir, f.name), b); err != nil {
 			return err
 		}
 	}

@@ -1,14 +1,14 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"eventsvc/selection"
 )
 
 // JSONReport is the name of the machine-readable report, and
@@ -25,43 +25,47 @@ const (
 //go:embed conformance.schema.json
 var ReportSchema []byte
 
-// jsonReport is conformance.json.
-type jsonReport struct {
-	SchemaVersion int               `json:"schemaVersion"`
-	Suite         jsonSuite         `json:"suite"`
-	Target        string            `json:"target"`
-	RunID         string            `json:"runId"`
-	Tags          string            `json:"tags"`
-	Selection     string            `json:"selection"`
-	ReadOnly      bool              `json:"readOnly"`
-	Concurrency   int               `json:"concurrency"`
-	Retries       int               `json:"retries"`
-	Started       string            `json:"started"`
-	DurationMs    int64             `json:"durationMs"`
-	Outcome       string            `json:"outcome"`
-	Error         string            `json:"error,omitempty"`
-	FailedLogins  int               `json:"failedLogins"`
-	Waits         int               `json:"waits"`
-	WaitedMs      int64             `json:"waitedMs"`
-	Counts        map[string]int    `json:"counts"`
-	Baseline      []jsonExpectation `json:"baseline"`
-	Rules         []jsonRule        `json:"rules"`
-	Scenarios     []jsonScenario    `json:"scenarios"`
+// Document is conformance.json, as a Go program reads it; its fields are
+// described by conformance.schema.json.
+type Document struct {
+	SchemaVersion int                   `json:"schemaVersion"`
+	Suite         DocumentSuite         `json:"suite"`
+	Target        string                `json:"target"`
+	RunID         string                `json:"runId"`
+	Tags          string                `json:"tags"`
+	Selection     string                `json:"selection"`
+	ReadOnly      bool                  `json:"readOnly"`
+	Concurrency   int                   `json:"concurrency"`
+	Retries       int                   `json:"retries"`
+	Started       string                `json:"started"`
+	DurationMs    int64                 `json:"durationMs"`
+	Outcome       string                `json:"outcome"`
+	Error         string                `json:"error,omitempty"`
+	FailedLogins  int                   `json:"failedLogins"`
+	Waits         int                   `json:"waits"`
+	WaitedMs      int64                 `json:"waitedMs"`
+	Counts        map[string]int        `json:"counts"`
+	Baseline      []DocumentExpectation `json:"baseline"`
+	Rules         []DocumentRule        `json:"rules"`
+	Scenarios     []DocumentScenario    `json:"scenarios"`
 }
 
-type jsonSuite struct {
+// DocumentSuite is the suite that wrote a Document.
+type DocumentSuite struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 }
 
-type jsonExpectation struct {
+// DocumentExpectation is a baseline entry of a Document, with what became of it.
+type DocumentExpectation struct {
 	Rule     string `json:"rule,omitempty"`
 	Scenario string `json:"scenario,omitempty"`
 	Reason   string `json:"reason"`
 	Status   string `json:"status"`
 }
 
-type jsonRule struct {
+// DocumentRule is the verdict on one rule in a Document.
+type DocumentRule struct {
 	ID          string         `json:"id"`
 	Kind        string         `json:"kind"`
 	Verdict     string         `json:"verdict"`
@@ -73,23 +77,25 @@ type jsonRule struct {
 	Scenarios   []string       `json:"scenarios"`
 }
 
-type jsonScenario struct {
-	Name         string       `json:"name"`
-	Feature      string       `json:"feature"`
-	Place        string       `json:"place"`
-	Tags         []string     `json:"tags"`
-	Rules        []string     `json:"rules"`
-	Verdict      string       `json:"verdict"`
-	NotRunReason string       `json:"notRunReason,omitempty"`
-	NotRunDetail string       `json:"notRunDetail,omitempty"`
-	Expectation  string       `json:"expectedFailure,omitempty"`
-	Blamed       []string     `json:"failedRules,omitempty"`
-	Attempts     int          `json:"attempts"`
-	DurationMs   int64        `json:"durationMs"`
-	Failure      *jsonFailure `json:"failure,omitempty"`
+// DocumentScenario is one scenario of a Document.
+type DocumentScenario struct {
+	Name         string           `json:"name"`
+	Feature      string           `json:"feature"`
+	Place        string           `json:"place"`
+	Tags         []string         `json:"tags"`
+	Rules        []string         `json:"rules"`
+	Verdict      string           `json:"verdict"`
+	NotRunReason string           `json:"notRunReason,omitempty"`
+	NotRunDetail string           `json:"notRunDetail,omitempty"`
+	Expectation  string           `json:"expectedFailure,omitempty"`
+	Blamed       []string         `json:"failedRules,omitempty"`
+	Attempts     int              `json:"attempts"`
+	DurationMs   int64            `json:"durationMs"`
+	Failure      *DocumentFailure `json:"failure,omitempty"`
 }
 
-type jsonFailure struct {
+// DocumentFailure is how a scenario of a Document failed.
+type DocumentFailure struct {
 	Step     string   `json:"step"`
 	Line     int      `json:"line"`
 	Message  string   `json:"message"`
@@ -136,15 +142,15 @@ func SuiteVersion() string {
 
 // reportJSON renders conformance.json.
 func reportJSON(rep *Report) ([]byte, error) {
-	doc := jsonReport{
+	doc := Document{
 		SchemaVersion: ReportSchemaVersion,
-		Suite:         jsonSuite{Name: "event-service-conformance", Version: rep.Version},
+		Suite:         DocumentSuite{Name: "event-service-conformance", Version: rep.Version},
 		Target:        rep.Target, RunID: rep.RunID, Tags: rep.Tags, Selection: rep.Selection, ReadOnly: rep.ReadOnly,
 		Concurrency: max(rep.Concurrency, 1), Retries: rep.Retries,
 		Started: rep.Started.UTC().Format(time.RFC3339), DurationMs: rep.Duration.Milliseconds(),
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
 		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
-		Counts: map[string]int{}, Baseline: []jsonExpectation{}, Rules: []jsonRule{}, Scenarios: []jsonScenario{},
+		Counts: map[string]int{}, Baseline: []DocumentExpectation{}, Rules: []DocumentRule{}, Scenarios: []DocumentScenario{},
 	}
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		doc.Counts[v] = 0
@@ -153,10 +159,10 @@ func reportJSON(rep *Report) ([]byte, error) {
 		doc.Counts[v] = n
 	}
 	for _, e := range rep.Baseline {
-		doc.Baseline = append(doc.Baseline, jsonExpectation{Rule: e.Rule, Scenario: e.Scenario, Reason: e.Reason, Status: e.Status})
+		doc.Baseline = append(doc.Baseline, DocumentExpectation{Rule: e.Rule, Scenario: e.Scenario, Reason: e.Reason, Status: e.Status})
 	}
 	for _, r := range rep.Rules {
-		jr := jsonRule{ID: r.ID, Kind: r.Kind, Verdict: r.Verdict, Selected: r.Selected, NotRun: r.Reasons,
+		jr := DocumentRule{ID: r.ID, Kind: r.Kind, Verdict: r.Verdict, Selected: r.Selected, NotRun: r.Reasons,
 			Expectation: r.Expectation, Stale: r.Stale, Counts: map[string]int{}, Scenarios: []string{}}
 		for v, n := range r.Counts {
 			jr.Counts[v] = n
@@ -167,7 +173,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		doc.Rules = append(doc.Rules, jr)
 	}
 	for _, s := range rep.Scenarios {
-		js := jsonScenario{Name: s.Name, Feature: s.Feature, Place: s.Place(), Tags: s.Tags, Rules: s.Rules, Verdict: s.Verdict,
+		js := DocumentScenario{Name: s.Name, Feature: s.Feature, Place: s.Place(), Tags: s.Tags, Rules: s.Rules, Verdict: s.Verdict,
 			Expectation: s.Expectation, Attempts: s.Attempts, DurationMs: s.Duration.Milliseconds()}
 		if js.Tags == nil {
 			js.Tags = []string{}
@@ -182,7 +188,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 			}
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
-			js.Failure = &jsonFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
+			js.Failure = &DocumentFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
 				Exchanges: f.Exchanges, Reproduction: f.ScriptFile}
 			js.Blamed = s.Blamed()
 		}

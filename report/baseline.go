@@ -1,8 +1,6 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/selection"
 )
 
 // Baseline is a file of expected failures: the known, accepted deviations
@@ -81,9 +80,9 @@ func ReadBaseline(path string) (*Baseline, error) {
 	return &bl, nil
 }
 
-// check refuses an entry that names no rule of the catalogue or no
+// Check refuses an entry that names no rule of the catalogue or no
 // scenario of the features.
-func (bl *Baseline) check(catalogue *docs.Catalogue, plan []*selection.Planned) error {
+func (bl *Baseline) Check(catalogue *docs.Catalogue, plan []*selection.Planned) error {
 	for _, e := range bl.Entries {
 		if e.Rule != "" {
 			if _, ok := catalogue.Rule(e.Rule); !ok {
@@ -106,10 +105,10 @@ func (e Expectation) names(p *selection.Planned) bool {
 	return e.Scenario == p.Name || e.Scenario == p.PickleName || e.Scenario == p.Place()
 }
 
-// covers returns the entry that expects s to fail, if any: one naming
+// Covers returns the entry that expects s to fail, if any: one naming
 // the scenario, or a rule its failure blames (an entry for one rule does
 // not excuse a failure of another rule of the same scenario).
-func (bl *Baseline) covers(s *ScenarioResult) (Expectation, bool) {
+func (bl *Baseline) Covers(s *ScenarioResult) (Expectation, bool) {
 	if bl == nil {
 		return Expectation{}, false
 	}
@@ -124,14 +123,14 @@ func (bl *Baseline) covers(s *ScenarioResult) (Expectation, bool) {
 	return Expectation{}, false
 }
 
-// apply turns the failures the baseline expects into expected failures,
+// Apply turns the failures the baseline expects into expected failures,
 // and tells what became of each entry. It returns the stale entries.
-func (bl *Baseline) apply(scenarios []*ScenarioResult) []BaselineStatus {
+func (bl *Baseline) Apply(scenarios []*ScenarioResult) []BaselineStatus {
 	if bl == nil {
 		return nil
 	}
 	for _, s := range scenarios {
-		if e, ok := bl.covers(s); ok {
+		if e, ok := bl.Covers(s); ok {
 			s.Expectation = e.Reason
 			if s.Verdict == Failed {
 				s.Verdict = ExpectedFailure

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bytes"
@@ -137,7 +137,7 @@ func reportHTML(rep *Report) ([]byte, error) {
 		for _, s := range r.Scenarios {
 			hs := htmlScenario{ScenarioResult: s}
 			if s.Verdict == NotRun {
-				hs.Why = (&console{}).why(s)
+				hs.Why = (&Console{}).why(s)
 			}
 			hr.Scenarios = append(hr.Scenarios, hs)
 		}

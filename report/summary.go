@@ -1,12 +1,11 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"slices"
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/selection"
 )
 
 // RuleResult is the verdict on one rule, from the scenarios that check it
@@ -33,8 +32,8 @@ type RuleResult struct {
 	Counts    map[string]int // scenarios per verdict
 }
 
-// ruleResults gives every rule of the catalogue a verdict, in its order.
-func ruleResults(catalogue *docs.Catalogue, scenarios []*ScenarioResult) []*RuleResult {
+// RuleResults gives every rule of the catalogue a verdict, in its order.
+func RuleResults(catalogue *docs.Catalogue, scenarios []*ScenarioResult) []*RuleResult {
 	var out []*RuleResult
 	for _, rule := range catalogue.Rules() {
 		r := &RuleResult{ID: rule.ID, Kind: string(rule.Kind), Counts: map[string]int{}}

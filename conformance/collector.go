@@ -1,12 +1,9 @@
 package conformance
 
 import (
-	"eventsvc/selection"
-
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,126 +11,10 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/redact"
+	"eventsvc/report"
+	"eventsvc/selection"
 	"eventsvc/steps"
 )
-
-// Verdicts of a scenario and of a rule.
-const (
-	Passed          = "passed"
-	Failed          = "failed"
-	ExpectedFailure = "expected failure" // failed, as a baseline entry says it does
-	Flaky           = "flaky"            // failed, then passed on a retry
-	NotRun          = "not run"
-	// SetupFailed is a scenario whose arranging steps failed: it checked
-	// none of its rules, and blames none.
-	SetupFailed = "setup failed"
-)
-
-// ScenarioResult is what became of one planned scenario.
-type ScenarioResult struct {
-	*selection.Planned
-	Verdict string
-	// Detail says more about why a scenario was not run, such as the
-	// reason a step gave for skipping it.
-	Detail string
-	// Attempts is how many times it ran: more than one after retries.
-	Attempts int
-	Duration time.Duration
-	Steps    []StepResult // of its last attempt
-	// Failure is the failure of its first failing attempt.
-	Failure *Failure
-	// Expectation is the reason of the baseline entry that expects it to
-	// fail, when there is one.
-	Expectation string
-}
-
-// Blamed returns the rules the scenario's failure proves broken: those
-// its failing check names, among the scenario's rules (all of them when
-// the check names none of them), or as they are when the check requires
-// them; none for a setup failure.
-func (s *ScenarioResult) Blamed() []string {
-	switch s.Verdict {
-	case Failed, ExpectedFailure, Flaky:
-	default:
-		return nil
-	}
-	if s.Failure == nil || len(s.Failure.Rules) == 0 {
-		return s.Rules
-	}
-	if s.Failure.Required {
-		return s.Failure.Rules
-	}
-	var out []string
-	for _, r := range s.Failure.Rules {
-		if slices.Contains(s.Rules, r) {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return s.Rules
-	}
-	return out
-}
-
-// VerdictFor is the scenario's verdict for one of its rules: a failure
-// (expected or flaky too) counts for the rules it blames; for its other
-// rules the scenario is not checked, or, flaky, passed on its retry.
-func (s *ScenarioResult) VerdictFor(rule string) string {
-	switch s.Verdict {
-	case Failed, ExpectedFailure:
-		if slices.Contains(s.Blamed(), rule) {
-			return s.Verdict
-		}
-		return NotRun
-	case Flaky:
-		if slices.Contains(s.Blamed(), rule) {
-			return Flaky
-		}
-		return Passed
-	case SetupFailed:
-		return NotRun
-	}
-	return s.Verdict
-}
-
-// StepResult is one step of a scenario as it ran.
-type StepResult struct {
-	selection.PlannedStep
-	Status   string // passed, failed, skipped, undefined, pending, ambiguous; "" when it did not run
-	Duration time.Duration
-	Error    string   // masked
-	Rules    []string // the rules its failure proves broken, when it names them
-	Required bool     // blamed whatever the scenario checks (Failure.Required)
-}
-
-// Failure says where and how a scenario failed. Every text is masked.
-type Failure struct {
-	Step     string // the failing step, with its keyword
-	Line     int    // the failing step's line
-	Message  string // what was expected and what came
-	Exchange string // the request and the answer that caused it, if any
-	// Rules are the rules the failing check names (empty: it names none).
-	Rules []string
-	// Required is true when those rules are blamed whatever the scenario
-	// checks: the target broke them on the way to the check.
-	Required bool
-	// Setup is true when a step that only arranges failed.
-	Setup bool
-	// Exchanges are the scenario's requests and answers up to the
-	// failure, masked, in order.
-	Exchanges []string
-	// Script replays them with curl (steps.Reproduction); ScriptFile is
-	// where the reports keep it, under the report folder.
-	Script, ScriptFile string
-}
-
-// Text is the failure as one text: message, then exchange.
-func (f *Failure) Text() string {
-	if f.Exchange == "" {
-		return f.Message
-	}
-	return f.Message + "\n\n" + f.Exchange
-}
 
 // collector records every scenario of a godog run through hooks of its
 // own, added to every scenario's context. It is safe for concurrent
@@ -142,23 +23,23 @@ type collector struct {
 	redactor *redact.Redactor
 
 	mu        sync.Mutex
-	results   []*ScenarioResult
-	unclaimed map[string][]*ScenarioResult // pickle key → results not yet begun
-	attempt   int                          // 1, then 2… on retries
-	retry     map[*ScenarioResult]bool     // the scenarios a retry runs
-	running   map[*ScenarioResult]time.Time
+	results   []*report.ScenarioResult
+	unclaimed map[string][]*report.ScenarioResult // pickle key → results not yet begun
+	attempt   int                                 // 1, then 2… on retries
+	retry     map[*report.ScenarioResult]bool     // the scenarios a retry runs
+	running   map[*report.ScenarioResult]time.Time
 	throttle  *throttleWatch
-	ended     func(*ScenarioResult) // told when a scenario's attempt ends
+	ended     func(*report.ScenarioResult) // told when a scenario's attempt ends
 	now       func() time.Time
 }
 
-func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle *throttleWatch, ended func(*ScenarioResult)) *collector {
+func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle *throttleWatch, ended func(*report.ScenarioResult)) *collector {
 	c := &collector{
 		redactor: redactor, throttle: throttle, ended: ended, now: time.Now,
-		unclaimed: map[string][]*ScenarioResult{}, running: map[*ScenarioResult]time.Time{},
+		unclaimed: map[string][]*report.ScenarioResult{}, running: map[*report.ScenarioResult]time.Time{},
 	}
 	for _, p := range plan {
-		r := &ScenarioResult{Planned: p, Verdict: NotRun}
+		r := &report.ScenarioResult{Planned: p, Verdict: report.NotRun}
 		c.results = append(c.results, r)
 	}
 	c.startAttempt(1, nil)
@@ -166,11 +47,11 @@ func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle
 }
 
 // startAttempt prepares a godog run: the first one, or a retry of some.
-func (c *collector) startAttempt(n int, only map[*ScenarioResult]bool) {
+func (c *collector) startAttempt(n int, only map[*report.ScenarioResult]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.attempt, c.retry = n, only
-	c.unclaimed = map[string][]*ScenarioResult{}
+	c.unclaimed = map[string][]*report.ScenarioResult{}
 	for _, r := range c.results {
 		if r.Run && (only == nil || only[r]) {
 			c.unclaimed[r.Key()] = append(c.unclaimed[r.Key()], r)
@@ -180,10 +61,10 @@ func (c *collector) startAttempt(n int, only map[*ScenarioResult]bool) {
 
 // scenarioRun is one attempt of one scenario.
 type scenarioRun struct {
-	res       *ScenarioResult
+	res       *report.ScenarioResult
 	start     time.Time
 	stepStart time.Time
-	steps     []StepResult
+	steps     []report.StepResult
 	skip      string // why a step or hook skipped it
 	err       error
 	repro     *steps.Reproduction // of the first failed step
@@ -263,7 +144,7 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 		status = godog.StepFailed
 	}
 	i := len(run.steps)
-	sr := StepResult{Status: status.String(), Duration: c.now().Sub(run.stepStart)}
+	sr := report.StepResult{Status: status.String(), Duration: c.now().Sub(run.stepStart)}
 	if i < len(run.res.Planned.Steps) {
 		sr.PlannedStep = run.res.Planned.Steps[i]
 	} else {
@@ -311,7 +192,7 @@ func (c *collector) end(run *scenarioRun) {
 	delete(c.running, r)
 	// Steps godog did not reach are listed as not run.
 	for len(run.steps) < len(r.Planned.Steps) {
-		run.steps = append(run.steps, StepResult{PlannedStep: r.Planned.Steps[len(run.steps)], Status: "skipped"})
+		run.steps = append(run.steps, report.StepResult{PlannedStep: r.Planned.Steps[len(run.steps)], Status: "skipped"})
 	}
 	r.Attempts = c.attempt
 	r.Duration += c.now().Sub(run.start)
@@ -321,7 +202,7 @@ func (c *collector) end(run *scenarioRun) {
 		if s.Status == "failed" || s.Status == "undefined" || s.Status == "pending" || s.Status == "ambiguous" {
 			failedNow = true
 			if r.Failure == nil {
-				f := &Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required}
+				f := &report.Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required}
 				f.Setup = s.Arranges && len(s.Rules) == 0
 				f.Message, f.Exchange, _ = strings.Cut(s.Error, "\n\n")
 				if run.repro != nil {
@@ -347,13 +228,13 @@ func (c *collector) end(run *scenarioRun) {
 	}
 	switch {
 	case failedNow && c.attempt == 1 && r.Failure.Setup:
-		r.Verdict = SetupFailed
+		r.Verdict = report.SetupFailed
 	case failedNow && c.attempt == 1:
-		r.Verdict = Failed
+		r.Verdict = report.Failed
 	case failedNow:
 		// still failing on a retry
 	case run.skip != "":
-		r.Verdict, r.Reason = NotRun, run.skip
+		r.Verdict, r.Reason = report.NotRun, run.skip
 		r.Failure = nil
 		for _, s := range run.steps {
 			if s.Error != "" && run.skip == selection.ReasonTarget {
@@ -368,9 +249,9 @@ func (c *collector) end(run *scenarioRun) {
 			r.Detail = c.throttle.unreachable().Error()
 		}
 	case c.attempt > 1:
-		r.Verdict = Flaky
+		r.Verdict = report.Flaky
 	default:
-		r.Verdict = Passed
+		r.Verdict = report.Passed
 	}
 	c.mu.Unlock()
 	if c.ended != nil {
@@ -380,10 +261,10 @@ func (c *collector) end(run *scenarioRun) {
 
 // longRunning returns the scenarios running for longer than d, and for
 // how long.
-func (c *collector) longRunning(d time.Duration) map[*ScenarioResult]time.Duration {
+func (c *collector) longRunning(d time.Duration) map[*report.ScenarioResult]time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[*ScenarioResult]time.Duration{}
+	out := map[*report.ScenarioResult]time.Duration{}
 	now := c.now()
 	for r, since := range c.running {
 		if now.Sub(since) >= d {
@@ -395,62 +276,14 @@ func (c *collector) longRunning(d time.Duration) map[*ScenarioResult]time.Durati
 
 // finish marks the selected scenarios godog never began as left out by
 // go test -run, and returns the results in the plan's order.
-func (c *collector) finish() []*ScenarioResult {
+func (c *collector) finish() []*report.ScenarioResult {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range c.results {
 		if r.Run && r.Attempts == 0 && r.Reason == "" {
 			// Not selected after all: its rules are not listed.
-			r.Verdict, r.Reason, r.Run = NotRun, selection.ReasonFiltered, false
+			r.Verdict, r.Reason, r.Run = report.NotRun, selection.ReasonFiltered, false
 		}
 	}
 	return c.results
-}
-
-// blameText says what a failed scenario blames: "fails API-8", "setup
-// failed: no rule checked", and which of its rules it did not check.
-func blameText(s *ScenarioResult) string {
-	if s.Verdict == SetupFailed {
-		return "setup failed: none of " + strings.Join(s.Rules, ", ") + " checked"
-	}
-	blamed := s.Blamed()
-	text := "fails " + strings.Join(blamed, ", ")
-	var unchecked []string
-	for _, r := range s.Rules {
-		if !slices.Contains(blamed, r) {
-			unchecked = append(unchecked, r)
-		}
-	}
-	if len(unchecked) > 0 {
-		text += "; not checked: " + strings.Join(unchecked, ", ")
-	}
-	return text
-}
-
-// setupFailures counts the scenarios of the run whose setup failed.
-func (r *Report) setupFailures() int {
-	n := 0
-	for _, s := range r.Scenarios {
-		if s.Verdict == SetupFailed {
-			n++
-		}
-	}
-	return n
-}
-
-// nameReproductions gives each failure with a script the file its
-// reproduction is kept in, under the report folder: repro/<the first rule
-// it blames, or setup>-<feature>-<line>.sh.
-func nameReproductions(scenarios []*ScenarioResult) {
-	for _, s := range scenarios {
-		f := s.Failure
-		if f == nil || f.Script == "" || s.Verdict == NotRun {
-			continue
-		}
-		what := "setup"
-		if b := s.Blamed(); len(b) > 0 {
-			what = b[0]
-		}
-		f.ScriptFile = fmt.Sprintf("%s/%s-%s-%d.sh", ReproDir, what, strings.TrimSuffix(s.File, ".feature"), s.Line)
-	}
 }

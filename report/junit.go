@@ -1,11 +1,11 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"encoding/xml"
 	"fmt"
 	"strings"
+
+	"eventsvc/selection"
 )
 
 // JUnit XML, in the shape CI test views read (Jenkins, GitLab, GitHub
@@ -75,7 +75,7 @@ func seconds(d interface{ Seconds() float64 }) string { return fmt.Sprintf("%.3f
 // deployment, read-only, @slow, a step's finding) are skipped test cases.
 func junitXML(rep *Report) ([]byte, error) {
 	doc := junitSuites{Name: "event-service-conformance", Time: seconds(rep.Duration)}
-	if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeIncomplete || (rep.Outcome == OutcomeThrottled && rep.Error != "" && len(ran(rep)) == 0) {
+	if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeIncomplete || (rep.Outcome == OutcomeThrottled && rep.Error != "" && len(rep.Ran()) == 0) {
 		s := junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Time: seconds(rep.Duration), Timestamp: rep.Started.Format("2006-01-02T15:04:05")}
 		name := map[string]string{
 			OutcomeIncomplete: "the run did not finish", OutcomeNotStarted: "the run could not start", OutcomeThrottled: "throttled by the target",
@@ -118,7 +118,7 @@ func junitXML(rep *Report) ([]byte, error) {
 			c.Error = &junitProblem{Message: "setup failed: " + firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
 			s.Errors++
 		case NotRun:
-			c.Skipped = &junitSkipped{Message: (&console{}).why(sc)}
+			c.Skipped = &junitSkipped{Message: (&Console{}).why(sc)}
 			s.Skipped++
 		case ExpectedFailure:
 			c.Skipped = &junitSkipped{Message: "expected failure (baseline: " + sc.Expectation + ")"}
@@ -181,10 +181,10 @@ func failureText(sc *ScenarioResult) string {
 	return b.String()
 }
 
-// ran returns the scenarios that ran.
-func ran(rep *Report) []*ScenarioResult {
+// Ran returns the scenarios that ran, at least once.
+func (r *Report) Ran() []*ScenarioResult {
 	var out []*ScenarioResult
-	for _, s := range rep.Scenarios {
+	for _, s := range r.Scenarios {
 		if s.Attempts > 0 {
 			out = append(out, s)
 		}

@@ -1,8 +1,6 @@
-package conformance
+package report
 
 import (
-	"eventsvc/selection"
-
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,35 +8,45 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"eventsvc/selection"
 )
 
-// console prints a run for people: a line per scenario as it ends (or the
+// Console prints a run for people: a line per scenario as it ends (or the
 // scenario with its steps, in the pretty format), a line now and then for
 // scenarios that take long, and at the end the failures in full, a verdict
 // per selected rule and a closing verdict line.
-type console struct {
+type Console struct {
 	w      io.Writer
 	format string
 	color  bool
-	// baseline tells, as scenarios end, which failures it expects.
-	baseline *Baseline
-	// reportDir is where the reproductions are written; "" for none.
-	reportDir string
+	// Baseline tells, as scenarios end, which failures it expects.
+	Baseline *Baseline
+	// ReportDir is where the reproductions are written; "" for none.
+	ReportDir string
 
 	mu      sync.Mutex
 	feature string // the feature of the last scenario printed (pretty)
 }
 
-func newConsole(w io.Writer, format string, color bool) *console {
-	return &console{w: w, format: format, color: color}
+// NewConsole returns a console that writes to w in format (FormatCompact
+// or FormatPretty), coloured for a terminal when color is set.
+func NewConsole(w io.Writer, format string, color bool) *Console {
+	return &Console{w: w, format: format, color: color}
 }
+
+// Console formats.
+const (
+	FormatCompact = "compact" // a line per scenario, the failures in full at the end
+	FormatPretty  = "pretty"  // every scenario with its steps
+)
 
 // ANSI colours.
 const (
 	red, green, yellow, grey, bold = "31", "32", "33", "90", "1"
 )
 
-func (c *console) paint(code, s string) string {
+func (c *Console) paint(code, s string) string {
 	if !c.color {
 		return s
 	}
@@ -47,7 +55,7 @@ func (c *console) paint(code, s string) string {
 
 // verdictLabel is a scenario's or rule's verdict, upper case, padded to
 // width and coloured.
-func (c *console) verdictLabel(v string, width int) string {
+func (c *Console) verdictLabel(v string, width int) string {
 	label := fmt.Sprintf("%-*s", width, strings.ToUpper(v))
 	switch v {
 	case Passed:
@@ -61,11 +69,12 @@ func (c *console) verdictLabel(v string, width int) string {
 	}
 }
 
-func (c *console) scenarioEnded(r *ScenarioResult) {
+// ScenarioEnded prints a scenario that ended.
+func (c *Console) ScenarioEnded(r *ScenarioResult) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	verdict := r.Verdict
-	if _, expected := c.baseline.covers(r); expected && verdict == Failed {
+	if _, expected := c.Baseline.Covers(r); expected && verdict == Failed {
 		verdict = ExpectedFailure
 	}
 	if r.Attempts > 1 && verdict == Failed {
@@ -92,14 +101,14 @@ func (c *console) scenarioEnded(r *ScenarioResult) {
 }
 
 // why is the reason a scenario was not run.
-func (c *console) why(r *ScenarioResult) string {
+func (c *Console) why(r *ScenarioResult) string {
 	if r.Detail != "" {
 		return r.Detail
 	}
 	return reasonsText([]string{r.Reason}, "")
 }
 
-func (c *console) pretty(r *ScenarioResult, attempt string) {
+func (c *Console) pretty(r *ScenarioResult, attempt string) {
 	if r.Feature != c.feature {
 		fmt.Fprintf(c.w, "\n%s %s\n", c.paint(bold, "Feature:"), r.Feature)
 		c.feature = r.Feature
@@ -125,9 +134,9 @@ func (c *console) pretty(r *ScenarioResult, attempt string) {
 	}
 }
 
-// watch prints, every period, the scenarios that have run longer than
-// period, until the returned stop is called.
-func (c *console) watch(col *collector, period time.Duration) (stop func()) {
+// Watch prints, every period, the scenarios that running says have run
+// longer than period, until the returned stop is called.
+func (c *Console) Watch(running func(time.Duration) map[*ScenarioResult]time.Duration, period time.Duration) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -139,7 +148,7 @@ func (c *console) watch(col *collector, period time.Duration) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				long := col.longRunning(period)
+				long := running(period)
 				var lines []string
 				for r, d := range long {
 					note := ""
@@ -160,9 +169,9 @@ func (c *console) watch(col *collector, period time.Duration) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// summary prints the failures in full, a verdict per selected rule, and
+// Summary prints the failures in full, a verdict per selected rule, and
 // the closing line.
-func (c *console) summary(rep *Report) {
+func (c *Console) Summary(rep *Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var failed []*ScenarioResult
@@ -193,8 +202,8 @@ func (c *console) summary(rep *Report) {
 					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, fmt.Sprintf("%d. %s", i+1, exchangeLine(x))))
 				}
 			}
-			if s.Failure.ScriptFile != "" && c.reportDir != "" {
-				fmt.Fprintf(c.w, "   Reproduce: sh %s\n", filepath.Join(c.reportDir, filepath.FromSlash(s.Failure.ScriptFile)))
+			if s.Failure.ScriptFile != "" && c.ReportDir != "" {
+				fmt.Fprintf(c.w, "   Reproduce: sh %s\n", filepath.Join(c.ReportDir, filepath.FromSlash(s.Failure.ScriptFile)))
 			}
 		}
 	}
@@ -255,7 +264,7 @@ func (c *console) summary(rep *Report) {
 }
 
 // closing is the last line of a run.
-func (c *console) closing(rep *Report) string {
+func (c *Console) closing(rep *Report) string {
 	counts := rep.Counts()
 	took := rep.Duration.Round(100 * time.Millisecond)
 	scenarios := 0
@@ -280,7 +289,7 @@ func (c *console) closing(rep *Report) string {
 				what = append(what, "stale baseline entry: "+b.Expectation.String())
 			}
 		}
-		if n := rep.setupFailures(); n > 0 {
+		if n := rep.SetupFailures(); n > 0 {
 			what = append(what, fmt.Sprintf("the setup of %d scenario%s", n, plural(n)))
 		}
 		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
