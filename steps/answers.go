@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // The steps that check the answer of the last When step, whatever the
@@ -392,13 +394,13 @@ func (s *scenario) offersLinks(offers, list string) error {
 	}
 	if offers == "offers" && x.kind == kindEvent && slices.Contains(splitList(list), "update-event") && s.manages(x.who, x.url.String()) {
 		if _, ok := x.links()["update-event"]; !ok {
-			return s.managerNotOffered(x, x.url.String(), s.failf(x, "the event does not offer \"update-event\" to %s, who created it; it offers %s", x.who, relNames(x.links())))
+			return s.managerNotOffered(x, x.url.String(), s.failf(x, "the event does not offer \"update-event\" to %s, who created it; it offers %s", x.who, hal.RelNames(x.links())))
 		}
 	}
 	links := x.links()
 	for _, rel := range splitList(list) {
 		if _, ok := links[rel]; ok != (offers == "offers") {
-			return breaks(s.failf(x, "offers %q: %v, want %v; it offers %s", rel, ok, !ok, relNames(links)), linkRule(x, rel)...)
+			return breaks(s.failf(x, "offers %q: %v, want %v; it offers %s", rel, ok, !ok, hal.RelNames(links)), linkRule(x, rel)...)
 		}
 	}
 	return nil

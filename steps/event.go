@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
+	"eventsvc/value"
 )
 
 // Reading and updating the event a scenario created.
@@ -54,7 +55,7 @@ func (s *scenario) atEventID(who, method, id string) error {
 	if err != nil {
 		return s.about(list, err)
 	}
-	req, kind := s.at(method, expand(template, map[string]string{"id": id})), kindEvent
+	req, kind := s.at(method, hal.Expand(template, map[string]string{"id": id})), kindEvent
 	if method == http.MethodPut {
 		req, kind = req.WithJSON(s.updateBody(nil)), kindUpdated
 	}
@@ -188,7 +189,7 @@ func (s *scenario) validationError(field, code string) error {
 	if err != nil {
 		return s.about(x, err)
 	}
-	if index, _ := hrefs(obj)["index"]; index == "" {
+	if index, _ := hal.Links(obj)["index"]; index == "" {
 		return s.failf(x, "the error has no \"index\" link")
 	}
 	content, _ := obj["content"].([]any)
@@ -262,64 +263,11 @@ func (s *scenario) fieldsReadBack() error {
 		if !shown {
 			continue
 		}
-		if !sameValue(s.events.sent[k], got) {
-			return breaks(s.failf(x, "%q reads back as %s; the update sent %s", k, described(got), described(s.events.sent[k])), "API-9")
+		if !value.Same(s.events.sent[k], got) {
+			return breaks(s.failf(x, "%q reads back as %s; the update sent %s", k, value.Describe(got), value.Describe(s.events.sent[k])), "API-9")
 		}
 	}
 	return nil
-}
-
-// sameValue reports whether got, read back, is sent as a reader of JSON
-// takes it.
-func sameValue(sent, got any) bool {
-	if n, ok := sent.(json.Number); ok {
-		f, err := n.Float64()
-		if err != nil {
-			return false
-		}
-		sent = f
-	}
-	switch v := sent.(type) {
-	case string:
-		g, ok := got.(string)
-		switch {
-		case v == "" && got == nil:
-			return true
-		case !ok:
-			return false
-		case v == g:
-			return true
-		}
-		a, aok := parseDateTime(v)
-		b, bok := parseDateTime(g)
-		return aok && bok && a.Equal(b)
-	case float64:
-		switch g := got.(type) {
-		case float64:
-			return v == g
-		case string:
-			return g == strconv.FormatFloat(v, 'f', -1, 64)
-		}
-		return false
-	}
-	a, _ := json.Marshal(sent)
-	b, _ := json.Marshal(got)
-	return string(a) == string(b)
-}
-
-// dateTimeLayouts are the ways a date-time may be written (RFC 3339, ISO
-// 8601 local).
-var dateTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
-
-// parseDateTime reads a date-time; one without an offset is taken as UTC,
-// so that "2026-11-25T10:00:00" and "2026-11-25T10:00:00Z" are the same.
-func parseDateTime(s string) (time.Time, bool) {
-	for _, l := range dateTimeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }
 
 func jsonText(v any) string {

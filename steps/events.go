@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // DefaultEventBody is a body the reference server's POST /api/events
@@ -333,7 +335,7 @@ func (s *scenario) created(x *exchange) error {
 	errFound := fmt.Errorf("found")
 	err := s.eachPage(func(p page, _ *exchange) error {
 		for i, item := range p.docs {
-			if item["name"] == s.events.sentName && p.items[i] != "" && hrefs(item)["self"] != "" {
+			if item["name"] == s.events.sentName && p.items[i] != "" && hal.Links(item)["self"] != "" {
 				s.events.address = p.items[i]
 				return errFound
 			}

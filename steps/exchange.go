@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/gavv/httpexpect/v2"
+
+	"eventsvc/hal"
 )
 
 // exchange is one request the suite sent and the answer it got, read once:
@@ -164,14 +166,14 @@ func (x *exchange) text(name string) (string, error) {
 // entry that is an array of links gives its first link.
 func (x *exchange) links() map[string]string {
 	obj, _ := x.json.(map[string]any)
-	return hrefs(obj)
+	return hal.Links(obj)
 }
 
 // link returns the address of rel, resolved against the answer's address.
 func (x *exchange) link(rel string) (string, error) {
 	href, ok := x.links()[rel]
 	if !ok {
-		return "", fmt.Errorf("the answer offers no %q link; it offers %s", rel, relNames(x.links()))
+		return "", fmt.Errorf("the answer offers no %q link; it offers %s", rel, hal.RelNames(x.links()))
 	}
 	return x.resolve(href), nil
 }
@@ -179,13 +181,7 @@ func (x *exchange) link(rel string) (string, error) {
 // resolve turns an href of the answer into an absolute address (RFC 3986
 // §5, spec API-10): relative hrefs are resolved against the address of the
 // answer that carried them.
-func (x *exchange) resolve(href string) string {
-	ref, err := url.Parse(href)
-	if err != nil {
-		return href
-	}
-	return x.url.ResolveReference(ref).String()
-}
+func (x *exchange) resolve(href string) string { return hal.Resolve(x.url, href) }
 
 // repeats reports whether the answer's headers or body hold secret.
 func (x *exchange) repeats(secret string) bool {
@@ -195,38 +191,4 @@ func (x *exchange) repeats(secret string) bool {
 	var head strings.Builder
 	_ = x.header.Write(&head)
 	return strings.Contains(head.String(), secret) || strings.Contains(x.body, secret)
-}
-
-// hrefs reads the "_links" of one HAL object.
-func hrefs(doc map[string]any) map[string]string {
-	out := map[string]string{}
-	links, _ := doc["_links"].(map[string]any)
-	for rel, v := range links {
-		if list, ok := v.([]any); ok && len(list) > 0 {
-			v = list[0]
-		}
-		if link, ok := v.(map[string]any); ok {
-			if href, ok := link["href"].(string); ok {
-				out[rel] = href
-			}
-		}
-	}
-	return out
-}
-
-// described is a JSON value as a message tells it, with its type: the
-// string "600", the number 600, true, null, an object, an array.
-func described(v any) string {
-	b, _ := json.Marshal(v)
-	switch v.(type) {
-	case string:
-		return "the string " + string(b)
-	case float64, json.Number:
-		return "the number " + string(b)
-	case map[string]any:
-		return "the object " + string(b)
-	case []any:
-		return "the array " + string(b)
-	}
-	return string(b)
 }

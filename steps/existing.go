@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // maxProbedEvents bounds the events a read-only run reads, one by one, to
@@ -35,7 +37,7 @@ func (s *scenario) userManagesAnEvent() error {
 	errFound := fmt.Errorf("found")
 	err = s.eachPage(func(p page, list *exchange) error {
 		for i, self := range p.items {
-			if _, ok := hrefs(p.docs[i])["self"]; !ok {
+			if _, ok := hal.Links(p.docs[i])["self"]; !ok {
 				return notChecked("the events the target lists have no \"self\" link to read them by")
 			}
 			if read == maxProbedEvents {

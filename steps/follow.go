@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // Following links (spec API-10): every href of an answer resolves, against
@@ -160,7 +162,7 @@ func templatedRels(doc map[string]any) map[string]bool {
 
 // firstItem is the first event a list answer lists, or nil.
 func firstItem(doc map[string]any) map[string]any {
-	if items := listItems(doc); len(items) > 0 {
+	if items := hal.Items(doc); len(items) > 0 {
 		return items[0]
 	}
 	return nil
@@ -181,7 +183,7 @@ func fillTemplate(template string, doc map[string]any) (string, bool) {
 	if f, ok := item["id"].(float64); ok {
 		id = fmt.Sprintf("%.0f", f)
 	}
-	return expand(template, map[string]string{"id": id}), true
+	return hal.Expand(template, map[string]string{"id": id}), true
 }
 
 // sameResource reports whether y, reached through the "self" link of x,
@@ -239,7 +241,7 @@ func (s *scenario) listedEventsLeadTo(sample bool) error {
 		return s.failf(x, "the list holds no events")
 	}
 	for i, item := range items {
-		self := hrefs(item)["self"]
+		self := hal.Links(item)["self"]
 		if self == "" {
 			return s.failf(x, "listed event %d has no \"self\" link", i+1)
 		}

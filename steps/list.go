@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"eventsvc/hal"
 )
 
 // Reading the event list, and what the reference server says of a page.
@@ -16,33 +18,13 @@ func (s *scenario) listEvents(who, query string) error {
 	return s.whenAs(who, kindList, s.at("GET", withQuery(address, query)))
 }
 
-// listItems returns the items of a list: the elements of the arrays under
-// "_embedded" (HAL), or, where there is no "_embedded", of the top-level
-// arrays. The specification does not show the list's shape.
-func listItems(doc map[string]any) []map[string]any {
-	embedded, ok := doc["_embedded"].(map[string]any)
-	if !ok {
-		embedded = doc
-	}
-	var items []map[string]any
-	for _, v := range embedded {
-		list, _ := v.([]any)
-		for _, e := range list {
-			if m, ok := e.(map[string]any); ok {
-				items = append(items, m)
-			}
-		}
-	}
-	return items
-}
-
 // answerItems returns the events the answer lists.
 func (s *scenario) answerItems() ([]map[string]any, *exchange, error) {
 	x, obj, err := s.answerObject()
 	if err != nil {
 		return nil, x, err
 	}
-	return listItems(obj), x, nil
+	return hal.Items(obj), x, nil
 }
 
 func (s *scenario) pageHolds(n int) error {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // What an answer offers its caller (spec SVC-3): one check, offersExactly,
@@ -65,14 +67,14 @@ func (s *scenario) offersExactly(x *exchange) error {
 			}
 		}
 		if missing != nil {
-			return breaks(s.failf(x, "%s, read by %s, does not offer %q; it offers %s", x.kind, x.who, missing, relNames(links)), listRule)
+			return breaks(s.failf(x, "%s, read by %s, does not offer %q; it offers %s", x.kind, x.who, missing, hal.RelNames(links)), listRule)
 		}
 		if err := s.offersAction(x, links, "create-new-event", token, "a caller with a valid token, and nobody else"); err != nil {
 			return breaks(err, listRule)
 		}
 		obj, _ := x.json.(map[string]any)
-		for i, item := range listItems(obj) {
-			if _, ok := hrefs(item)["update-event"]; ok && !s.manages(x.who, x.resolve(hrefs(item)["self"])) {
+		for i, item := range hal.Items(obj) {
+			if _, ok := hal.Links(item)["update-event"]; ok && !s.manages(x.who, x.resolve(hal.Links(item)["self"])) {
 				return requires(s.failf(x, "listed event %d offers \"update-event\" to %s, who does not manage it", i+1, x.who), "API-8")
 			}
 		}
@@ -157,7 +159,7 @@ func (s *scenario) offersAction(x *exchange, links map[string]string, rel string
 		if !ok {
 			verb = "does not offer"
 		}
-		return s.failf(x, "%s, read by %s, %s %q: it is for %s; it offers %s", x.kind, x.who, verb, rel, to, relNames(links))
+		return s.failf(x, "%s, read by %s, %s %q: it is for %s; it offers %s", x.kind, x.who, verb, rel, to, hal.RelNames(links))
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/hal"
 )
 
 // maxPages bounds a walk through the event list.
@@ -79,9 +81,9 @@ func (s *scenario) readPageAs(who, address string) (page, *exchange, error) {
 		p.links[rel] = x.resolve(href)
 	}
 	obj, _ := x.json.(map[string]any)
-	for _, item := range listItems(obj) {
+	for _, item := range hal.Items(obj) {
 		key := ""
-		if self := hrefs(item)["self"]; self != "" {
+		if self := hal.Links(item)["self"]; self != "" {
 			key = x.resolve(self)
 		} else {
 			b, _ := json.Marshal(item)

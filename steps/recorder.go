@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"eventsvc/redact"
+	"eventsvc/repro"
 )
 
 // recorder is the httpexpect Reporter and Printer of one scenario. It
@@ -29,19 +29,7 @@ type recorder struct {
 	setCookies []string
 	// log is every exchange of the scenario, as sent and answered, for
 	// its reproduction (repro.go). It is never shown as it is.
-	log []sent
-}
-
-// sent is one request of a scenario, as sent, and its answer.
-type sent struct {
-	method, url string
-	header      http.Header
-	body        []byte
-	status      int
-	respHeader  http.Header
-	respBody    []byte
-	// transcript is the exchange, masked.
-	transcript string
+	log []repro.Exchange
 }
 
 // Errorf records a failure reported by httpexpect: a request that could not
@@ -69,15 +57,10 @@ func (r *recorder) Request(req *http.Request) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", req.Method, r.redactor.String(req.URL.String()))
-	writeHeader(&b, r.redactor.Header(req.Header))
-	if len(body) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", r.redactor.Body(req.Header.Get("Content-Type"), body))
-	}
+	text := repro.RequestText(r.redactor, req, body)
 	r.mu.Lock()
-	r.request, r.response = b.String(), ""
-	r.log = append(r.log, sent{method: req.Method, url: req.URL.String(), header: req.Header.Clone(), body: body})
+	r.request, r.response = text, ""
+	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body})
 	r.mu.Unlock()
 }
 
@@ -86,25 +69,20 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", resp.Proto, resp.Status)
-	writeHeader(&b, r.redactor.Header(resp.Header))
-	if len(body) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", r.redactor.Body(resp.Header.Get("Content-Type"), body))
-	}
+	text := repro.ResponseText(r.redactor, resp, body)
 	r.mu.Lock()
-	r.response = b.String()
+	r.response = text
 	r.setCookies = append(r.setCookies, resp.Header.Values("Set-Cookie")...)
 	if n := len(r.log); n > 0 {
 		last := &r.log[n-1]
-		last.status, last.respHeader, last.respBody = resp.StatusCode, resp.Header.Clone(), body
-		last.transcript = "request:\n" + indent(r.request) + "response:\n" + indent(r.response)
+		last.Status, last.RespHeader, last.RespBody = resp.StatusCode, resp.Header.Clone(), body
+		last.Transcript = repro.Transcript(r.request, r.response)
 	}
 	r.mu.Unlock()
 }
 
 // exchanges returns the scenario's exchanges so far.
-func (r *recorder) exchanges() []sent {
+func (r *recorder) exchanges() []repro.Exchange {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.log)
@@ -116,10 +94,7 @@ func (r *recorder) take() (transcript, failure string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.request != "" {
-		transcript = "request:\n" + indent(r.request)
-		if r.response != "" {
-			transcript += "response:\n" + indent(r.response)
-		}
+		transcript = repro.Transcript(r.request, r.response)
 	}
 	failure = strings.TrimSpace(r.redactor.String(r.failure))
 	r.failure, r.request, r.response = "", "", ""
@@ -131,17 +106,4 @@ func (r *recorder) cookies() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.redactor.Header(http.Header{"Set-Cookie": r.setCookies}).Values("Set-Cookie")
-}
-
-func writeHeader(b *strings.Builder, h http.Header) {
-	for _, n := range slices.Sorted(maps.Keys(h)) {
-		for _, v := range h[n] {
-			fmt.Fprintf(b, "%s: %s\n", n, v)
-		}
-	}
-}
-
-func indent(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return "    " + strings.Join(lines, "\n    ") + "\n"
 }

@@ -3,7 +3,6 @@ package steps
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -130,30 +129,10 @@ func (s *scenario) eventsAddress() (string, error) {
 	return address, nil
 }
 
-// expand fills a URI template's {name} variables (RFC 6570 level 1).
-func expand(template string, vars map[string]string) string {
-	for k, v := range vars {
-		template = strings.ReplaceAll(template, "{"+k+"}", url.PathEscape(v))
-	}
-	return template
-}
-
 // absolute reports whether href is an absolute address with a host.
 func absolute(href string) bool {
 	u, err := url.Parse(href)
 	return err == nil && u.IsAbs() && u.Host != ""
-}
-
-func relNames(links map[string]string) string {
-	if len(links) == 0 {
-		return "none"
-	}
-	var names []string
-	for rel := range links {
-		names = append(names, rel)
-	}
-	slices.Sort(names)
-	return `"` + strings.Join(names, `", "`) + `"`
 }
 
 func splitList(s string) []string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/value"
 )
 
 // tokenPath is the address of the token endpoint (spec: Endpoints). The
@@ -137,7 +139,7 @@ func (s *scenario) tokenTypeIs(want string) error {
 		return breaks(s.about(x, err), "TOK-5")
 	}
 	if !strings.EqualFold(got, want) { // RFC 6749 §5.1: case-insensitive
-		return breaks(s.failf(x, "token_type is %s, want %q", described(got), want), "TOK-5")
+		return breaks(s.failf(x, "token_type is %s, want %q", value.Describe(got), want), "TOK-5")
 	}
 	return nil
 }
@@ -168,7 +170,7 @@ func (s *scenario) accessTokenExpiresWithin(most int) error {
 	}
 	n, ok := v.(float64)
 	if !ok || n != math.Trunc(n) || n <= 0 || n > float64(most) {
-		return breaks(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", described(v), most), "TOK-5")
+		return breaks(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", value.Describe(v), most), "TOK-5")
 	}
 	return nil
 }

@@ -1,0 +1,82 @@
+// Package value compares and describes the JSON values of the API's
+// answers as a reader of JSON takes them: what was written reads back as
+// the same text, the same number, the same instant.
+package value
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Same reports whether got, read back, is sent as a reader of JSON takes
+// it: the same text; an empty text as null; the same instant for
+// date-times written with or without an offset; the same number, or its
+// decimal text.
+func Same(sent, got any) bool {
+	if n, ok := sent.(json.Number); ok {
+		f, err := n.Float64()
+		if err != nil {
+			return false
+		}
+		sent = f
+	}
+	switch v := sent.(type) {
+	case string:
+		g, ok := got.(string)
+		switch {
+		case v == "" && got == nil:
+			return true
+		case !ok:
+			return false
+		case v == g:
+			return true
+		}
+		a, aok := ParseTime(v)
+		b, bok := ParseTime(g)
+		return aok && bok && a.Equal(b)
+	case float64:
+		switch g := got.(type) {
+		case float64:
+			return v == g
+		case string:
+			return g == strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return false
+	}
+	a, _ := json.Marshal(sent)
+	b, _ := json.Marshal(got)
+	return string(a) == string(b)
+}
+
+// timeLayouts are the ways a date-time may be written (RFC 3339, ISO 8601
+// local).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"}
+
+// ParseTime reads a date-time; one without an offset is taken as UTC, so
+// that "2026-11-25T10:00:00" and "2026-11-25T10:00:00Z" are the same.
+func ParseTime(s string) (time.Time, bool) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Describe is a JSON value as a message tells it, with its type: the
+// string "600", the number 600, true, null, an object, an array.
+func Describe(v any) string {
+	b, _ := json.Marshal(v)
+	switch v.(type) {
+	case string:
+		return "the string " + string(b)
+	case float64, json.Number:
+		return "the number " + string(b)
+	case map[string]any:
+		return "the object " + string(b)
+	case []any:
+		return "the array " + string(b)
+	}
+	return string(b)
+}

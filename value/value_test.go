@@ -1,0 +1,42 @@
+package value
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestSameTakesValuesAsAReaderOfJSONDoes(t *testing.T) {
+	tests := []struct {
+		sent, got any
+		want      bool
+	}{
+		{"Room 4", "Room 4", true},
+		{"Room 4", "Room 5", false},
+		{"", nil, true},
+		{"x", nil, false},
+		{"2026-11-25T10:00:00", "2026-11-25T10:00:00Z", true},
+		{"2026-11-25T11:00:00+01:00", "2026-11-25T10:00:00Z", true},
+		{"2026-11-25T10:00:00Z", "2026-11-25T10:00:01Z", false},
+		{json.Number("12.5"), 12.5, true},
+		{12.5, "12.5", true},
+		{12.5, 12.0, false},
+		{true, true, true},
+		{true, "true", false},
+	}
+	for _, tt := range tests {
+		if got := Same(tt.sent, tt.got); got != tt.want {
+			t.Errorf("Same(%#v, %#v) = %v, want %v", tt.sent, tt.got, got, tt.want)
+		}
+	}
+}
+
+func TestDescribeNamesTheType(t *testing.T) {
+	for v, want := range map[any]string{"600": `the string "600"`, 600.0: "the number 600", true: "true"} {
+		if got := Describe(v); got != want {
+			t.Errorf("Describe(%#v) = %q, want %q", v, got, want)
+		}
+	}
+	if got := Describe(nil); got != "null" {
+		t.Errorf("Describe(nil) = %q", got)
+	}
+}
