@@ -153,7 +153,7 @@ func (s *scenario) grantedScopeIs(want string) error {
 	if err != nil {
 		return breaks(s.about(x, err), "TOK-5", "CLI-4")
 	}
-	if !sameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
+	if !value.SameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
 		return breaks(s.failf(x, "scope is %q, want %q", got, want), "TOK-5", "CLI-4")
 	}
 	return nil
@@ -279,25 +279,4 @@ func (s *scenario) needsAToken(path string) error {
 		return requires(s.failf(bare, "a request that needs a token is not refused without one (status %d): whether a token is refused cannot be told", bare.status), "AUTH-4")
 	}
 	return nil
-}
-
-// sameWords compares two space-separated lists as sets.
-func sameWords(a, b string) bool {
-	set := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(s) {
-			m[w] = true
-		}
-		return m
-	}
-	sa, sb := set(a), set(b)
-	if len(sa) != len(sb) {
-		return false
-	}
-	for w := range sa {
-		if !sb[w] {
-			return false
-		}
-	}
-	return true
 }

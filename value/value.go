@@ -6,6 +6,7 @@ package value
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -79,4 +80,26 @@ func Describe(v any) string {
 		return "the array " + string(b)
 	}
 	return string(b)
+}
+
+// SameWords reports whether a and b hold the same set of space-separated
+// words, in any order (RFC 6749 §3.3: a scope).
+func SameWords(a, b string) bool {
+	set := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(s) {
+			m[w] = true
+		}
+		return m
+	}
+	sa, sb := set(a), set(b)
+	if len(sa) != len(sb) {
+		return false
+	}
+	for w := range sa {
+		if !sb[w] {
+			return false
+		}
+	}
+	return true
 }

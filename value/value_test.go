@@ -40,3 +40,9 @@ func TestDescribeNamesTheType(t *testing.T) {
 		t.Errorf("Describe(nil) = %q", got)
 	}
 }
+
+func TestSameWordsIsASet(t *testing.T) {
+	if !SameWords("read write", "write  read") || SameWords("read", "read write") || SameWords("read read", "read write") {
+		t.Fatal("SameWords does not compare sets of words")
+	}
+}
