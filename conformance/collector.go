@@ -14,6 +14,7 @@ import (
 	"eventsvc/report"
 	"eventsvc/selection"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // collector records every scenario of a godog run through hooks of its
@@ -28,12 +29,12 @@ type collector struct {
 	attempt   int                                 // 1, then 2… on retries
 	retry     map[*report.ScenarioResult]bool     // the scenarios a retry runs
 	running   map[*report.ScenarioResult]time.Time
-	throttle  *throttleWatch
+	throttle  *target.Watch
 	ended     func(*report.ScenarioResult) // told when a scenario's attempt ends
 	now       func() time.Time
 }
 
-func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle *throttleWatch, ended func(*report.ScenarioResult)) *collector {
+func newCollector(plan []*selection.Planned, redactor *redact.Redactor, throttle *target.Watch, ended func(*report.ScenarioResult)) *collector {
 	c := &collector{
 		redactor: redactor, throttle: throttle, ended: ended, now: time.Now,
 		unclaimed: map[string][]*report.ScenarioResult{}, running: map[*report.ScenarioResult]time.Time{},
@@ -79,11 +80,11 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 			if run == nil {
 				return ctx, fmt.Errorf("%w: not part of this attempt", godog.ErrSkip)
 			}
-			if c.throttle != nil && c.throttle.hit() != nil {
+			if c.throttle != nil && c.throttle.Throttled() != nil {
 				run.skip = selection.ReasonThrottle
 				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, selection.ReasonText(selection.ReasonThrottle))
 			}
-			if c.throttle != nil && c.throttle.unreachable() != nil {
+			if c.throttle != nil && c.throttle.Unreachable() != nil {
 				run.skip = selection.ReasonUnreachable
 				return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, selection.ReasonText(selection.ReasonUnreachable))
 			}
@@ -216,12 +217,12 @@ func (c *collector) end(run *scenarioRun) {
 			break
 		}
 	}
-	if c.throttle != nil && c.throttle.hitSince(run.start) {
+	if c.throttle != nil && c.throttle.ThrottledSince(run.start) {
 		// A 429 is the target protecting itself, not a broken rule.
 		failedNow = false
 		run.skip = selection.ReasonThrottle
 	}
-	if c.throttle != nil && c.throttle.downSince(run.start) {
+	if c.throttle != nil && c.throttle.DownSince(run.start) {
 		// A target that stopped answering broke no rule that it showed.
 		failedNow = false
 		run.skip = selection.ReasonUnreachable
@@ -244,9 +245,9 @@ func (c *collector) end(run *scenarioRun) {
 		}
 		switch run.skip {
 		case selection.ReasonThrottle:
-			r.Detail = c.throttle.hit().Error()
+			r.Detail = c.throttle.Throttled().Error()
 		case selection.ReasonUnreachable:
-			r.Detail = c.throttle.unreachable().Error()
+			r.Detail = c.throttle.Unreachable().Error()
 		}
 	case c.attempt > 1:
 		r.Verdict = report.Flaky

@@ -27,6 +27,7 @@ import (
 
 	"eventsvc/server"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // testCA makes a CA and a certificate it signs for 127.0.0.1, and writes
@@ -102,7 +103,7 @@ func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 		_, err = Run(o)
 		return err
 	}
-	if err := run(map[string]string{}); !errors.Is(err, ErrPreflight) || !strings.Contains(err.Error(), "-ca-file or CONFORMANCE_CA_FILE") {
+	if err := run(map[string]string{}); !errors.Is(err, target.ErrPreflight) || !strings.Contains(err.Error(), "-ca-file or CONFORMANCE_CA_FILE") {
 		t.Errorf("without the CA: %v, want a preflight error that points at -ca-file", err)
 	}
 	if err := run(map[string]string{"CONFORMANCE_CA_FILE": caFile}); err != nil {
@@ -154,7 +155,7 @@ func TestTheStandardProxyVariablesAreHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Output = io.Discard
-	if _, err := Run(o); !errors.Is(err, ErrPreflight) {
+	if _, err := Run(o); !errors.Is(err, target.ErrPreflight) {
 		t.Errorf("with NO_PROXY naming the target: %v, want it unreachable", err)
 	}
 }
@@ -177,7 +178,7 @@ func TestTheRequestTimeoutIsAnOption(t *testing.T) {
 	o.Output = io.Discard
 	start := time.Now()
 	_, err = Run(o)
-	if !errors.Is(err, ErrPreflight) || !strings.Contains(err.Error(), "no answer within 100ms") {
+	if !errors.Is(err, target.ErrPreflight) || !strings.Contains(err.Error(), "no answer within 100ms") {
 		t.Errorf("Run = %v", err)
 	}
 	if time.Since(start) > 1500*time.Millisecond {

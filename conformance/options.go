@@ -13,6 +13,7 @@ import (
 	"eventsvc/report"
 	"eventsvc/selection"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default
@@ -79,9 +80,9 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	transport, err := Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: proxyFromEnv(lookup)}.Transport()
+	transport, err := target.Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: target.ProxyFromEnv(lookup)}.Transport()
 	if err != nil {
-		return Options{}, err
+		return Options{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	var eventBody []byte
 	if file := get("CONFORMANCE_EVENT_FILE"); file != "" {

@@ -14,6 +14,7 @@ import (
 	"eventsvc/report"
 	"eventsvc/selection"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // runOther runs the scenarios a remote run selects against a second
@@ -195,7 +196,7 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 			c := otherConfig{flaws: tt.flaws}
 			rep, out, err := runOther(t, c, selection.RemoteTags+" && @"+tt.rule, false)
 			if tt.preflight {
-				if !errors.Is(err, ErrPreflight) {
+				if !errors.Is(err, target.ErrPreflight) {
 					t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
 				}
 				t.Logf("refused by the preflight: %v", err)
@@ -226,7 +227,7 @@ func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
-			if errors.Is(err, ErrPreflight) {
+			if errors.Is(err, target.ErrPreflight) {
 				t.Skipf("the preflight of a whole run refuses this breakage: %v", err)
 			}
 			var failed []string

@@ -17,6 +17,7 @@ import (
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // startReference starts a reference server on a loopback port with the
@@ -48,8 +49,8 @@ func remote(base string) steps.Target {
 	return steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "preflight-test"}
 }
 
-// writing is a plan whose selection writes.
-var writing = []*selection.Planned{{Run: true, Tags: []string{"@spec", "@writes"}}}
+// writing says that the run writes.
+const writing = true
 
 func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	ref := startReference(t, steps.ServerConfig{}, nil)
@@ -89,21 +90,21 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	tests := []struct {
 		name   string
 		target steps.Target
-		plan   []*selection.Planned
+		writes bool
 		want   []string
 	}{
-		{"a path prefix", remote(ref + "/v1"), nil, []string{"is not the Event Service API: GET " + ref + "/v1/api gave 401 Unauthorized", "BASE_URL has the path /v1"}},
-		{"the API root as BASE_URL", remote(ref + "/api"), nil, []string{"BASE_URL ends in /api, and the suite adds /api itself: try " + ref}},
-		{"another service", remote(otherAPI.URL), nil, []string{"is not the Event Service API", "gave an answer without _links.events"}},
-		{"a failing target", remote(status(503, "")), nil, []string{"the target is failing: GET /api answered 503 Service Unavailable"}},
-		{"a wrong client secret", wrongSecret, nil, []string{`refused the client "myApp" (status 401, error "invalid_client"): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET`}},
-		{"a wrong password", wrongPassword, nil, []string{`refused the other user "admin@email.com" (status 400, error "invalid_grant"): check CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD`}},
+		{"a path prefix", remote(ref + "/v1"), false, []string{"is not the Event Service API: GET " + ref + "/v1/api gave 401 Unauthorized", "BASE_URL has the path /v1"}},
+		{"the API root as BASE_URL", remote(ref + "/api"), false, []string{"BASE_URL ends in /api, and the suite adds /api itself: try " + ref}},
+		{"another service", remote(otherAPI.URL), false, []string{"is not the Event Service API", "gave an answer without _links.events"}},
+		{"a failing target", remote(status(503, "")), false, []string{"the target is failing: GET /api answered 503 Service Unavailable"}},
+		{"a wrong client secret", wrongSecret, false, []string{`refused the client "myApp" (status 401, error "invalid_client"): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET`}},
+		{"a wrong password", wrongPassword, false, []string{`refused the other user "admin@email.com" (status 400, error "invalid_grant"): check CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD`}},
 		{"an event body the target refuses", badEvent, writing, []string{"refused the event body of CONFORMANCE_EVENT_FILE: POST /api/events gave 400 Bad Request: ", `"field":"description"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Preflight(tt.target, tt.plan)
-			if !errors.Is(err, ErrPreflight) {
+			_, err := target.Preflight(tt.target, tt.writes)
+			if !errors.Is(err, target.ErrPreflight) {
 				t.Fatalf("Preflight = %v, want a preflight error", err)
 			}
 			for _, w := range tt.want {
@@ -122,12 +123,12 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 		})
 	}
 
-	_, err := Preflight(remote(tokenThrottled.URL), nil)
-	var throttled *ThrottledError
+	_, err := target.Preflight(remote(tokenThrottled.URL), false)
+	var throttled *target.ThrottledError
 	if !errors.As(err, &throttled) || throttled.RetryAfter != "300" || !strings.Contains(err.Error(), "429 Too Many Requests to POST /oauth/token (Retry-After: 300)") {
 		t.Errorf("a 429 from the token endpoint: %v", err)
 	}
-	if _, err := Preflight(remote(ref), writing); err != nil {
+	if _, err := target.Preflight(remote(ref), writing); err != nil {
 		t.Errorf("the reference server with the demo credentials fails the preflight: %v", err)
 	}
 }
@@ -139,8 +140,8 @@ func TestPreflightStopsARunWhoseClientCannotWrite(t *testing.T) {
 		ID: DemoCredentials.ClientID, Secret: DemoCredentials.ClientSecret,
 		GrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"other"},
 	}}}, nil)
-	_, err := Preflight(remote(ref), writing)
-	if !errors.Is(err, ErrPreflight) || !strings.Contains(err.Error(), `does not offer the user "user@email.com" a create-new-event link`) {
+	_, err := target.Preflight(remote(ref), writing)
+	if !errors.Is(err, target.ErrPreflight) || !strings.Contains(err.Error(), `does not offer the user "user@email.com" a create-new-event link`) {
 		t.Fatalf("Preflight = %v", err)
 	}
 }
@@ -151,7 +152,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Run(Options{Target: remote(startReference(t, steps.ServerConfig{}, nil) + "/v1"), Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
-	if !errors.Is(err, ErrPreflight) {
+	if !errors.Is(err, target.ErrPreflight) {
 		t.Fatalf("Run = %v", err)
 	}
 	reporttest.Check(t, dir)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -26,6 +25,7 @@ import (
 	"eventsvc/report"
 	"eventsvc/selection"
 	"eventsvc/steps"
+	"eventsvc/target"
 )
 
 // Errors of Run; the binary's exit status follows from them.
@@ -97,7 +97,7 @@ type Options struct {
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
-// fails its scenario. A remote target is checked by Preflight first. At the
+// fails its scenario. A remote target is checked by target.Preflight first. At the
 // end it prints a verdict for every selected rule and writes the reports.
 // The report is returned with every error but ErrUsage.
 func Run(o Options) (*report.Report, error) {
@@ -151,16 +151,12 @@ func Run(o Options) (*report.Report, error) {
 		return nil, err
 	}
 
-	watch := &throttleWatch{}
-	base := o.Target.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	o.Target.Transport = watching{base: base, w: watch}
-	target, err := Preflight(o.Target, plan)
+	watch := &target.Watch{}
+	o.Target.Transport = watch.Transport(o.Target.Transport)
+	checked, err := target.Preflight(o.Target, writes(plan))
 	if err != nil {
 		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
-		var throttled *ThrottledError
+		var throttled *target.ThrottledError
 		if errors.As(err, &throttled) {
 			rep.Outcome = report.OutcomeThrottled
 		}
@@ -175,10 +171,10 @@ func Run(o Options) (*report.Report, error) {
 		}
 		return rep, err
 	}
-	if target, err = withContract(target); err != nil {
+	if checked, err = withContract(checked); err != nil {
 		return rep, err
 	}
-	o.Target = target
+	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
 	o.Target.Discovery = &steps.Discovery{}
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
@@ -196,7 +192,7 @@ func Run(o Options) (*report.Report, error) {
 		p.Concurrency = phase.concurrency
 		status |= runGodog(p, col, godogTags, phase.paths)
 	}
-	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.hit() == nil && watch.unreachable() == nil; attempt++ {
+	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.Throttled() == nil && watch.Unreachable() == nil; attempt++ {
 		again, paths := retries(col.results, o.Baseline)
 		if len(again) == 0 {
 			break
@@ -207,7 +203,7 @@ func Run(o Options) (*report.Report, error) {
 		runGodog(serial, col, godogTags, paths)
 	}
 	stop()
-	rep.Waits, rep.Waited = watch.slowedDown()
+	rep.Waits, rep.Waited = watch.SlowedDown()
 	rep.Scenarios = col.finish()
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
@@ -216,10 +212,10 @@ func Run(o Options) (*report.Report, error) {
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
 	switch {
-	case watch.hit() != nil:
-		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.hit().Error()
-	case watch.unreachable() != nil:
-		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.unreachable().Error()
+	case watch.Throttled() != nil:
+		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.Throttled().Error()
+	case watch.Unreachable() != nil:
+		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.Unreachable().Error()
 	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0,
 		o.FailOnNotRun && len(rep.Unchecked()) > 0:
 		rep.Outcome = report.OutcomeFailed
@@ -426,4 +422,14 @@ func runGodog(o Options, col *collector, tags string, paths []string) int {
 		},
 	}
 	return suite.Run()
+}
+
+// writes reports whether a selected scenario creates or changes events.
+func writes(plan []*selection.Planned) bool {
+	for _, s := range plan {
+		if s.Run && slices.Contains(s.Tags, "@writes") {
+			return true
+		}
+	}
+	return false
 }

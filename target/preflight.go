@@ -1,4 +1,9 @@
-package conformance
+// Package target is how a run reaches the deployment it checks: the
+// connections' settings (a private CA, a proxy), the watch on its answers
+// that waits out a short 429 and notes throttling and outages, and the
+// preflight that checks the target and the run's credentials before any
+// check runs. The scenario runner and the explorer share them.
+package target
 
 import (
 	"bytes"
@@ -11,12 +16,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"eventsvc/redact"
-	"eventsvc/selection"
 	"eventsvc/steps"
 )
 
@@ -28,13 +31,13 @@ const defaultRequestTimeout = 30 * time.Second
 
 // Preflight checks, before any scenario runs, that a remote target is this
 // API, that it is well and not throttling, that it takes the run's
-// credentials and, when the selected scenarios write, the run's event body,
+// credentials and, when the run writes, the run's event body,
 // so that a setup problem gives one line that names its cause instead of a
 // page of rule failures. Its messages hold no secret. A 429 is returned as a
 // *ThrottledError inside the error. It returns the target, with
 // Credentials.BasicAsIs set when the target takes the client credentials
 // only as they are, not form-encoded (RFC 6749 §2.3.1).
-func Preflight(target steps.Target, plan []*selection.Planned) (steps.Target, error) {
+func Preflight(target steps.Target, writes bool) (steps.Target, error) {
 	if target.BaseURL == "" {
 		return target, nil
 	}
@@ -55,22 +58,12 @@ func Preflight(target steps.Target, plan []*selection.Planned) (steps.Target, er
 	if err != nil {
 		return target, err
 	}
-	if writes(plan) {
+	if writes {
 		if err := p.eventBody(token); err != nil {
 			return target, err
 		}
 	}
 	return target, nil
-}
-
-// writes reports whether a selected scenario creates or changes events.
-func writes(plan []*selection.Planned) bool {
-	for _, s := range plan {
-		if s.Run && slices.Contains(s.Tags, "@writes") {
-			return true
-		}
-	}
-	return false
 }
 
 // errRefused marks a refusal of the run's credentials by the token

@@ -1,4 +1,4 @@
-package conformance
+package target
 
 import (
 	"crypto/tls"
@@ -22,8 +22,8 @@ type Network struct {
 	Proxy httpproxy.Config
 }
 
-// proxyFromEnv reads the standard proxy variables through lookup.
-func proxyFromEnv(lookup func(string) (string, bool)) httpproxy.Config {
+// ProxyFromEnv reads the standard proxy variables through lookup.
+func ProxyFromEnv(lookup func(string) (string, bool)) httpproxy.Config {
 	get := func(names ...string) string {
 		for _, n := range names {
 			if v, ok := lookup(n); ok && v != "" {
@@ -48,14 +48,14 @@ func (n Network) Transport() (http.RoundTripper, error) {
 	if n.CAFile != "" {
 		pem, err := os.ReadFile(n.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: CA file: %w", ErrUsage, err)
+			return nil, fmt.Errorf("CA file: %w", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%w: CA file %s holds no PEM certificate", ErrUsage, n.CAFile)
+			return nil, fmt.Errorf("CA file %s holds no PEM certificate", n.CAFile)
 		}
 		t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}

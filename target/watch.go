@@ -1,4 +1,4 @@
-package conformance
+package target
 
 import (
 	"bytes"
@@ -54,9 +54,11 @@ func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("the target did not answer %s %s: %s", e.Method, e.Path, e.Cause)
 }
 
-// throttleWatch notes the first 429 the target answers, the waits it
-// asked for that the run obeyed, and the first time it did not answer.
-type throttleWatch struct {
+// Watch notes the first 429 the target answers, the waits it asked for
+// that the run obeyed, and the first time it did not answer. Its
+// Transport carries a run's requests through it. The zero Watch is ready
+// to use, and it is safe for concurrent use.
+type Watch struct {
 	mu     sync.Mutex
 	first  *ThrottledError
 	at     time.Time
@@ -66,22 +68,22 @@ type throttleWatch struct {
 	downAt time.Time
 }
 
-// unreachable returns the first time the target did not answer, or nil.
-func (w *throttleWatch) unreachable() *UnreachableError {
+// Unreachable returns the first time the target did not answer, or nil.
+func (w *Watch) Unreachable() *UnreachableError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.down
 }
 
-// downSince reports whether the target stopped answering at t or later.
-func (w *throttleWatch) downSince(t time.Time) bool {
+// DownSince reports whether the target stopped answering at t or later.
+func (w *Watch) DownSince(t time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.down != nil && !w.downAt.Before(t)
 }
 
 // noteDown notes that req got no answer of the target's.
-func (w *throttleWatch) noteDown(req *http.Request, cause string) {
+func (w *Watch) noteDown(req *http.Request, cause string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.down == nil {
@@ -108,15 +110,15 @@ func gatewayAnswer(resp *http.Response) (string, bool) {
 	return cause, true
 }
 
-// slowedDown returns how many times the run waited out a 429, and how long
+// SlowedDown returns how many times the run waited out a 429, and how long
 // in all.
-func (w *throttleWatch) slowedDown() (int, time.Duration) {
+func (w *Watch) SlowedDown() (int, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.waits, w.waited
 }
 
-func (w *throttleWatch) wait(d time.Duration) {
+func (w *Watch) wait(d time.Duration) {
 	w.mu.Lock()
 	w.waits++
 	w.waited += d
@@ -162,21 +164,21 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 	return max(time.Duration(secs)*time.Second, 100*time.Millisecond), true
 }
 
-// hit returns the first 429, or nil.
-func (w *throttleWatch) hit() *ThrottledError {
+// Throttled returns the first 429, or nil.
+func (w *Watch) Throttled() *ThrottledError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.first
 }
 
-// hitSince reports whether the first 429 came at t or later.
-func (w *throttleWatch) hitSince(t time.Time) bool {
+// ThrottledSince reports whether the first 429 came at t or later.
+func (w *Watch) ThrottledSince(t time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.first != nil && !w.at.Before(t)
 }
 
-func (w *throttleWatch) note(resp *http.Response) {
+func (w *Watch) note(resp *http.Response) {
 	if resp == nil || resp.StatusCode != http.StatusTooManyRequests {
 		return
 	}
@@ -188,11 +190,21 @@ func (w *throttleWatch) note(resp *http.Response) {
 	}
 }
 
+// Transport returns a RoundTripper that carries requests through base
+// (http.DefaultTransport when nil), waits out its short 429s, and tells w
+// of every other answer and of every request it got no answer to.
+func (w *Watch) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return watching{base: base, w: w}
+}
+
 // watching is a RoundTripper that waits out short 429s of base, and tells
 // w of every other answer.
 type watching struct {
 	base http.RoundTripper
-	w    *throttleWatch
+	w    *Watch
 }
 
 func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {

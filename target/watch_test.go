@@ -1,0 +1,66 @@
+package target
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestWatchWaitsOutAShortRetryAfterAndNotesALongOne(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/short" && calls.Add(1) == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case r.URL.Path == "/long":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer srv.Close()
+	var w Watch
+	client := &http.Client{Transport: w.Transport(nil)}
+	resp, err := client.Get(srv.URL + "/short")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("short Retry-After: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if n, d := w.SlowedDown(); n != 1 || d != time.Second || w.Throttled() != nil {
+		t.Fatalf("after a short wait: %d waits of %s, throttled %v", n, d, w.Throttled())
+	}
+	before := time.Now()
+	resp, err = client.Get(srv.URL + "/long")
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("long Retry-After: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if th := w.Throttled(); th == nil || th.Path != "/long" || th.RetryAfter != "3600" || !w.ThrottledSince(before) {
+		t.Fatalf("a lockout is not noted: %v", th)
+	}
+}
+
+func TestWatchNotesATargetThatStopsAnswering(t *testing.T) {
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte("<html>upstream down</html>"))
+	}))
+	defer gateway.Close()
+	var w Watch
+	client := &http.Client{Transport: w.Transport(nil)}
+	before := time.Now()
+	if resp, err := client.Get(gateway.URL + "/api"); err == nil {
+		resp.Body.Close()
+	}
+	down := w.Unreachable()
+	if down == nil || down.Path != "/api" || !w.DownSince(before) {
+		t.Fatalf("a gateway's 502 is not noted as the target being down: %v", down)
+	}
+	if got := down.Error(); got != "the target did not answer GET /api: it answered 502 Bad Gateway: <html>upstream down</html>" {
+		t.Errorf("Error() = %q", got)
+	}
+}
