@@ -38,6 +38,12 @@ type InProcess struct {
 	Start time.Time
 	// Log, when set, receives the servers' request logs.
 	Log io.Writer
+	// RealTime makes the servers' clocks follow the machine's, as a
+	// deployed server's does: their budgets of token requests refill and
+	// their tokens age as time passes, Advance moving them further on. By
+	// default a server's clock moves only when Advance moves it, so that
+	// the scenarios that let time pass do not wait for it.
+	RealTime bool
 }
 
 // Launch makes cfg a configuration with config.New, which refuses what
@@ -55,7 +61,13 @@ func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 	if start.IsZero() {
 		start = time.Now()
 	}
-	clk := clock.NewManual(start)
+	var clk interface {
+		clock.Clock
+		advance(time.Duration)
+	} = manual{clock.NewManual(start)}
+	if l.RealTime {
+		clk = offset{clock.NewOffset(clock.System{})}
+	}
 	opts := server.Options{Config: conf, Clock: clk, MaxEventsPerUser: cfg.MaxEventsPerUser}
 	if l.Log != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(l.Log, nil))
@@ -69,11 +81,20 @@ func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 
 type instance struct {
 	srv   *servertest.Running
-	clock *clock.Manual
+	clock interface{ advance(time.Duration) }
 }
 
+// manual and offset are the clocks an instance moves.
+type (
+	manual struct{ *clock.Manual }
+	offset struct{ *clock.Offset }
+)
+
+func (m manual) advance(d time.Duration) { m.Advance(d) }
+func (o offset) advance(d time.Duration) { _, _ = o.Advance(d) }
+
 func (i *instance) BaseURL() string         { return i.srv.URL }
-func (i *instance) Advance(d time.Duration) { i.clock.Advance(d) }
+func (i *instance) Advance(d time.Duration) { i.clock.advance(d) }
 func (i *instance) Close() error            { return i.srv.Close() }
 
 // configFile is cfg as the entries of a configuration file, with the default

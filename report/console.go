@@ -205,6 +205,9 @@ func (c *Console) Summary(rep *Report) {
 			if s.Failure.ScriptFile != "" && c.ReportDir != "" {
 				fmt.Fprintf(c.w, "   Reproduce: sh %s\n", filepath.Join(c.ReportDir, filepath.FromSlash(s.Failure.ScriptFile)))
 			}
+			if s.Failure.ReplayFile != "" && c.ReportDir != "" {
+				fmt.Fprintf(c.w, "   Replay: conformance explore -replay %s\n", filepath.Join(c.ReportDir, filepath.FromSlash(s.Failure.ReplayFile)))
+			}
 		}
 	}
 
@@ -232,6 +235,9 @@ func (c *Console) Summary(rep *Report) {
 			detail = reasonsText(r.Reasons, firstDetail(r))
 		default:
 			detail = scenarioCounts(r.Counts)
+			if r.Checks > 0 {
+				detail = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), strings.Replace(detail, "scenario", "sequence", 1))
+			}
 		}
 		if r.Expectation != "" {
 			detail += "; baseline: " + r.Expectation
@@ -249,7 +255,7 @@ func (c *Console) Summary(rep *Report) {
 	}
 	if unselected > 0 {
 		var parts []string
-		for _, why := range []string{selection.ReasonRef, selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonReadOnly, selection.ReasonTags, selection.ReasonFiltered} {
+		for _, why := range []string{selection.ReasonRef, selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonReadOnly, selection.ReasonTags, selection.ReasonFiltered, selection.ReasonNotExplored} {
 			if others[why] > 0 {
 				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
 			}
@@ -291,6 +297,9 @@ func (c *Console) closing(rep *Report) string {
 		}
 		if n := rep.SetupFailures(); n > 0 {
 			what = append(what, fmt.Sprintf("the setup of %d scenario%s", n, plural(n)))
+		}
+		if n := rep.ServerErrors(); n > 0 {
+			what = append(what, fmt.Sprintf("%d server error%s", n, plural(n)))
 		}
 		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
 			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))

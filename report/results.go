@@ -49,6 +49,9 @@ func (s *ScenarioResult) Blamed() []string {
 	default:
 		return nil
 	}
+	if s.Failure != nil && s.Failure.ServerError {
+		return nil
+	}
 	if s.Failure == nil || len(s.Failure.Rules) == 0 {
 		return s.Rules
 	}
@@ -117,6 +120,12 @@ type Failure struct {
 	// Script replays them with curl (steps.Reproduction); ScriptFile is
 	// where the reports keep it, under the report folder.
 	Script, ScriptFile string
+	// ServerError is true for an answer of 5xx an exploration met: a
+	// fault of its own kind, which blames no rule.
+	ServerError bool
+	// ReplayFile is where the reports keep an exploration's sequence for
+	// `conformance explore -replay`, under the report folder.
+	ReplayFile string
 }
 
 // Text is the failure as one text: message, then exchange.
@@ -133,6 +142,9 @@ func blameText(s *ScenarioResult) string {
 	if s.Verdict == SetupFailed {
 		return "setup failed: none of " + strings.Join(s.Rules, ", ") + " checked"
 	}
+	if s.Failure != nil && s.Failure.ServerError {
+		return "server error: the target failed (5xx), which no rule allows"
+	}
 	blamed := s.Blamed()
 	text := "fails " + strings.Join(blamed, ", ")
 	var unchecked []string
@@ -145,6 +157,29 @@ func blameText(s *ScenarioResult) string {
 		text += "; not checked: " + strings.Join(unchecked, ", ")
 	}
 	return text
+}
+
+// Findings counts the scenarios of the run that failed, server errors
+// included.
+func (r *Report) Findings() int {
+	n := 0
+	for _, s := range r.Scenarios {
+		if s.Verdict == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+// ServerErrors counts the failures that are server errors.
+func (r *Report) ServerErrors() int {
+	n := 0
+	for _, s := range r.Scenarios {
+		if s.Verdict == Failed && s.Failure != nil && s.Failure.ServerError {
+			n++
+		}
+	}
+	return n
 }
 
 // SetupFailures counts the scenarios of the run whose setup failed.
@@ -170,6 +205,9 @@ func NameReproductions(scenarios []*ScenarioResult) {
 		what := "setup"
 		if b := s.Blamed(); len(b) > 0 {
 			what = b[0]
+		}
+		if f.ServerError {
+			what = "server-error"
 		}
 		f.ScriptFile = fmt.Sprintf("%s/%s-%s-%d.sh", ReproDir, what, strings.TrimSuffix(s.File, ".feature"), s.Line)
 	}

@@ -30,6 +30,8 @@ type RuleResult struct {
 	Stale     bool
 	Scenarios []*ScenarioResult
 	Counts    map[string]int // scenarios per verdict
+	// Checks is how many answers an exploration checked against the rule.
+	Checks int
 }
 
 // RuleResults gives every rule of the catalogue a verdict, in its order.

@@ -105,6 +105,9 @@ type Shared struct {
 	Token, Name      string
 	UserVar, PassVar string // the variables of the account's username and password
 	What             string // such as "user's", for the script's comment
+	// Field is the field of the grant's answer that holds it:
+	// "access_token" when empty, or "refresh_token".
+	Field string
 }
 
 // Script is what a reproduction script is made of.
@@ -174,7 +177,11 @@ func (s Script) String() string {
 		fmt.Fprintf(&b, "\n# The %s token the run shared among its checks.\n", sh.What)
 		fmt.Fprintf(&b, "out=$(curl -sS -i -X POST \"$BASE_URL/oauth/token\" %s --data-urlencode grant_type=password --data-urlencode %s --data-urlencode %s)\n",
 			s.basicExpr("Basic", s.ClientID, s.ClientSecret, subs), `"username=${`+sh.UserVar+`}"`, `"password=${`+sh.PassVar+`}"`)
-		fmt.Fprintf(&b, "%s=$(field access_token \"$out\")\n", sh.Name)
+		field := sh.Field
+		if field == "" {
+			field = "access_token"
+		}
+		fmt.Fprintf(&b, "%s=$(field %s \"$out\")\n", sh.Name, field)
 		subs = append(subs, Var{sh.Token, "${" + sh.Name + "}"})
 	}
 	subs = append(subs, Var{base, "${BASE_URL}"})

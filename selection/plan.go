@@ -36,6 +36,8 @@ const (
 	// ReasonNotChecked: the scenario ran and failed on another rule, or
 	// in its setup, before it could show this one.
 	ReasonNotChecked = "not checked"
+	// ReasonNotExplored: an exploration checks no answer against it.
+	ReasonNotExplored = "not explored"
 )
 
 // ReasonText says what a reason means, for people; "" for one it does not
@@ -56,6 +58,7 @@ var reasonText = map[string]string{
 	ReasonThrottle:    "the target throttled the run",
 	ReasonUnreachable: "the target stopped answering during the run",
 	ReasonNoStart:     "the run did not start",
+	ReasonNotExplored: "exploration does not check it; the scenarios do",
 }
 
 // Planned is one scenario of a run (a scenario, or one example row of an

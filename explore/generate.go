@@ -1,0 +1,171 @@
+package explore
+
+import (
+	"strings"
+)
+
+// The generator draws the next action of a sequence from what the
+// sequence holds: its events, its accounts' tokens, the run's budgets.
+// It reads nothing but the sequence's model and its random source, so
+// that a seed gives the same sequence against the same target.
+
+// callers are the callers of reads and writes, with their weights.
+var callers = []struct {
+	who    string
+	weight int
+}{
+	{AsUser, 35}, {AsOther, 25}, {AsAnonymous, 15}, {AsInvalid, 10}, {AsRefresh, 8}, {AsBasic, 7},
+}
+
+// maxSequenceEvents is how many events one sequence creates at most, so
+// that the run's budget of events serves many sequences.
+const maxSequenceEvents = 3
+
+// pageSizes are the page sizes walks and reads of the list ask for, when
+// the target has a parameter for it.
+var pageSizes = []int{1, 2, 3, 5, 7, 10, 25}
+
+// rels are the relations a follow prefers, from the root, the list and an
+// event.
+var rels = map[string][]string{
+	"root":  {"events", "profile", "self"},
+	"list":  {"self", "profile", "next", "get-an-event", "create-new-event"},
+	"event": {"self", "profile", "update-event", "get-an-event"},
+}
+
+// next draws the sequence's next action.
+func (s *sequence) next() Action {
+	r := s.r
+	type choice struct {
+		weight int
+		make   func() Action
+	}
+	has := len(s.m.events) > 0
+	choices := []choice{
+		{3, func() Action { return Action{Kind: KindRoot, As: s.caller()} }},
+		{8, func() Action { return s.withScheme(Action{Kind: KindList, As: s.caller(), Size: s.pageSize()}) }},
+		{4, func() Action { return Action{Kind: KindWalk, As: s.caller(), Size: s.pageSize()} }},
+		{6, func() Action { return s.followFrom() }},
+		{4, func() Action { return Action{Kind: KindRefresh, As: s.account()} }},
+		{1, func() Action { return Action{Kind: KindGrant, As: s.account()} }},
+		{2, func() Action { return Action{Kind: KindAccessAsRefr, As: s.account()} }},
+		{1, func() Action { return Action{Kind: KindDocs} }},
+	}
+	if !r.readOnly && r.eventsLeft() && len(s.m.events) < maxSequenceEvents {
+		w := 5
+		if !has {
+			w = 30
+		}
+		choices = append(choices, choice{w, func() Action {
+			a := Action{Kind: KindCreate, As: s.writer(), Changes: genChanges(s.rng, r.body, r.mark)}
+			return s.withScheme(a)
+		}})
+	}
+	if has {
+		choices = append(choices,
+			choice{14, func() Action {
+				return s.withScheme(Action{Kind: KindRead, As: s.caller(), Event: s.rng.IntN(len(s.m.events))})
+			}},
+		)
+		if !r.readOnly {
+			choices = append(choices, choice{14, func() Action {
+				a := Action{Kind: KindUpdate, As: s.writer(), Event: s.rng.IntN(len(s.m.events)), Changes: genChanges(s.rng, r.body, r.mark)}
+				return s.withScheme(a)
+			}})
+		}
+	}
+	if r.failedLoginsLeft() {
+		choices = append(choices, choice{1, func() Action {
+			return Action{Kind: KindWrongLogin, Wrong: wrongLogins[s.rng.IntN(len(wrongLogins))]}
+		}})
+	}
+	total := 0
+	for _, c := range choices {
+		total += c.weight
+	}
+	n := s.rng.IntN(total)
+	for _, c := range choices {
+		if n < c.weight {
+			return c.make()
+		}
+		n -= c.weight
+	}
+	return choices[0].make()
+}
+
+// caller draws who reads.
+func (s *sequence) caller() string {
+	total := 0
+	for _, c := range callers {
+		total += c.weight
+	}
+	n := s.rng.IntN(total)
+	for _, c := range callers {
+		if n < c.weight {
+			return c.who
+		}
+		n -= c.weight
+	}
+	return AsAnonymous
+}
+
+// writer draws who writes: mostly the accounts, whose writes are taken or
+// refused for permission, sometimes a caller without a valid token.
+func (s *sequence) writer() string {
+	if s.rng.IntN(5) == 0 {
+		return []string{AsAnonymous, AsInvalid, AsRefresh, AsBasic}[s.rng.IntN(4)]
+	}
+	return s.account()
+}
+
+// account draws an account.
+func (s *sequence) account() string {
+	if s.rng.IntN(3) == 0 {
+		return AsOther
+	}
+	return AsUser
+}
+
+// withScheme spells the bearer scheme of an account's request otherwise
+// one time in five (spec SVC-7: scheme names are case-insensitive).
+func (s *sequence) withScheme(a Action) Action {
+	if !holdsToken(a.As) || s.rng.IntN(5) != 0 {
+		return a
+	}
+	var b strings.Builder
+	for _, c := range "bearer" {
+		if s.rng.IntN(2) == 0 {
+			c -= 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	if b.String() != "Bearer" {
+		a.Scheme = b.String()
+	}
+	return a
+}
+
+// pageSize draws a page size, one time in two when the target has a
+// parameter for it.
+func (s *sequence) pageSize() int {
+	if s.r.sizeParam == "" || s.rng.IntN(2) == 0 {
+		return 0
+	}
+	return pageSizes[s.rng.IntN(len(pageSizes))]
+}
+
+// followFrom draws a link to follow.
+func (s *sequence) followFrom() Action {
+	from := []string{"root", "list", "event"}[s.rng.IntN(3)]
+	a := Action{Kind: KindFollow, As: s.caller(), From: from}
+	if from == "event" {
+		if len(s.m.events) == 0 {
+			a.From = "list"
+		} else {
+			a.Event = s.rng.IntN(len(s.m.events))
+		}
+	}
+	choices := rels[a.From]
+	a.Rel = choices[s.rng.IntN(len(choices))]
+	return a
+}
