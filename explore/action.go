@@ -140,8 +140,11 @@ func changesText(changes map[string]any) string {
 	}
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(changes)) {
-		b, _ := json.Marshal(changes[k])
-		v := string(b)
+		var b strings.Builder
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(changes[k])
+		v := strings.TrimSpace(b.String())
 		if r := []rune(v); len(r) > 60 {
 			v = string(r[:40]) + fmt.Sprintf("…(%d characters)", len(r))
 		}

@@ -83,7 +83,7 @@ var boundaryTimes = []string{
 }
 
 // boundaryNumbers are counts at the edges of what stores hold.
-var boundaryNumbers = []float64{0, 1, 7, 99, 1000, 65535, 2147483647}
+var boundaryNumbers = []float64{0, 1, 99, 255, 256, 65535, 65536, 2147483647}
 
 // timeFields returns the fields of body that hold date-times, in name
 // order, and the earliest of them.
@@ -116,25 +116,36 @@ func genChanges(rng *rand.Rand, base map[string]any, mark string) map[string]any
 		changes["name"] = genText(rng, maxNameLen-len([]rune(mark))) + mark
 	}
 	times, first := timeFields(base)
-	keys := slices.Sorted(maps.Keys(base))
-	for n := rng.IntN(3); n > 0; n-- {
-		k := keys[rng.IntN(len(keys))]
-		switch v := base[k].(type) {
+	var texts, counts []string
+	for _, k := range slices.Sorted(maps.Keys(base)) {
+		switch base[k].(type) {
 		case string:
-			if slices.Contains(times, k) {
+			if k != "name" && !slices.Contains(times, k) {
+				texts = append(texts, k)
+			}
+		case float64, json.Number:
+			counts = append(counts, k)
+		}
+	}
+	for n := rng.IntN(3); n > 0; n-- {
+		switch rng.IntN(3) {
+		case 0:
+			if len(texts) > 0 {
+				changes[texts[rng.IntN(len(texts))]] = genText(rng, maxTextLen)
+			}
+		case 1:
+			if len(times) > 0 {
 				target, _ := value.ParseTime(boundaryTimes[rng.IntN(len(boundaryTimes))])
 				shift := target.Sub(first)
 				for _, f := range times {
 					t, _ := value.ParseTime(base[f].(string))
 					changes[f] = formatLike(base[f].(string), t.Add(shift))
 				}
-			} else if k != "name" {
-				changes[k] = genText(rng, maxTextLen)
 			}
-		case float64, json.Number:
-			changes[k] = boundaryNumbers[rng.IntN(len(boundaryNumbers))]
-		case bool:
-			changes[k] = !v
+		default:
+			if len(counts) > 0 {
+				changes[counts[rng.IntN(len(counts))]] = boundaryNumbers[rng.IntN(len(boundaryNumbers))]
+			}
 		}
 	}
 	if len(changes) == 0 {

@@ -50,7 +50,7 @@ var (
 const (
 	DefaultMaxActions     = 400
 	DefaultMaxTime        = 2 * time.Minute
-	DefaultMaxEvents      = 120
+	DefaultMaxEvents      = 200
 	DefaultSequenceLength = 20
 	DefaultFailedLogins   = 3
 	DefaultShrinkTrials   = 150
@@ -125,6 +125,7 @@ type runner struct {
 	mu      sync.Mutex
 	checks  map[string]int   // by rule, over the run
 	replays map[int][]Action // the actions of each finding, by sequence
+	shrunk  map[string]int   // the sequence shrunk for each kind of finding
 }
 
 // tokens are an account's shared tokens.
@@ -281,11 +282,39 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 		return nil
 	}
 	r.count(s.checks)
-	original := len(s.done)
+	original, first := len(s.done), 0
 	if s.found != nil && rng != nil && !r.stopped() {
-		s = r.shrink(ctx, s)
+		// The first finding of each kind is shrunk; the others are
+		// reported as they came, pointing to it.
+		if first = r.claim(s.found, s.n); first == s.n {
+			s = r.shrink(ctx, s)
+		}
 	}
-	return r.result(s, original, time.Since(started))
+	res := r.result(s, original, time.Since(started))
+	if first != 0 && first != s.n {
+		res.Name += fmt.Sprintf(" (another finding of %s; sequence %d shows it shrunk)", kindOf(s.found), first)
+	}
+	return res
+}
+
+// claim returns the sequence that shows the fault of f's kind shrunk: n,
+// when f is the first of its kind.
+func (r *runner) claim(f *finding, n int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if first, ok := r.shrunk[kindOf(f)]; ok {
+		return first
+	}
+	r.shrunk[kindOf(f)] = n
+	return n
+}
+
+// kindOf is the kind of a finding: its rule, or "server error".
+func kindOf(f *finding) string {
+	if f.serverError {
+		return "server error"
+	}
+	return f.rule
 }
 
 // stopped reports whether the target stopped answering, or throttled the
@@ -302,8 +331,8 @@ func (r *runner) count(checks map[string]int) {
 }
 
 // eventsLeft reports whether sequences may still draw creations: up to
-// three fifths of MaxEvents, the rest kept for shrinking.
-func (r *runner) eventsLeft() bool { return r.created.Load() < int64(r.o.MaxEvents)*3/5 }
+// half of MaxEvents, the rest kept for shrinking.
+func (r *runner) eventsLeft() bool { return r.created.Load() < int64(r.o.MaxEvents)/2 }
 
 // reserveEvent counts an event about to be created, if MaxEvents allows.
 func (r *runner) reserveEvent() bool {

@@ -46,7 +46,7 @@ func (s *sequence) next() Action {
 		{8, func() Action { return s.withScheme(Action{Kind: KindList, As: s.caller(), Size: s.pageSize()}) }},
 		{4, func() Action { return Action{Kind: KindWalk, As: s.caller(), Size: s.pageSize()} }},
 		{6, func() Action { return s.followFrom() }},
-		{4, func() Action { return Action{Kind: KindRefresh, As: s.account()} }},
+		{6, func() Action { return Action{Kind: KindRefresh, As: s.account()} }},
 		{1, func() Action { return Action{Kind: KindGrant, As: s.account()} }},
 		{2, func() Action { return Action{Kind: KindAccessAsRefr, As: s.account()} }},
 		{1, func() Action { return Action{Kind: KindDocs} }},

@@ -30,7 +30,7 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 		rules = append(rules, s.found.rule)
 	}
 	sortRules(rules)
-	name := fmt.Sprintf("Sequence %d: %d actions", s.n, len(s.done))
+	name := fmt.Sprintf("Sequence %d: %d action%s", s.n, len(s.done), map[bool]string{true: "", false: "s"}[len(s.done) == 1])
 	if s.found != nil && original > len(s.done) {
 		name += fmt.Sprintf(", shrunk from %d", original)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // maxPages bounds a walk through the list.
-const maxPages = 40
+const maxPages = 60
 
 // sequence is one run of actions against the target, with its own model.
 type sequence struct {
@@ -254,6 +254,15 @@ func (s *sequence) update(a Action) (*finding, error) {
 	if ev == nil || s.r.readOnly {
 		return nil, nil
 	}
+	// The event reads back as last written before the update, so that
+	// what reads back otherwise after a refused one is the refusal's.
+	before, f, err := s.get(ev.address, AsAnonymous, "")
+	if err != nil || f != nil {
+		return f, err
+	}
+	if f := s.checkEvent(before, AsAnonymous, "", ev); f != nil {
+		return f, nil
+	}
 	body := withChanges(ev.fields, a.Changes)
 	raw, _ := json.Marshal(body)
 	x, err := s.send(request{method: http.MethodPut, address: ev.address, auth: s.auth(a.As, a.Scheme), contentType: "application/json", body: raw})
@@ -308,7 +317,7 @@ func (s *sequence) update(a Action) (*finding, error) {
 		return s.checkEvent(y, AsAnonymous, "", ev), nil
 	}
 	if f := s.readsBack(y, ev, rule); f != nil {
-		f.message = "after a refused update (" + fmt.Sprint(x.status) + "), " + f.message
+		f.message = fmt.Sprintf("after a refused update (%d), %s", x.status, f.message)
 		return f, nil
 	}
 	return nil, nil

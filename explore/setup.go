@@ -60,6 +60,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		pool:     map[string]tokens{},
 		checks:   map[string]int{},
 		replays:  map[int][]Action{},
+		shrunk:   map[string]int{},
 	}
 	if o.Ref {
 		r.contract = t.Contract

@@ -27,6 +27,10 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		trials--
 		t := r.newSequence(ctx, s.n, nil)
 		for _, a := range candidate {
+			if a.Kind == KindCreate && !r.readOnly && r.created.Load() >= int64(r.o.MaxEvents) {
+				trials = 0 // no events left to replay with: keep the best so far
+				return false
+			}
 			if !t.play(a) {
 				break
 			}
@@ -36,6 +40,11 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		}
 		best, actions = t, candidate[:t.foundAt+1]
 		return true
+	}
+	// First the actions the fault can depend on: the creations, the
+	// tokens' and those about the event of the failing action.
+	if slice := dependencies(actions); len(slice) < len(actions) {
+		try(slice)
 	}
 	// Fewer actions: chunks of halving size, then one by one.
 	for size := len(actions) / 2; size >= 1; size /= 2 {
@@ -58,6 +67,23 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		}
 	}
 	return best
+}
+
+// dependencies are the actions of a sequence its last action can depend
+// on: every creation (the sequence's events are numbered by them), every
+// grant and refresh (the tokens), and every action about the event of the
+// last one, if it is about an event; and the last one.
+func dependencies(actions []Action) []Action {
+	last := actions[len(actions)-1]
+	onEvent := last.Kind == KindRead || last.Kind == KindUpdate || (last.Kind == KindFollow && last.From == "event")
+	var out []Action
+	for _, a := range actions[:len(actions)-1] {
+		about := (a.Kind == KindRead || a.Kind == KindUpdate || (a.Kind == KindFollow && a.From == "event")) && onEvent && a.Event == last.Event
+		if a.Kind == KindCreate || a.Kind == KindGrant || a.Kind == KindRefresh || about {
+			out = append(out, a)
+		}
+	}
+	return append(out, last)
 }
 
 // sameFault reports whether f is a fault of the same kind as g.

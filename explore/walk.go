@@ -21,19 +21,6 @@ func (s *sequence) walk(a Action) (*finding, error) {
 	if err != nil || f != nil || pages == nil {
 		return f, err
 	}
-	s.checked("API-5")
-	if prev, ok := pages[0].links()["prev"]; ok {
-		return s.breaks("API-5", pages[0], "the first page links to a previous page: %s", prev), nil
-	}
-	for i := 1; i < len(pages); i++ {
-		p := pages[i]
-		if len(hal.Items(p.doc)) == 0 {
-			return s.breaks("API-5", p, "the page at %s, reached through the \"next\" link of the page at %s, lists no events", s.r.redactor.String(p.url.String()), s.r.redactor.String(pages[i-1].url.String())), nil
-		}
-		if _, ok := p.links()["prev"]; !ok {
-			return s.breaks("API-5", p, "the page at %s, reached through \"next\", has no \"prev\" link", s.r.redactor.String(p.url.String())), nil
-		}
-	}
 	broken, message, at := partition(pages, s.m.events)
 	if !broken {
 		return nil, nil
@@ -48,12 +35,15 @@ func (s *sequence) walk(a Action) (*finding, error) {
 	return s.breaks("API-5", pages[at], "%s (the same on a second walk)", message), nil
 }
 
-// readPages reads the list's pages from the first, following "next". It
-// returns nil pages when the walk is too long to check.
+// readPages reads the list's pages from the first, following "next", and
+// checks each as it comes: a page of the list (checkPage); the first
+// without "prev"; every other with "prev", and events to list. It returns
+// nil pages when the walk is too long to check as a whole.
 func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 	var pages []*answer
 	seen := map[string]bool{}
 	address := s.r.listAddress(a.Size)
+	s.checked("API-5")
 	for address != "" {
 		if len(pages) == maxPages {
 			return nil, nil, nil
@@ -65,6 +55,15 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 		if f := s.checkPage(p, a.As, a.Scheme); f != nil {
 			return nil, f, nil
 		}
+		_, prev := p.links()["prev"]
+		switch {
+		case len(pages) == 0 && prev:
+			return nil, s.breaks("API-5", p, "the first page links to a previous page: %s", p.links()["prev"]), nil
+		case len(pages) > 0 && len(hal.Items(p.doc)) == 0:
+			return nil, s.breaks("API-5", p, "the page at %s, reached through the \"next\" link of the page at %s, lists no events", s.r.redactor.String(p.url.String()), s.r.redactor.String(pages[len(pages)-1].url.String())), nil
+		case len(pages) > 0 && !prev:
+			return nil, s.breaks("API-5", p, "the page at %s, reached through \"next\", has no \"prev\" link", s.r.redactor.String(p.url.String())), nil
+		}
 		pages = append(pages, p)
 		seen[address] = true
 		next, ok := p.links()["next"]
@@ -73,7 +72,6 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 		}
 		address = p.resolve(next)
 		if seen[address] {
-			s.checked("API-5")
 			return nil, s.breaks("API-5", p, "the \"next\" link of the page at %s leads back to the page at %s, read before", s.r.redactor.String(p.url.String()), s.r.redactor.String(address)), nil
 		}
 	}
