@@ -16,6 +16,11 @@
 #                             Make ends a failed run with its own status 2:
 #                             CI jobs run bin/conformance, whose exit
 #                             statuses are documented
+#   make explore              generated sequences of actions against the
+#                             same target, with the same variables, checked
+#                             rule by rule; a failing one shrunk to a few
+#                             actions, with a curl script and a replay file
+#                             (docs/explore.md)
 #   make build                bin/eventsvc and bin/conformance
 #   make docs                 regenerate the documentation page from the
 #                             features and the server (make test fails
@@ -48,12 +53,12 @@ FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
 
 BENCHFLAGS ?=
 
-.PHONY: run test vet fmt-check unit fuzz conformance build docs bench bench-backends clean
+.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs bench bench-backends clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
 
-test: vet fmt-check unit fuzz
+test: vet fmt-check unit mutation fuzz
 
 vet:
 	$(GO) vet ./...
@@ -66,6 +71,13 @@ fmt-check:
 # cleared so that a deployment address in the environment is not used.
 unit:
 	BASE_URL= $(GO) test -race -count=1 ./...
+
+# The breakages of the reference server that only exploration finds, each
+# run with the scenarios and with the default exploration budget: without
+# the race detector, which would make it take minutes (unit runs the rest
+# of package explore under it).
+mutation:
+	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./explore
 
 # A short run of every fuzz target (their seed corpora also run in unit).
 fuzz:
@@ -80,6 +92,13 @@ fuzz:
 # environment, unchanged.
 conformance:
 	$(GO) run ./cmd/conformance
+
+# Exploration: generated sequences against the same target, with the same
+# variables, as make conformance (docs/explore.md); CONFORMANCE_SEED,
+# CONFORMANCE_MAX_ACTIONS, CONFORMANCE_MAX_TIME, CONFORMANCE_MAX_EVENTS and
+# CONFORMANCE_FAILED_LOGINS set its budget.
+explore:
+	$(GO) run ./cmd/conformance explore
 
 docs:
 	$(GO) run ./cmd/docgen

@@ -7,10 +7,10 @@ import (
 	"eventsvc/steps"
 )
 
-// withContract gives t the API's OpenAPI document as its Contract, unless
+// WithContract gives t the API's OpenAPI document as its Contract, unless
 // it has one: every answer of the @ref scenarios is checked against it, so
 // that the document cannot drift from the reference server.
-func withContract(t steps.Target) (steps.Target, error) {
+func WithContract(t steps.Target) (steps.Target, error) {
 	if t.Contract != nil {
 		return t, nil
 	}

@@ -81,7 +81,7 @@ func TestTheJSONReportTellsEveryRuleAndScenario(t *testing.T) {
 	page := readHTML(t, dir)
 	for _, want := range []string{
 		`<span class="outcome failed">failed</span>`, `<a href="#SVC-2">SVC-2</a>`, `<section class="rule" id="SVC-2">`,
-		"<p>When a step fails with &#34;the answer had no self link&#34; <span class=\"place\">(line 9)</span></p>",
+		`<li class="failed">When a step fails with &#34;the answer had no self link&#34; <span class="place">(line 9)</span></li>`,
 		"<pre>request:\nGET /api/events HTTP/1.1\nX-Trace: a-very-long", "Not run: the event list has one page",
 		"Resource responses are HAL", `<h2 id="failures">Failures</h2>`,
 	} {

@@ -171,7 +171,7 @@ func Run(o Options) (*report.Report, error) {
 		}
 		return rep, err
 	}
-	if checked, err = withContract(checked); err != nil {
+	if checked, err = WithContract(checked); err != nil {
 		return rep, err
 	}
 	o.Target = checked

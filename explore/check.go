@@ -22,6 +22,17 @@ import (
 // or 403 for a request refused as unauthenticated, a refused event body,
 // hrefs relative or absolute, token_type in any case, scope in any order.
 
+// Rules are the rules the checks of an exploration name, in the
+// catalogue's order: those it checks answers against, and SVC-1 and TOK-8,
+// which it blames when a valid token is not honoured (tokenBlame). API-11
+// is checked only with Options.Ref.
+var Rules = []string{
+	"SVC-1", "SVC-2", "SVC-5", "SVC-7",
+	"TOK-1", "TOK-3", "TOK-4", "TOK-5", "TOK-7", "TOK-8", "TOK-10", "TOK-13", "TOK-14", "TOK-15", "TOK-16",
+	"API-1", "API-2", "API-3", "API-4", "API-5", "API-6", "API-7", "API-8", "API-9", "API-10", "API-11",
+	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-5", "AUTH-6", "AUTH-7", "TOK-11",
+}
+
 // finding is an answer that breaks a rule, or a server error.
 type finding struct {
 	rule        string // the rule it breaks; "" for a server error
@@ -376,6 +387,33 @@ func (s *sequence) checkNoToken(a *answer, rule string, clientFailed bool) *find
 		if !challenges(a.header.Values("WWW-Authenticate"), "basic") {
 			return s.breaks("TOK-16", a, "the 401 does not challenge the client for Basic (WWW-Authenticate: %q)", strings.Join(a.header.Values("WWW-Authenticate"), ", "))
 		}
+	}
+	return nil
+}
+
+// refusedAsRef checks, with Options.Ref, the reference server's answer to a
+// request refused for want of a valid token (AUTH-7): 401, challenged
+// for Bearer.
+func (s *sequence) refusedAsRef(a *answer) *finding {
+	if s.r.contract == nil {
+		return nil
+	}
+	s.checked("AUTH-7")
+	if a.status != http.StatusUnauthorized || !challenges(a.header.Values("WWW-Authenticate"), "bearer") {
+		return s.breaks("AUTH-7", a, "a request without a valid token is answered %d (WWW-Authenticate: %q), not 401 challenged for Bearer", a.status, strings.Join(a.header.Values("WWW-Authenticate"), ", "))
+	}
+	return nil
+}
+
+// tokenErrorAsRef checks, with Options.Ref, the reference server's answer
+// to a refused token request (TOK-11): status and RFC 6749 §5.2 error.
+func (s *sequence) tokenErrorAsRef(a *answer, status int, code string) *finding {
+	if s.r.contract == nil {
+		return nil
+	}
+	s.checked("TOK-11")
+	if got, _ := a.text("error"); a.status != status || got != code {
+		return s.breaks("TOK-11", a, "the refusal is %d %q, want %d %q", a.status, got, status, code)
 	}
 	return nil
 }

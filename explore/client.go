@@ -91,6 +91,17 @@ func (s *sequence) send(req request) (*answer, error) {
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, resp, b))
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		// The target protects itself, or a gateway answers for it (the
+		// watch noted which): no rule can be told from here on.
+		if th := s.r.watch.Throttled(); th != nil {
+			return nil, th
+		}
+		if down := s.r.watch.Unreachable(); down != nil {
+			return nil, down
+		}
+	}
 	a := &answer{method: req.method, url: hr.URL, status: resp.StatusCode, header: resp.Header, body: b, log: len(s.log) - 1}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" || strings.HasSuffix(mt, "+json") {
 		d := json.NewDecoder(bytes.NewReader(b))

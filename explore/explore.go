@@ -157,6 +157,14 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		rep.Target = "in-process"
 	}
 	r, stop, err := start(ctx, o)
+	var throttled *target.ThrottledError
+	if errors.As(err, &throttled) {
+		rep.Outcome, rep.Error, rep.Duration = report.OutcomeThrottled, throttled.Error(), time.Since(rep.Started)
+		if werr := (&report.Writer{Dir: o.ReportDir}).Finish(rep); werr != nil {
+			return rep, werr
+		}
+		return rep, fmt.Errorf("%w: %s", ErrThrottled, throttled.Error())
+	}
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrSetup, err)
 		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
@@ -166,7 +174,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	defer stop()
 	out := report.NewConsole(o.Output, report.FormatCompact, o.Color)
-	out.ReportDir = o.ReportDir
+	out.ReportDir, out.Unit = o.ReportDir, "sequence"
 	w := &report.Writer{Dir: o.ReportDir}
 	if err := w.Start(rep); err != nil {
 		return nil, err

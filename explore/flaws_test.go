@@ -222,11 +222,20 @@ type flawProxy struct {
 	updates      map[string]int            // event path → the updates taken
 	refreshOf    map[string]string         // refresh token → username
 	refreshedFor map[string]string         // access token from a refresh → username
+	// seen, when set, is told of every request, its body, and the status
+	// answered.
+	seen func(r *http.Request, body []byte, status int)
 }
 
 // startFlawed starts a reference server and the proxy of f in front of
 // it, and returns the proxy's address.
 func startFlawed(t *testing.T, f flaw) string {
+	t.Helper()
+	return startProxy(t, f, nil)
+}
+
+// startProxy is startFlawed, telling seen of every request.
+func startProxy(t *testing.T, f flaw, seen func(*http.Request, []byte, int)) string {
 	t.Helper()
 	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(steps.ServerConfig{})
 	if err != nil {
@@ -234,7 +243,7 @@ func startFlawed(t *testing.T, f flaw) string {
 	}
 	t.Cleanup(func() { inst.Close() })
 	p := &flawProxy{flaw: f, backend: inst.BaseURL(), creator: map[string]string{}, lastBody: map[string]map[string]any{}, updates: map[string]int{},
-		refreshOf: map[string]string{}, refreshedFor: map[string]string{}}
+		refreshOf: map[string]string{}, refreshedFor: map[string]string{}, seen: seen}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -245,6 +254,9 @@ func (p *flawProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.flaw.request != nil {
 		var done bool
 		if body, done = p.flaw.request(p, w, r, body); done {
+			if p.seen != nil {
+				p.seen(r, body, http.StatusInternalServerError)
+			}
 			return
 		}
 	}
@@ -259,6 +271,9 @@ func (p *flawProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(resp.Body)
 	p.remember(r, body, resp, answer)
+	if p.seen != nil {
+		p.seen(r, body, resp.StatusCode)
+	}
 	var doc map[string]any
 	if p.flaw.answer != nil && strings.Contains(resp.Header.Get("Content-Type"), "json") && json.Unmarshal(answer, &doc) == nil && doc != nil {
 		p.flaw.answer(p, r, body, resp.StatusCode, doc)
@@ -316,7 +331,15 @@ func (p *flawProxy) remember(r *http.Request, body []byte, resp *http.Response, 
 // each way of flaws: the scenarios of a remote run pass against it, and
 // the default exploration finds the fault, blames its rule, and shrinks it
 // to a few actions.
+//
+// It is the mutation step of make test (make mutation), which runs it
+// without the race detector: under it, the eleven runs of the scenarios
+// and of the exploration take minutes, and the other tests of the package
+// run the same code under the detector.
 func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
+	if raceBuild {
+		t.Skip("make test runs it without the race detector (make mutation)")
+	}
 	for _, f := range flaws {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()

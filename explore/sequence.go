@@ -151,7 +151,10 @@ func (s *sequence) do(a Action) (*finding, error) {
 		if f := s.answered(x); f != nil {
 			return f, nil
 		}
-		return s.checkNoToken(x, "TOK-14", false), nil
+		if f := s.checkNoToken(x, "TOK-14", false); f != nil {
+			return f, nil
+		}
+		return s.tokenErrorAsRef(x, http.StatusBadRequest, "invalid_grant"), nil
 	case KindWrongLogin:
 		return s.wrongLogin(a.Wrong)
 	case KindDocs:
@@ -211,7 +214,7 @@ func (s *sequence) create(a Action) (*finding, error) {
 		if x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
 			return s.breaks(rule, x, "a creation by %s, who holds no valid token, answered %d: it must be refused (401 or 403)", callerText(a.As), x.status), nil
 		}
-		return nil, nil
+		return s.refusedAsRef(x), nil
 	}
 	s.checked("API-6")
 	switch {
@@ -306,6 +309,9 @@ func (s *sequence) update(a Action) (*finding, error) {
 		s.checked(rule)
 		if x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
 			return s.breaks(rule, x, "an update of event #%d by %s, who holds no valid token, answered %d: it must be refused (401 or 403)", a.Event+1, callerText(a.As), x.status), nil
+		}
+		if f := s.refusedAsRef(x); f != nil {
+			return f, nil
 		}
 	}
 	// Refused: the event is as it was.
@@ -516,5 +522,11 @@ func (s *sequence) wrongLogin(wrong string) (*finding, error) {
 	if f := s.answered(x); f != nil {
 		return f, nil
 	}
-	return s.checkNoToken(x, rule, clientFailed), nil
+	if f := s.checkNoToken(x, rule, clientFailed); f != nil {
+		return f, nil
+	}
+	if clientFailed {
+		return s.tokenErrorAsRef(x, http.StatusUnauthorized, "invalid_client"), nil
+	}
+	return s.tokenErrorAsRef(x, http.StatusBadRequest, "invalid_grant"), nil
 }

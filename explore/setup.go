@@ -14,7 +14,8 @@ import (
 )
 
 // maxSetupEvents bounds the events the setup creates so that the list has
-// a second page, from which the run learns how to ask for a page size.
+// a second page, from which the run learns how to ask for a page size: at
+// most a quarter of the run's.
 const maxSetupEvents = 25
 
 // start readies a run: the target (an in-process server, or a deployment
@@ -71,6 +72,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if err != nil {
 		return nil, stop, err
 	}
+	if th := watch.Throttled(); th != nil {
+		return nil, stop, th
+	}
 	events, ok := root.links()["events"]
 	if root.status != http.StatusOK || !ok {
 		return nil, stop, fmt.Errorf("GET %s answered %d without an \"events\" link: the list cannot be found (spec API-1)", r.root, root.status)
@@ -81,6 +85,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		x, err := s.tokenRequest("", "grant_type", "password", "username", acct.user, "password", acct.pass)
 		if err != nil {
 			return nil, stop, err
+		}
+		if th := watch.Throttled(); th != nil {
+			return nil, stop, th
 		}
 		access, _ := x.text("access_token")
 		refresh, _ := x.text("refresh_token")
@@ -109,6 +116,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if err := r.learnPaging(s); err != nil {
 		return nil, stop, err
 	}
+	if th := watch.Throttled(); th != nil {
+		return nil, stop, th
+	}
 	return r, stop, nil
 }
 
@@ -130,10 +140,11 @@ func (r *runner) learnPaging(s *sequence) error {
 			r.sizeParam = learnPaging(first, second)
 			return nil
 		}
-		if r.readOnly || made >= maxSetupEvents {
+		most := min(maxSetupEvents, r.o.MaxEvents/4)
+		if r.readOnly || made >= most {
 			return nil
 		}
-		for i := 0; i < batch && made < maxSetupEvents; i++ {
+		for i := 0; i < batch && made < most; i++ {
 			if !r.reserveEvent() {
 				return nil
 			}

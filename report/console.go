@@ -24,6 +24,9 @@ type Console struct {
 	Baseline *Baseline
 	// ReportDir is where the reproductions are written; "" for none.
 	ReportDir string
+	// Unit is what a run is made of, for the closing line: "scenario"
+	// when empty, or "sequence" for an exploration.
+	Unit string
 
 	mu      sync.Mutex
 	feature string // the feature of the last scenario printed (pretty)
@@ -260,13 +263,24 @@ func (c *Console) Summary(rep *Report) {
 				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
 			}
 		}
-		fmt.Fprintf(c.w, "  %d other rules not selected (%s)\n", unselected, strings.Join(parts, ", "))
+		if others[selection.ReasonNotExplored] == unselected {
+			fmt.Fprintf(c.w, "  %d other rules are not explored: the scenarios check them\n", unselected)
+		} else {
+			fmt.Fprintf(c.w, "  %d other rules not selected (%s)\n", unselected, strings.Join(parts, ", "))
+		}
 	}
 	if rep.Waits > 0 {
 		fmt.Fprintf(c.w, "The target asked the run to slow down %d time%s (429 with a short Retry-After); it waited %s in all.\n",
 			rep.Waits, plural(rep.Waits), rep.Waited.Round(100*time.Millisecond))
 	}
 	fmt.Fprintln(c.w, c.closing(rep))
+}
+
+func (c *Console) unit() string {
+	if c.Unit == "" {
+		return "scenario"
+	}
+	return c.Unit
 }
 
 // closing is the last line of a run.
@@ -304,9 +318,9 @@ func (c *Console) closing(rep *Report) string {
 		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
 			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
 		}
-		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d scenario%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, plural(scenarios), took))
+		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d %s%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, c.unit(), plural(scenarios), took))
 	}
-	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d scenario%s in %s", countsText(counts), flaky, scenarios, plural(scenarios), took))
+	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d %s%s in %s", countsText(counts), flaky, scenarios, c.unit(), plural(scenarios), took))
 }
 
 // rulesWith returns the ids of the rules with verdict v.

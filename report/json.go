@@ -75,6 +75,9 @@ type DocumentRule struct {
 	Stale       bool           `json:"stale,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Scenarios   []string       `json:"scenarios"`
+	// Checks is, of an exploration, how many answers it checked against
+	// the rule.
+	Checks int `json:"checks,omitempty"`
 }
 
 // DocumentScenario is one scenario of a Document.
@@ -107,6 +110,12 @@ type DocumentFailure struct {
 	// Reproduction is the script that replays them, under the report
 	// folder.
 	Reproduction string `json:"reproduction,omitempty"`
+	// ServerError is, of an exploration, an answer of 5xx: it blames no
+	// rule.
+	ServerError bool `json:"serverError,omitempty"`
+	// Replay is, of an exploration, the file conformance explore -replay
+	// runs again, under the report folder.
+	Replay string `json:"replay,omitempty"`
 }
 
 // SuiteVersion is the version of the suite, from the build information:
@@ -163,7 +172,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 	}
 	for _, r := range rep.Rules {
 		jr := DocumentRule{ID: r.ID, Kind: r.Kind, Verdict: r.Verdict, Selected: r.Selected, NotRun: r.Reasons,
-			Expectation: r.Expectation, Stale: r.Stale, Counts: map[string]int{}, Scenarios: []string{}}
+			Expectation: r.Expectation, Stale: r.Stale, Counts: map[string]int{}, Scenarios: []string{}, Checks: r.Checks}
 		for v, n := range r.Counts {
 			jr.Counts[v] = n
 		}
@@ -189,7 +198,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
 			js.Failure = &DocumentFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
-				Exchanges: f.Exchanges, Reproduction: f.ScriptFile}
+				Exchanges: f.Exchanges, Reproduction: f.ScriptFile, ServerError: f.ServerError, Replay: f.ReplayFile}
 			js.Blamed = s.Blamed()
 		}
 		doc.Scenarios = append(doc.Scenarios, js)

@@ -133,7 +133,7 @@ type Script struct {
 // scriptHead defines what the script's steps use: formenc encodes a value
 // as application/x-www-form-urlencoded does (RFC 6749 §2.3.1 asks it of
 // client credentials), show prints an answer with its tokens masked, and
-// field reads a JSON string property from an answer.
+// field reads a JSON string property from an answer, and header a header.
 const scriptHead = `set -u
 formenc() {
   s=$1 out=
@@ -152,6 +152,9 @@ show() {
 }
 field() {
   printf '%s' "$2" | tr -d '\r' | sed -n "s/.*\"$1\" *: *\"\([^\"]*\)\".*/\1/p" | head -n 1
+}
+header() {
+  printf '%s' "$2" | tr -d '\r' | grep -i "^$1:" | head -n 1 | sed 's/^[^:]*: *//'
 }
 `
 
@@ -211,6 +214,17 @@ func (s Script) String() string {
 				v := fmt.Sprintf("%s_%d", strings.ToUpper(strings.TrimSuffix(f, "_token")), n)
 				fmt.Fprintf(&b, "%s=$(field %s \"$out\")\n", v, f)
 				subs = append(subs, Var{tok, "${" + v + "}"})
+			}
+		}
+		// What a creation made is where its Location says, in this run as
+		// in the one recorded: the requests after it go there.
+		if loc := x.RespHeader.Get("Location"); loc != "" && x.Method == "POST" && x.Status >= 200 && x.Status <= 299 {
+			if u, err := url.Parse(x.URL); err == nil {
+				if ref, err := url.Parse(loc); err == nil && ref.IsAbs() {
+					v := fmt.Sprintf("LOCATION_%d", n)
+					fmt.Fprintf(&b, "%s=$(header Location \"$out\")\n", v)
+					subs = append(subs, Var{u.ResolveReference(ref).String(), "${" + v + "}"})
+				}
 			}
 		}
 	}

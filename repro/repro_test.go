@@ -15,6 +15,9 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 	token := httptest.NewRequest("POST", "http://target.example/oauth/token", nil)
 	token.Header.Set("Authorization", "Basic bXlBcHA6cyQzY3JldA==") // myApp:s$3cret
 	token.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	create := httptest.NewRequest("POST", "http://target.example/api/events", nil)
+	create.Header.Set("Authorization", "Bearer fresh-access-token")
+	created := &http.Response{StatusCode: 201, Status: "201 Created", Proto: "HTTP/1.1", Header: http.Header{"Location": {"http://target.example/api/events/1"}}}
 	put := httptest.NewRequest("PUT", "http://target.example/api/events/1", nil)
 	put.Header.Set("Authorization", "Bearer fresh-access-token")
 	answer := &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"application/json"}}}
@@ -27,6 +30,7 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 		Log: []Exchange{
 			Record(r, get, nil, answer, []byte(`{}`)),
 			Record(r, token, []byte("grant_type=password&username=ann%40example.org&password=hunter2"), answer, []byte(`{"access_token":"fresh-access-token"}`)),
+			Record(r, create, []byte(`{"name":"x"}`), created, nil),
 			Record(r, put, []byte(`{"name":"x"}`), answer, nil),
 		},
 	}
@@ -40,7 +44,8 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 		`--data-urlencode "password=${CONFORMANCE_PASSWORD}"`,
 		`ACCESS_2=$(field access_token "$out")`,
 		`-H "Authorization: Bearer ${ACCESS_2}"`,
-		`"${BASE_URL}/api/events/1"`,
+		`LOCATION_3=$(header Location "$out")`,
+		`-X PUT "${LOCATION_3}"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the script lacks %s\n%s", want, got)

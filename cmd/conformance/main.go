@@ -3,6 +3,7 @@
 // checkout:
 //
 //	conformance -base-url https://staging.example [-tags EXPR] [-report-dir DIR] [-read-only] [-list]
+//	conformance explore -base-url https://staging.example [-seed N] [-max-actions N] [-replay FILE]
 //
 // Credentials come from the CONFORMANCE_* variables
 // (docs/running-against-a-deployment.md).

@@ -41,3 +41,31 @@ func TestMakeConformancePassesTheVariablesOn(t *testing.T) {
 		t.Errorf("make sets CONFORMANCE_CLIENT_ID, which was not given (an empty one is refused)")
 	}
 }
+
+// TestMakeExploreTakesTheSameVariables runs `make explore` with the stand-in
+// for go: the explorer gets the target, the credentials and its budget as
+// given.
+func TestMakeExploreTakesTheSameVariables(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on this machine")
+	}
+	fake := filepath.Join(t.TempDir(), "go")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"args: $*\"\nenv\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-s", "-C", "../..", "explore", "GO="+fake, "BASE_URL=https://staging.example", "CONFORMANCE_SEED=42")
+	cmd.Env = append(os.Environ(), "CONFORMANCE_USERNAME=qa@example.org", "MAKEFLAGS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make explore: %v\n%s", err, out)
+	}
+	text := string(out)
+	if args, _, _ := strings.Cut(text, "\n"); args != "args: run ./cmd/conformance explore" {
+		t.Errorf("make explore runs %q", args)
+	}
+	for _, want := range []string{"BASE_URL=https://staging.example", "CONFORMANCE_SEED=42", "CONFORMANCE_USERNAME=qa@example.org"} {
+		if !strings.Contains(text, "\n"+want+"\n") {
+			t.Errorf("the explorer does not get %s:\n%s", want, text)
+		}
+	}
+}

@@ -25,6 +25,9 @@ const (
 )
 
 func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "explore" {
+		return runExplore(args[1:], lookup, stdout, stderr)
+	}
 	getenv := func(name string) string { v, _ := lookup(name); return v }
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -222,6 +225,9 @@ func failedRules(rep *report.Report) string {
 	}
 	if n := setupFailures(rep); n > 0 {
 		parts = append(parts, fmt.Sprintf("the setup of %d scenario%s failed", n, plural(n)))
+	}
+	if n := rep.ServerErrors(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d server error%s (5xx)", n, plural(n)))
 	}
 	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
 		var ids []string

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"eventsvc/conformance"
+	"eventsvc/explore"
+	"eventsvc/report"
+)
+
+// runExplore is `conformance explore`: generated sequences of actions
+// against the same target, with the same variables, as a run of the
+// scenarios, and the same exit statuses.
+func runExplore(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
+	getenv := func(name string) string { v, _ := lookup(name); return v }
+	fs := flag.NewFlagSet("conformance explore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to explore (default $BASE_URL; empty: an in-process reference server)")
+	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
+	readOnly := fs.Bool("read-only", false, "create and change nothing: reads only; also READ_ONLY=1 or true")
+	ref := fs.Bool("ref", false, "also check the reference server's choices: every answer against the OpenAPI document (always against the in-process server)")
+	replay := fs.String("replay", "", "run the actions of this replay file (explore/*.json under the report folder) once, instead of generated sequences")
+	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	overlay := map[string]*string{}
+	for _, f := range []struct{ flag, variable, usage string }{
+		{"seed", "CONFORMANCE_SEED", "the seed of the sequences (default: drawn, and printed); the same seed, with -concurrency 1, explores the same sequences against the same state"},
+		{"max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprintf("how many actions in all (1 to 1000000; default %d)", explore.DefaultMaxActions)},
+		{"max-time", "CONFORMANCE_MAX_TIME", fmt.Sprintf("how long the exploration may take, shrinking included (default %s)", explore.DefaultMaxTime)},
+		{"max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprintf("how many events it may create in all, each named with the run id (0 to 100000; default %d)", explore.DefaultMaxEvents)},
+		{"failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprintf("how many token requests with wrong credentials it may send, below the target's lockout (0 to 100; default %d)", explore.DefaultFailedLogins)},
+		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many sequences run at once (1 to 64; default 1)"},
+		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
+		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's"},
+	} {
+		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPassed
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "conformance explore: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	env := func(name string) (string, bool) {
+		switch {
+		case name == "BASE_URL":
+			return *baseURL, true
+		case name == "READ_ONLY" && *readOnly:
+			return "1", true
+		case name == "CONFORMANCE_TAGS" || name == "CONFORMANCE_EXPECTED_FAILURES":
+			return "", false // the scenarios' alone
+		}
+		if v, ok := overlay[name]; ok && *v != "" {
+			return *v, true
+		}
+		return lookup(name)
+	}
+	fail := func(dir string, err error) int {
+		fmt.Fprintf(stderr, "conformance explore: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))
+		if dir == "" {
+			dir = "reports"
+		}
+		if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
+			fmt.Fprintf(stderr, "conformance explore: %v\n", werr)
+		}
+		return exitUsage
+	}
+	c, err := conformance.FromEnv(env)
+	if err != nil {
+		return fail(getenv("CONFORMANCE_REPORT_DIR"), err)
+	}
+	if *reportDir != "" {
+		c.ReportDir = *reportDir
+	}
+	if c.ReportDir == "" {
+		c.ReportDir = "reports"
+	}
+	o := explore.Options{Target: c.Target, ReadOnly: c.ReadOnly, Concurrency: c.Concurrency, ReportDir: c.ReportDir, Output: stdout, Ref: *ref || c.Target.Launcher != nil}
+	if l, ok := o.Target.Launcher.(conformance.InProcess); ok {
+		l.RealTime = true // one server for the whole run, aging as a deployment's does
+		o.Target.Launcher = l
+	}
+	if o.Ref {
+		if o.Target, err = conformance.WithContract(o.Target); err != nil {
+			return fail(c.ReportDir, err)
+		}
+	}
+	numbers := []struct {
+		variable string
+		lo, hi   int
+		into     *int
+	}{
+		{"CONFORMANCE_MAX_ACTIONS", 1, 1_000_000, &o.MaxActions},
+		{"CONFORMANCE_MAX_EVENTS", 0, 100_000, &o.MaxEvents},
+		{"CONFORMANCE_FAILED_LOGINS", 0, 100, &o.FailedLogins},
+	}
+	for _, n := range numbers {
+		v, _ := env(n.variable)
+		if v == "" {
+			continue
+		}
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || i < n.lo || i > n.hi {
+			return fail(c.ReportDir, fmt.Errorf("%s %q: want a whole number from %d to %d", n.variable, v, n.lo, n.hi))
+		}
+		*n.into = i
+	}
+	if o.MaxEvents == 0 && isSet(env, "CONFORMANCE_MAX_EVENTS") {
+		o.ReadOnly = true // no event may be created: reads only
+	}
+	if o.FailedLogins == 0 && isSet(env, "CONFORMANCE_FAILED_LOGINS") {
+		o.FailedLogins = -1 // none
+	}
+	if v, _ := env("CONFORMANCE_SEED"); v != "" {
+		seed, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil || seed == 0 {
+			return fail(c.ReportDir, fmt.Errorf("CONFORMANCE_SEED %q: want a whole number from 1", v))
+		}
+		o.Seed = seed
+	}
+	if v, _ := env("CONFORMANCE_MAX_TIME"); v != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return fail(c.ReportDir, fmt.Errorf("CONFORMANCE_MAX_TIME %q: want a duration such as 90s or 5m", v))
+		}
+		o.MaxTime = d
+	}
+	if *replay != "" {
+		if o.Replay, err = explore.ReadReplay(*replay); err != nil {
+			return fail(c.ReportDir, err)
+		}
+		o.Seed = o.Replay.Seed
+	}
+	switch *color {
+	case "auto":
+		o.Color = getenv("NO_COLOR") == "" && isTerminal(stdout)
+	case "always":
+		o.Color = true
+	case "never":
+	default:
+		return fail(c.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := explore.Run(ctx, o)
+	reports := "Reports: " + strings.Join([]string{
+		c.ReportDir + "/" + report.HTMLReport, c.ReportDir + "/" + report.JSONReport,
+		c.ReportDir + "/" + report.JUnitReport, c.ReportDir + "/" + report.CucumberReport}, ", ")
+	switch {
+	case errors.Is(err, explore.ErrSetup):
+		fmt.Fprintf(stderr, "conformance explore: %v\n", err)
+		return exitUsage
+	case err == nil:
+		fmt.Fprintln(stdout, reports)
+		return exitPassed
+	case errors.Is(err, explore.ErrFailed):
+		fmt.Fprintln(stdout, reports)
+		fmt.Fprintf(stderr, "conformance explore: FAILED: %s\n", failedRules(rep))
+		return exitFailed
+	case errors.Is(err, explore.ErrUnreachable):
+		fmt.Fprintln(stdout, reports)
+		fmt.Fprintf(stderr, "conformance explore: %v; check that the target is up, then run again\n", err)
+		return exitUnreachable
+	case errors.Is(err, explore.ErrThrottled):
+		fmt.Fprintln(stdout, reports)
+		fmt.Fprintf(stderr, "conformance explore: %v; run with a lower -max-actions or -concurrency, or ask for a higher limit for the test accounts\n", err)
+		return exitThrottled
+	}
+	return fail(c.ReportDir, err)
+}
+
+// isSet reports whether a variable has a value.
+func isSet(env func(string) (string, bool), name string) bool {
+	v, _ := env(name)
+	return strings.TrimSpace(v) != ""
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"eventsvc/server"
+	"eventsvc/server/servertest"
+)
+
+// TestExploreExitsAsTheSuiteDoes: conformance explore passes (0) against
+// the reference server, fails (1) against one whose creations fail when
+// the body holds a quotation mark, with a replay file that -replay runs
+// again (1), and refuses a budget it cannot read (2).
+func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	code := run([]string{"explore", "-base-url", ref.URL, "-report-dir", dir, "-seed", "3", "-max-actions", "80"}, env(nil), &out, &errs)
+	if code != exitPassed || !strings.Contains(out.String(), "with seed 3:") {
+		t.Fatalf("against the reference server: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "conformance.json")); err != nil || !strings.Contains(string(b), `"outcome": "passed"`) {
+		t.Errorf("conformance.json: %v\n%.300s", err, b)
+	}
+
+	u, _ := url.Parse(ref.URL)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.Method == http.MethodPost && r.URL.Path == "/api/events" && bytes.Contains(body, []byte(`\"`)) {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
+	defer broken.Close()
+	out.Reset()
+	errs.Reset()
+	code = run([]string{"explore", "-base-url", broken.URL, "-report-dir", dir, "-seed", "3", "-max-actions", "400"}, env(nil), &out, &errs)
+	if code != exitFailed || !strings.Contains(errs.String(), "server error") {
+		t.Fatalf("against a server that fails: exit %d, stderr %q\n%s", code, errs.String(), out.String())
+	}
+	replays, _ := filepath.Glob(filepath.Join(dir, "explore", "server-error-*.json"))
+	if len(replays) == 0 {
+		t.Fatalf("no replay file:\n%s", out.String())
+	}
+	out.Reset()
+	code = run([]string{"explore", "-base-url", broken.URL, "-report-dir", t.TempDir(), "-replay", replays[0]}, env(nil), &out, &errs)
+	if code != exitFailed {
+		t.Fatalf("-replay %s: exit %d\n%s", replays[0], code, out.String())
+	}
+
+	for _, bad := range [][]string{{"-seed", "0"}, {"-max-actions", "many"}, {"-max-time", "-1s"}, {"-replay", filepath.Join(dir, "no-such.json")}} {
+		errs.Reset()
+		args := append([]string{"explore", "-base-url", ref.URL, "-report-dir", t.TempDir()}, bad...)
+		if code := run(args, env(nil), &out, &errs); code != exitUsage || errs.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, errs.String())
+		}
+	}
+}
