@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"eventsvc/docs"
+	"eventsvc/explore"
 	"eventsvc/features"
 )
 
@@ -46,6 +47,8 @@ type RuleDoc struct {
 	docs.Rule
 	Scenarios []ScenarioView
 	SeeAlso   []*features.Scenario
+	// Explored is whether `conformance explore` checks the rule too.
+	Explored bool
 }
 
 // page is what the template renders.
@@ -77,7 +80,7 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 	}
 	rules := map[string]*RuleDoc{}
 	for _, r := range catalogue.Rules() {
-		rules[r.ID] = &RuleDoc{Rule: r}
+		rules[r.ID] = &RuleDoc{Rule: r, Explored: slices.Contains(explore.Rules, r.ID)}
 		sections[r.Section.Code].Rules = append(sections[r.Section.Code].Rules, rules[r.ID])
 	}
 	for _, sc := range set.Scenarios() {

@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"eventsvc/docs"
+	"eventsvc/explore"
 	"eventsvc/features"
 	"eventsvc/server"
 	"eventsvc/server/config"
@@ -63,6 +65,29 @@ func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
 	for _, r := range catalogue.Rules() {
 		if !ids[r.ID] {
 			t.Errorf("no anchor for rule %s", r.ID)
+		}
+	}
+}
+
+// TestTheRulesExplorationChecksAreMarked: every rule explore.Rules lists,
+// and no other, is marked "explored" on the page.
+func TestTheRulesExplorationChecksAreMarked(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range catalogue.Rules() {
+		heading := `<a href="#` + r.ID + `">` + r.ID + `</a> <span class="tag ` + string(r.Kind) + `">` + string(r.Kind) + `</span>`
+		marked := strings.Contains(string(page), heading+` <span class="tag flag">explored</span></h4>`)
+		if !strings.Contains(string(page), heading) {
+			t.Fatalf("no heading for %s", r.ID)
+		}
+		if want := slices.Contains(explore.Rules, r.ID); marked != want {
+			t.Errorf("%s is marked explored: %v, want %v", r.ID, marked, want)
 		}
 	}
 }

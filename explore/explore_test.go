@@ -145,7 +145,7 @@ func TestTheSameSeedExploresTheSameSequences(t *testing.T) {
 }
 
 // flawNamed is the flaw of that name.
-func flawNamed(t *testing.T, name string) flaw {
+func flawNamed(t testing.TB, name string) flaw {
 	t.Helper()
 	for _, f := range flaws {
 		if f.name == name {

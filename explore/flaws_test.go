@@ -229,13 +229,13 @@ type flawProxy struct {
 
 // startFlawed starts a reference server and the proxy of f in front of
 // it, and returns the proxy's address.
-func startFlawed(t *testing.T, f flaw) string {
+func startFlawed(t testing.TB, f flaw) string {
 	t.Helper()
 	return startProxy(t, f, nil)
 }
 
 // startProxy is startFlawed, telling seen of every request.
-func startProxy(t *testing.T, f flaw, seen func(*http.Request, []byte, int)) string {
+func startProxy(t testing.TB, f flaw, seen func(*http.Request, []byte, int)) string {
 	t.Helper()
 	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(steps.ServerConfig{})
 	if err != nil {

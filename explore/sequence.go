@@ -225,11 +225,9 @@ func (s *sequence) create(a Action) (*finding, error) {
 	case x.status < 200 || x.status > 299:
 		return s.breaks("API-6", x, "a creation by %s answered %d", callerText(a.As), x.status), nil
 	}
-	if x.jsonErr == nil || len(strings.TrimSpace(string(x.body))) > 0 {
-		if x.doc != nil || x.jsonErr == nil {
-			if f := s.isHAL(x, x.doc, "the answer to the creation"); f != nil {
-				return f, nil
-			}
+	if x.jsonErr == nil { // a JSON answer is HAL (the specification shows none)
+		if f := s.isHAL(x, x.doc, "the answer to the creation"); f != nil {
+			return f, nil
 		}
 	}
 	address := x.header.Get("Location")
@@ -284,7 +282,7 @@ func (s *sequence) update(a Action) (*finding, error) {
 		switch {
 		case ok:
 			ev.fields, ev.lastRule = body, "API-9"
-			if x.doc != nil {
+			if x.jsonErr == nil {
 				return s.isHAL(x, x.doc, "the answer to the update"), nil
 			}
 			return nil, nil
