@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,12 +21,18 @@ const File = "explore"
 // with its exchanges and reproduction. original is how many actions it
 // ran before it was shrunk.
 func (r *runner) result(s *sequence, original int, took time.Duration) *report.ScenarioResult {
+	// A sequence counts for the rules it checked; a failing one for the
+	// rule it broke alone: the checks before the failure passed, but the
+	// sequence is the finding's.
 	var rules []string
 	for rule := range s.checks {
 		rules = append(rules, rule)
 	}
-	if s.found != nil && s.found.rule != "" && !slices.Contains(rules, s.found.rule) {
-		rules = append(rules, s.found.rule)
+	if s.found != nil {
+		rules = nil
+		if s.found.rule != "" {
+			rules = []string{s.found.rule}
+		}
 	}
 	sortRules(rules)
 	name := fmt.Sprintf("Sequence %d: %d action%s", s.n, len(s.done), map[bool]string{true: "", false: "s"}[len(s.done) == 1])

@@ -49,7 +49,7 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 	// Fewer actions: chunks of halving size, then one by one.
 	for size := len(actions) / 2; size >= 1; size /= 2 {
 		for i := 0; i+size <= len(actions); {
-			candidate := slices.Concat(actions[:i], actions[i+size:])
+			candidate := without(actions, i, size)
 			if len(candidate) == 0 || !try(candidate) {
 				i += size
 			}
@@ -69,16 +69,46 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 	return best
 }
 
+// without returns actions without the n from i, the events of the actions
+// after them renumbered: an action about the sequence's k-th event is about
+// the (k-1)-th when a creation before it is left out.
+func without(actions []Action, i, n int) []Action {
+	created := 0 // creations before i
+	for _, a := range actions[:i] {
+		if a.Kind == KindCreate {
+			created++
+		}
+	}
+	gone := 0
+	for _, a := range actions[i : i+n] {
+		if a.Kind == KindCreate {
+			gone++
+		}
+	}
+	out := slices.Clone(actions[:i])
+	for _, a := range actions[i+n:] {
+		if onEvent(a) && a.Event >= created+gone {
+			a.Event -= gone
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// onEvent reports whether a is about one of the sequence's events.
+func onEvent(a Action) bool {
+	return a.Kind == KindRead || a.Kind == KindUpdate || a.Kind == KindFollow && a.From == "event"
+}
+
 // dependencies are the actions of a sequence its last action can depend
 // on: every creation (the sequence's events are numbered by them), every
 // grant and refresh (the tokens), and every action about the event of the
 // last one, if it is about an event; and the last one.
 func dependencies(actions []Action) []Action {
 	last := actions[len(actions)-1]
-	onEvent := last.Kind == KindRead || last.Kind == KindUpdate || (last.Kind == KindFollow && last.From == "event")
 	var out []Action
 	for _, a := range actions[:len(actions)-1] {
-		about := (a.Kind == KindRead || a.Kind == KindUpdate || (a.Kind == KindFollow && a.From == "event")) && onEvent && a.Event == last.Event
+		about := onEvent(a) && onEvent(last) && a.Event == last.Event
 		if a.Kind == KindCreate || a.Kind == KindGrant || a.Kind == KindRefresh || about {
 			out = append(out, a)
 		}
