@@ -3,7 +3,8 @@
 #   make run                  the reference server on :8080, demo credentials
 #   make test                 everything: vet, formatting, unit tests and the
 #                             conformance suite against an in-process server,
-#                             all under the race detector, and a short run
+#                             all under the race detector; the breakages only
+#                             exploration finds (without it); and a short run
 #                             of every fuzz target
 #   make conformance          the suite alone, with reports in reports/;
 #                             against a deployment with
