@@ -31,13 +31,13 @@ import (
 // Errors of Run; the binary's exit status follows from them.
 var (
 	// ErrFailed: a selected rule failed, or a baseline entry is stale.
-	ErrFailed = errors.New("conformance suite failed")
+	ErrFailed = report.ErrFailed
 	// ErrUsage: the options cannot make a run (tags, baseline, files).
 	ErrUsage = report.ErrUsage
 	// ErrThrottled: the target answered 429 Too Many Requests.
-	ErrThrottled = errors.New("throttled by the target")
+	ErrThrottled = report.ErrThrottled
 	// ErrUnreachable: the target stopped answering during the run.
-	ErrUnreachable = errors.New("the target stopped answering")
+	ErrUnreachable = report.ErrUnreachable
 )
 
 // Options configure a run of the suite.
@@ -228,15 +228,7 @@ func Run(o Options) (*report.Report, error) {
 	if err := w.Finish(rep); err != nil {
 		return rep, err
 	}
-	switch rep.Outcome {
-	case report.OutcomeThrottled:
-		return rep, fmt.Errorf("%w: %s", ErrThrottled, rep.Error)
-	case report.OutcomeUnreachable:
-		return rep, fmt.Errorf("%w: %s", ErrUnreachable, rep.Error)
-	case report.OutcomeFailed:
-		return rep, ErrFailed
-	}
-	return rep, nil
+	return rep, rep.Err()
 }
 
 // Plan reads the features and selects the scenarios a run with o checks.

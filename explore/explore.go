@@ -37,11 +37,11 @@ import (
 var (
 	// ErrFailed: a sequence found an answer that breaks a rule, or a
 	// server error.
-	ErrFailed = errors.New("exploration found a fault")
+	ErrFailed = report.ErrFailed
 	// ErrThrottled: the target answered 429 Too Many Requests.
-	ErrThrottled = errors.New("throttled by the target")
+	ErrThrottled = report.ErrThrottled
 	// ErrUnreachable: the target stopped answering.
-	ErrUnreachable = errors.New("the target stopped answering")
+	ErrUnreachable = report.ErrUnreachable
 	// ErrSetup: the exploration could not start.
 	ErrSetup = errors.New("explore")
 )
@@ -204,15 +204,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := w.Finish(rep); err != nil {
 		return rep, err
 	}
-	switch rep.Outcome {
-	case report.OutcomeThrottled:
-		return rep, fmt.Errorf("%w: %s", ErrThrottled, rep.Error)
-	case report.OutcomeUnreachable:
-		return rep, fmt.Errorf("%w: %s", ErrUnreachable, rep.Error)
-	case report.OutcomeFailed:
-		return rep, ErrFailed
-	}
-	return rep, nil
+	return rep, rep.Err()
 }
 
 func orDefault(v, d int) int {

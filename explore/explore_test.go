@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -285,6 +286,24 @@ func TestAReadOnlyExplorationWritesNothing(t *testing.T) {
 	}
 }
 
+// forward sends r on to the server at base, and its answer back.
+func forward(w http.ResponseWriter, r *http.Request, base string) {
+	req, _ := http.NewRequest(r.Method, base+r.URL.RequestURI(), r.Body)
+	req.Header = r.Header.Clone()
+	req.Host = r.Host
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
 func TestALockoutThrottlesTheExploration(t *testing.T) {
 	ref := startFlawed(t, flaw{name: "none"})
 	var calls sync.Map
@@ -296,22 +315,7 @@ func TestALockoutThrottlesTheExploration(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 			return
 		}
-		req, _ := http.NewRequest(r.Method, ref+r.URL.RequestURI(), r.Body)
-		req.Header = r.Header.Clone()
-		req.Host = r.Host
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		var b bytes.Buffer
-		b.ReadFrom(resp.Body)
-		w.Write(b.Bytes())
+		forward(w, r, ref)
 	}))
 	defer srv.Close()
 	var out bytes.Buffer
@@ -341,22 +345,7 @@ func TestATargetThatStopsAnsweringEndsTheExplorationAsUnreachable(t *testing.T) 
 			w.Write([]byte("<html>upstream connect error</html>"))
 			return
 		}
-		req, _ := http.NewRequest(r.Method, ref+r.URL.RequestURI(), r.Body)
-		req.Header = r.Header.Clone()
-		req.Host = r.Host
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		var b bytes.Buffer
-		b.ReadFrom(resp.Body)
-		w.Write(b.Bytes())
+		forward(w, r, ref)
 	}))
 	defer srv.Close()
 	var out bytes.Buffer

@@ -20,6 +20,32 @@ import (
 // make one: a baseline, a previous report to run again.
 var ErrUsage = errors.New("usage")
 
+// The errors a run's Report ends with (Err); a binary's exit status
+// follows from them.
+var (
+	// ErrFailed: a rule failed, a baseline entry is stale, or an
+	// exploration found a fault.
+	ErrFailed = errors.New("failed")
+	// ErrThrottled: the target answered 429 Too Many Requests.
+	ErrThrottled = errors.New("throttled by the target")
+	// ErrUnreachable: the target stopped answering during the run.
+	ErrUnreachable = errors.New("the target stopped answering")
+)
+
+// Err is the error the run ends with: nil when it passed, ErrFailed,
+// ErrThrottled or ErrUnreachable (with the report's Error) otherwise.
+func (r *Report) Err() error {
+	switch r.Outcome {
+	case OutcomeThrottled:
+		return fmt.Errorf("%w: %s", ErrThrottled, r.Error)
+	case OutcomeUnreachable:
+		return fmt.Errorf("%w: %s", ErrUnreachable, r.Error)
+	case OutcomeFailed:
+		return ErrFailed
+	}
+	return nil
+}
+
 // Report is what a run found.
 type Report struct {
 	Target    string // the address checked, or "in-process"

@@ -41,21 +41,14 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
 		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's"},
 	} {
-		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
+		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPassed
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "conformance explore: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
 	}
 	env := func(name string) (string, bool) {
 		switch {

@@ -51,21 +51,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA"},
 		{"expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason"},
 	} {
-		overlay[f.variable] = fs.String(f.flag, "", f.usage+" (default $"+f.variable+")")
+		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPassed
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "conformance: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "conformance: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))
@@ -342,4 +335,26 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parse parses args into fs. When the command cannot go on (-h, a bad
+// flag, an argument), it returns false and the exit status.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPassed, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// variableFlag is a flag that stands for a variable: given, it replaces
+// it.
+func variableFlag(fs *flag.FlagSet, name, variable, usage string) *string {
+	return fs.String(name, "", usage+" (default $"+variable+")")
 }
