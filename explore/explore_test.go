@@ -270,6 +270,18 @@ func TestExplorationStaysWithinItsBudgets(t *testing.T) {
 	}
 }
 
+func TestMaxTimeEndsTheExploration(t *testing.T) {
+	var out bytes.Buffer
+	start := time.Now()
+	rep, err := Run(context.Background(), Options{Target: inProcess(t), Seed: 9, MaxActions: 1_000_000, MaxTime: 700 * time.Millisecond, Output: &out})
+	if err != nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	if took := time.Since(start); took > 10*time.Second || len(rep.Scenarios) == 0 {
+		t.Fatalf("a run of 700ms took %s and ran %d sequences", took, len(rep.Scenarios))
+	}
+}
+
 func TestAReadOnlyExplorationWritesNothing(t *testing.T) {
 	var c counter
 	base := startProxy(t, flaw{name: "none"}, c.seen)
