@@ -21,7 +21,7 @@ func TestInjectedFaultsKeepTheSecurityAndCORSHeaders(t *testing.T) {
 	set := fault.NewSet(func() float64 { return 0 })
 	j := journal.New(10, clock.System{})
 	addr, _ := listenWith(t, Options{CORSOrigin: "http://localhost:3000", Faults: set, Journal: j})
-	if _, err := set.Add(fault.Rule{Method: "GET", Path: "/api/events", Status: 503, Fraction: 1}); err != nil {
+	if _, err := set.Add(fault.Rule{Method: "GET", Path: "/api/events", Answer: fault.Answer{Status: 503}, Fraction: 1}); err != nil {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/events", nil)
@@ -52,7 +52,7 @@ func TestInjectedFaultsKeepTheSecurityAndCORSHeaders(t *testing.T) {
 func TestADroppedConnectionIsReset(t *testing.T) {
 	set := fault.NewSet(func() float64 { return 0 })
 	addr, _ := listenWith(t, Options{Faults: set})
-	if _, err := set.Add(fault.Rule{Path: "/api/events", Drop: true, Fraction: 1}); err != nil {
+	if _, err := set.Add(fault.Rule{Path: "/api/events", Answer: fault.Answer{Drop: true}, Fraction: 1}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)

@@ -2,8 +2,12 @@ package control
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -29,8 +33,31 @@ func (c *Control) handleAddFault(ctx *fiber.Ctx) error {
 	if err != nil {
 		return badRequest("%s", err.Error())
 	}
-	said(ctx, "faults: added rule %d: %s %s latency %v status %d drop %v fraction %v", r.ID, orAny(r.Method), r.Path, r.Latency.String(), r.Status, r.Drop, r.Fraction)
+	what := fmt.Sprintf("latency %v status %d drop %v", r.Latency.String(), r.Status, r.Drop)
+	if r.Sequence != nil {
+		what = fmt.Sprintf("a sequence of %d answers", len(r.Sequence))
+	}
+	said(ctx, "faults: added rule %d: %s %s%s: %s, after %d, times %d, fraction %v", r.ID, orAny(r.Method), r.Path, matchText(r), what, r.After, r.Times, r.Fraction)
 	return answer(ctx, http.StatusCreated, r)
+}
+
+// matchText says what a rule matches besides its method and path.
+func matchText(r fault.Rule) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Query)) {
+		parts = append(parts, k+"="+r.Query[k])
+	}
+	text := ""
+	if parts != nil {
+		text += "?" + strings.Join(parts, "&")
+	}
+	if r.Token != nil {
+		text += fmt.Sprintf(" with a token: %v", *r.Token)
+	}
+	if r.GrantType != "" {
+		text += " grant " + r.GrantType
+	}
+	return text
 }
 
 func orAny(method string) string {

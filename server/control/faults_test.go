@@ -1,6 +1,7 @@
 package control
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -214,5 +215,79 @@ func TestTheClockNeverMovesBack(t *testing.T) {
 	}
 	if status, _ := r.publicCall(t, http.MethodPost, "/api/events", token, newEvent); status != http.StatusUnauthorized {
 		t.Fatalf("the expired token after refused advances: %d, want 401", status)
+	}
+}
+
+// raw sends a request to the public server and returns its answer, its
+// body read.
+func (r *rig) raw(t *testing.T, method, path, auth, contentType, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.public+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestFaultsATestCanCountOn: a rule that fires once after one request,
+// answers a real RFC 6749 error to refresh grants only, and a sequence of
+// a 429 with Retry-After then the real answer; each removes itself when
+// spent, and a query parameter picks the page it applies to.
+func TestFaultsATestCanCountOn(t *testing.T) {
+	r := newRig(t, "")
+	statuses := func(n int, method, path string) []int {
+		var out []int
+		for range n {
+			resp, _ := r.raw(t, method, path, "", "", "")
+			out = append(out, resp.StatusCode)
+		}
+		return out
+	}
+	if status, added := r.call(t, http.MethodPost, "/faults", `{"method": "GET", "path": "/api/events", "after": 1, "times": 1, "status": 503}`); status != http.StatusCreated {
+		t.Fatalf("POST /faults = %d %v", status, added)
+	}
+	if got := statuses(4, "GET", "/api/events"); fmt.Sprint(got) != "[200 503 200 200]" {
+		t.Fatalf("after 1, times 1: %v", got)
+	}
+	if _, listed := r.call(t, http.MethodGet, "/faults", ""); len(listed["faults"].([]any)) != 0 {
+		t.Fatalf("the spent rule is still listed: %v", listed)
+	}
+
+	r.call(t, http.MethodPost, "/faults", `{"path": "/oauth/token", "grantType": "refresh_token", "times": 1, "status": 400,
+		"body": {"error": "invalid_grant", "error_description": "the refresh token expired"}}`)
+	form := "application/x-www-form-urlencoded"
+	basic := "Basic bXlBcHA6cGFzcw==" // myApp:pass, the demo client
+	if resp, _ := r.raw(t, "POST", "/oauth/token", basic, form, "grant_type=password&username=user%40email.com&password=user"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a password grant met the refresh grant's rule: %d", resp.StatusCode)
+	}
+	resp, body := r.raw(t, "POST", "/oauth/token", basic, form, "grant_type=refresh_token&token=whatever")
+	var oauthErr struct{ Error string }
+	if resp.StatusCode != http.StatusBadRequest || json.Unmarshal([]byte(body), &oauthErr) != nil || oauthErr.Error != "invalid_grant" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("the injected invalid_grant: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+
+	r.call(t, http.MethodPost, "/faults", `{"path": "/api/events", "query": {"page": "1"}, "sequence": [
+		{"status": 429, "headers": {"Retry-After": "1"}, "body": "slow down"}, {}, {"status": 500}]}`)
+	resp, body = r.raw(t, "GET", "/api/events?page=1", "", "", "")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || body != "slow down" {
+		t.Fatalf("the sequence's first answer: %d Retry-After %q %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if got := statuses(1, "GET", "/api/events"); fmt.Sprint(got) != "[200]" {
+		t.Fatalf("a page without page=1 met the rule: %v", got)
+	}
+	if got := statuses(3, "GET", "/api/events?page=1"); fmt.Sprint(got) != "[200 500 200]" {
+		t.Fatalf("the sequence's other answers: %v", got)
 	}
 }

@@ -1,9 +1,12 @@
 // Package fault injects faults into the reference server's answers, for
 // client developers who need to see how their client copes with a slow
 // service, an error status or a dropped connection: rules that match a
-// method and a path pattern, and delay the answer, replace it with a
-// status, or close the connection without one, for every matching request or
-// a fraction of them.
+// method, a path pattern, query parameters, whether a token is sent and a
+// token request's grant type, and delay the answer, replace it with a
+// status, a body and headers of their own, or close the connection without
+// one, for every matching request, a fraction of them, the next few after
+// some, or one answer each from a sequence. A rule that is spent removes
+// itself, so that a client's test can count on exactly what it asked for.
 //
 // Rules are bounded (MaxRules, MaxPatternLen, MaxLatency), their patterns
 // split once when they are added, and matched without a lock: a request
@@ -16,23 +19,57 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
+	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // Bounds of the rules: how many may be in force, how long a path pattern
-// and a method may be, and the longest delay a rule may add.
+// and a method may be, the longest delay a rule may add, and how large
+// the answers it gives may be.
 const (
 	MaxRules      = 100
 	MaxPatternLen = 256
 	MaxMethodLen  = 20
 	MaxLatency    = 2 * time.Minute
+	// MaxBody is the largest body an answer may give, as JSON.
+	MaxBody = 64 << 10
+	// MaxHeaders is how many headers an answer may set.
+	MaxHeaders = 20
+	// MaxSequence is how many answers a sequence may hold.
+	MaxSequence = 100
+	// MaxQuery is how many query parameters a rule may match.
+	MaxQuery = 20
+	// MaxCount bounds after and times.
+	MaxCount = 1_000_000
 )
 
-// Rule is one fault: which requests it matches and what it does to them.
+// Answer is what a rule does to a request it applies to: delay it, then
+// answer a status (with a body and headers of its own, or the service's
+// injected_fault error), or close the connection without an answer, or,
+// with a latency alone, let the request go on to its real answer.
+type Answer struct {
+	// Latency delays the answer.
+	Latency Duration `json:"latency,omitempty"`
+	// Status, when set, answers with this status instead of the real
+	// answer.
+	Status int `json:"status,omitempty"`
+	// Body is the answer's body, a JSON value: an object or an array is
+	// sent as JSON (application/json unless Headers say otherwise), a
+	// string as its text (text/plain unless Headers say otherwise).
+	// Without it, a status answers the injected_fault error.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Headers are set on the answer, such as Retry-After or
+	// WWW-Authenticate.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Drop closes the connection without an answer.
+	Drop bool `json:"drop,omitempty"`
+}
+
+// Rule is one fault: which requests it matches, which of them it applies
+// to, and what it does to them.
 type Rule struct {
 	// ID names the rule; the Set assigns it.
 	ID int `json:"id"`
@@ -40,20 +77,44 @@ type Rule struct {
 	Method string `json:"method,omitempty"`
 	// Path is a pattern of request paths: "*" matches within one path
 	// segment (path.Match), and a final "/**" matches the path before it
-	// and everything under it.
+	// and everything under it. It has no query: Query matches that.
 	Path string `json:"path"`
-	// Latency delays the answer.
-	Latency Duration `json:"latency,omitempty"`
-	// Status, when set, answers with this status instead of the real
-	// answer.
-	Status int `json:"status,omitempty"`
-	// Drop closes the connection without an answer.
-	Drop bool `json:"drop,omitempty"`
+	// Query are query parameters the request must carry, each with this
+	// value, or with any value for "*".
+	Query map[string]string `json:"query,omitempty"`
+	// Token, when set, matches requests that carry a bearer token (true)
+	// or do not (false).
+	Token *bool `json:"token,omitempty"`
+	// GrantType matches token requests (POST /oauth/token) of this
+	// grant type, such as "refresh_token".
+	GrantType string `json:"grantType,omitempty"`
+	// After lets the first After matching requests go through untouched.
+	After int `json:"after,omitempty"`
+	// Times is how many requests the rule applies to before it removes
+	// itself; 0 is no limit.
+	Times int `json:"times,omitempty"`
 	// Fraction is the share of matching requests the rule applies to, in
 	// (0, 1]; 1 applies it to all of them.
 	Fraction float64 `json:"fraction"`
+	// Answer is what it does, when it has no Sequence.
+	Answer
+	// Sequence, when set, is what it does to the requests it applies to,
+	// one answer each, in order; after the last, it removes itself. An
+	// answer without status, drop or latency lets its request through.
+	Sequence []Answer `json:"sequence,omitempty"`
 	// Hits counts the requests the rule was applied to.
 	Hits int `json:"hits"`
+}
+
+// Request is what a rule matches a request by.
+type Request struct {
+	Method, Path string
+	// Query are the request's query parameters.
+	Query url.Values
+	// Token is whether it carries a bearer token.
+	Token bool
+	// GrantType is the grant_type of a form-encoded POST, if it has one.
+	GrantType string
 }
 
 // Duration is a time.Duration written in JSON as Go writes durations:
@@ -79,15 +140,36 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// answerInput is an answer as a body gives it.
+type answerInput struct {
+	Latency *Duration         `json:"latency"`
+	Status  int               `json:"status"`
+	Body    json.RawMessage   `json:"body"`
+	Headers map[string]string `json:"headers"`
+	Drop    bool              `json:"drop"`
+}
+
+func (in answerInput) answer() Answer {
+	a := Answer{Status: in.Status, Body: in.Body, Headers: in.Headers, Drop: in.Drop}
+	if in.Latency != nil {
+		a.Latency = *in.Latency
+	}
+	return a
+}
+
 // ruleInput is the body that adds a rule: Rule without what the Set
 // assigns, and Fraction optional.
 type ruleInput struct {
-	Method   string    `json:"method"`
-	Path     *string   `json:"path"`
-	Latency  *Duration `json:"latency"`
-	Status   int       `json:"status"`
-	Drop     bool      `json:"drop"`
-	Fraction *float64  `json:"fraction"`
+	Method    string            `json:"method"`
+	Path      *string           `json:"path"`
+	Query     map[string]string `json:"query"`
+	Token     *bool             `json:"token"`
+	GrantType string            `json:"grantType"`
+	After     int               `json:"after"`
+	Times     int               `json:"times"`
+	Fraction  *float64          `json:"fraction"`
+	answerInput
+	Sequence []answerInput `json:"sequence"`
 }
 
 // ErrInvalid reports a rule that cannot be used; the error says why.
@@ -96,6 +178,9 @@ var ErrInvalid = errors.New("invalid fault rule")
 // Parse reads one rule from a JSON object such as
 //
 //	{"method": "GET", "path": "/api/events", "status": 503, "fraction": 0.5}
+//	{"path": "/oauth/token", "grantType": "refresh_token", "times": 1,
+//	 "status": 400, "body": {"error": "invalid_grant"}}
+//	{"path": "/api/events", "sequence": [{"status": 503, "headers": {"Retry-After": "1"}}, {}]}
 //
 // and checks it. Errors wrap ErrInvalid and say what is wrong.
 func Parse(body []byte) (Rule, error) {
@@ -111,9 +196,13 @@ func Parse(body []byte) (Rule, error) {
 	if in.Path == nil {
 		return Rule{}, fmt.Errorf("%w: path is required, for example \"/api/events\" or \"/api/**\"", ErrInvalid)
 	}
-	r := Rule{Method: strings.ToUpper(in.Method), Path: *in.Path, Status: in.Status, Drop: in.Drop, Fraction: 1}
-	if in.Latency != nil {
-		r.Latency = *in.Latency
+	r := Rule{Method: strings.ToUpper(in.Method), Path: *in.Path, Query: in.Query, Token: in.Token, GrantType: in.GrantType,
+		After: in.After, Times: in.Times, Fraction: 1, Answer: in.answer()}
+	if in.Sequence != nil {
+		r.Sequence = make([]Answer, 0, len(in.Sequence))
+	}
+	for _, a := range in.Sequence {
+		r.Sequence = append(r.Sequence, a.answer())
 	}
 	if in.Fraction != nil {
 		r.Fraction = *in.Fraction
@@ -159,10 +248,11 @@ func jsonKind(goKind string) string {
 	return "number"
 }
 
-// Validate checks a rule: a path pattern that starts with "/" and
-// compiles, a method that is an HTTP token, a latency from 0 to
-// MaxLatency, a status from 200 to 599, not both a status and a drop, at
-// least one effect, and a fraction in (0, 1].
+// Validate checks a rule: a path pattern that starts with "/", has no
+// query and compiles; a method that is an HTTP token; query parameters,
+// after and times within bounds; a fraction in (0, 1]; and its answer, or
+// each answer of its sequence, valid. A rule with a sequence has no answer
+// of its own and no times: the sequence's length is its times.
 func (r Rule) Validate() error {
 	var errs []string
 	switch {
@@ -170,6 +260,8 @@ func (r Rule) Validate() error {
 		errs = append(errs, fmt.Sprintf("path is %d bytes long; a pattern is at most %d", len(r.Path), MaxPatternLen))
 	case !strings.HasPrefix(r.Path, "/"):
 		errs = append(errs, fmt.Sprintf("path %q must start with \"/\"", r.Path))
+	case strings.ContainsAny(r.Path, "?#"):
+		errs = append(errs, fmt.Sprintf("path %q has a query: a path never does; match parameters with \"query\", such as {\"path\": \"/api/events\", \"query\": {\"page\": \"1\"}}", r.Path))
 	default:
 		if _, err := path.Match(strings.ReplaceAll(r.Path, "/", ""), ""); err != nil {
 			errs = append(errs, fmt.Sprintf("path %q is not a valid pattern", r.Path))
@@ -185,22 +277,44 @@ func (r Rule) Validate() error {
 			}
 		}
 	}
-	if r.Latency < 0 {
-		errs = append(errs, fmt.Sprintf("latency %v must not be negative", time.Duration(r.Latency)))
-	} else if time.Duration(r.Latency) > MaxLatency {
-		errs = append(errs, fmt.Sprintf("latency %v must be at most %v", time.Duration(r.Latency), MaxLatency))
+	if len(r.Query) > MaxQuery {
+		errs = append(errs, fmt.Sprintf("query names %d parameters; a rule matches at most %d", len(r.Query), MaxQuery))
 	}
-	if r.Status != 0 && (r.Status < 200 || r.Status > 599) {
-		errs = append(errs, fmt.Sprintf("status %d must be from 200 to 599", r.Status))
+	for k, v := range r.Query {
+		if k == "" || len(k) > MaxPatternLen || len(v) > MaxPatternLen {
+			errs = append(errs, fmt.Sprintf("query parameter %q: a name must be given, and names and values are at most %d bytes", k, MaxPatternLen))
+			break
+		}
 	}
-	if r.Status != 0 && r.Drop {
-		errs = append(errs, "a rule either answers a status or drops the connection, not both")
+	if len(r.GrantType) > MaxPatternLen {
+		errs = append(errs, fmt.Sprintf("grantType is %d bytes long; at most %d", len(r.GrantType), MaxPatternLen))
 	}
-	if r.Latency == 0 && r.Status == 0 && !r.Drop {
-		errs = append(errs, "the rule does nothing: give a latency, a status or drop")
+	if r.After < 0 || r.After > MaxCount {
+		errs = append(errs, fmt.Sprintf("after %d must be from 0 to %d", r.After, MaxCount))
+	}
+	if r.Times < 0 || r.Times > MaxCount {
+		errs = append(errs, fmt.Sprintf("times %d must be from 0 (no limit) to %d", r.Times, MaxCount))
 	}
 	if !(r.Fraction > 0 && r.Fraction <= 1) {
 		errs = append(errs, fmt.Sprintf("fraction %v must be above 0 and at most 1", r.Fraction))
+	}
+	switch {
+	case r.Sequence != nil && !r.Answer.empty():
+		errs = append(errs, "a rule gives either one answer (latency, status, body, headers, drop) or a sequence of them, not both")
+	case r.Sequence != nil && r.Times != 0:
+		errs = append(errs, "a rule with a sequence applies as many times as the sequence has answers: leave out times")
+	case r.Sequence != nil && len(r.Sequence) == 0:
+		errs = append(errs, "the sequence is empty: give at least one answer")
+	case len(r.Sequence) > MaxSequence:
+		errs = append(errs, fmt.Sprintf("the sequence has %d answers; at most %d", len(r.Sequence), MaxSequence))
+	case r.Sequence != nil:
+		for i, a := range r.Sequence {
+			if msgs := a.problems(true); msgs != nil {
+				errs = append(errs, fmt.Sprintf("answer %d of the sequence: %s", i+1, strings.Join(msgs, "; ")))
+			}
+		}
+	default:
+		errs = append(errs, r.Answer.problems(false)...)
 	}
 	if errs != nil {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
@@ -208,170 +322,91 @@ func (r Rule) Validate() error {
 	return nil
 }
 
-// Matches reports whether the rule applies to a request's method and path
-// (before the fraction is drawn). The pattern is matched segment by
+// empty reports whether a gives nothing.
+func (a Answer) empty() bool {
+	return a.Latency == 0 && a.Status == 0 && a.Body == nil && a.Headers == nil && !a.Drop
+}
+
+// problems says what is wrong with a: a latency from 0 to MaxLatency, a
+// status from 200 to 599, not both a status and a drop, a body and
+// headers only with a status, headers that HTTP can carry, and, unless
+// it is a step of a sequence (which may let its request through), at
+// least one effect.
+func (a Answer) problems(step bool) []string {
+	var errs []string
+	if a.Latency < 0 {
+		errs = append(errs, fmt.Sprintf("latency %v must not be negative", time.Duration(a.Latency)))
+	} else if time.Duration(a.Latency) > MaxLatency {
+		errs = append(errs, fmt.Sprintf("latency %v must be at most %v", time.Duration(a.Latency), MaxLatency))
+	}
+	if a.Status != 0 && (a.Status < 200 || a.Status > 599) {
+		errs = append(errs, fmt.Sprintf("status %d must be from 200 to 599", a.Status))
+	}
+	if a.Status != 0 && a.Drop {
+		errs = append(errs, "a rule either answers a status or drops the connection, not both")
+	}
+	if (a.Body != nil || a.Headers != nil) && a.Status == 0 {
+		errs = append(errs, "a body or headers need a status to answer with")
+	}
+	if len(a.Body) > MaxBody {
+		errs = append(errs, fmt.Sprintf("the body is %d bytes; at most %d", len(a.Body), MaxBody))
+	}
+	if a.Body != nil && !json.Valid(a.Body) {
+		errs = append(errs, "the body must be a JSON value")
+	}
+	if len(a.Headers) > MaxHeaders {
+		errs = append(errs, fmt.Sprintf("%d headers; at most %d", len(a.Headers), MaxHeaders))
+	}
+	for _, name := range sortedKeys(a.Headers) {
+		if msg := headerProblem(name, a.Headers[name]); msg != "" {
+			errs = append(errs, msg)
+		}
+	}
+	if !step && a.Latency == 0 && a.Status == 0 && !a.Drop {
+		errs = append(errs, "the rule does nothing: give a latency, a status or drop")
+	}
+	return errs
+}
+
+// headerProblem says what is wrong with a header an answer sets: a name
+// that is not an HTTP token, a value with a control character, one the
+// server must set itself.
+func headerProblem(name, value string) string {
+	if name == "" || len(name) > 64 {
+		return fmt.Sprintf("header name %q must be 1 to 64 characters", name)
+	}
+	for _, c := range name {
+		if !(c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || strings.ContainsRune("!#$%&'*+.^_`|~", c)) {
+			return fmt.Sprintf("header name %q must be an HTTP token (letters, digits, -)", name)
+		}
+	}
+	switch strings.ToLower(name) {
+	case "content-length", "transfer-encoding", "connection", "date", "server":
+		return fmt.Sprintf("header %q is the server's to set", name)
+	}
+	if len(value) > 4096 {
+		return fmt.Sprintf("header %q: a value is at most 4096 bytes", name)
+	}
+	for _, c := range value {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return fmt.Sprintf("header %q: a value must not hold control characters", name)
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Matches reports whether the rule applies to a request (before after,
+// times and the fraction count). The path pattern is matched segment by
 // segment; a final "**" segment matches whatever follows, or nothing.
-func (r Rule) Matches(method, p string) bool {
-	return compile(r).matches(method, strings.Split(p, "/"))
+func (r Rule) Matches(req Request) bool {
+	return compile(r).matches(req, strings.Split(req.Path, "/"))
 }
-
-// compiled is a rule in force: its pattern split once, its hits counted
-// without a lock, and gone closed when it is taken out of force.
-type compiled struct {
-	rule Rule
-	// segs are the pattern's segments; rest is true when a final "**"
-	// was cut from them.
-	segs []string
-	rest bool
-	hits atomic.Int64
-	gone chan struct{}
-}
-
-func compile(r Rule) *compiled {
-	c := &compiled{rule: r, segs: strings.Split(r.Path, "/"), gone: make(chan struct{})}
-	if c.segs[len(c.segs)-1] == "**" {
-		c.segs, c.rest = c.segs[:len(c.segs)-1], true
-	}
-	return c
-}
-
-// matches is Rule.Matches for a path split into its segments.
-func (c *compiled) matches(method string, segs []string) bool {
-	if c.rule.Method != "" && c.rule.Method != method {
-		return false
-	}
-	if c.rest {
-		if len(segs) < len(c.segs) {
-			return false
-		}
-		segs = segs[:len(c.segs)]
-	} else if len(segs) != len(c.segs) {
-		return false
-	}
-	for i, pattern := range c.segs {
-		if pattern == segs[i] {
-			continue
-		}
-		if ok, _ := path.Match(pattern, segs[i]); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// Set holds the rules in force. It is safe for concurrent use: Pick reads
-// the rules without a lock, and the writers (Add, Remove, Clear) replace
-// them whole.
-type Set struct {
-	draw func() float64 // in [0, 1), safe for concurrent use
-
-	rules atomic.Pointer[[]*compiled]
-
-	mu     sync.Mutex // serializes the writers
-	nextID int
-}
-
-// ErrFull refuses a rule past MaxRules.
-var ErrFull = fmt.Errorf("%w: %d rules are in force, the most there may be: remove some first (DELETE /faults)", ErrInvalid, MaxRules)
-
-// NewSet returns an empty Set that draws fractions from draw, a source of
-// numbers in [0, 1) safe for concurrent use, such as math/rand/v2's
-// Float64.
-func NewSet(draw func() float64) *Set { return &Set{draw: draw} }
-
-func (s *Set) load() []*compiled {
-	if p := s.rules.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-// Add puts a valid rule in force and returns it with its ID; past MaxRules
-// it returns ErrFull.
-func (s *Set) Add(r Rule) (Rule, error) {
-	if err := r.Validate(); err != nil {
-		return Rule{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.load()
-	if len(old) >= MaxRules {
-		return Rule{}, ErrFull
-	}
-	s.nextID++
-	r.ID, r.Hits = s.nextID, 0
-	rules := append(append(make([]*compiled, 0, len(old)+1), old...), compile(r))
-	s.rules.Store(&rules)
-	return r, nil
-}
-
-// List returns the rules in force, in the order they were added, with
-// their hits.
-func (s *Set) List() []Rule {
-	rules := s.load()
-	out := make([]Rule, len(rules))
-	for i, c := range rules {
-		out[i] = c.rule
-		out[i].Hits = int(c.hits.Load())
-	}
-	return out
-}
-
-// Remove takes the rule with the ID out of force, ending the waits of its
-// latency, and reports whether there was one.
-func (s *Set) Remove(id int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.load()
-	for i, c := range old {
-		if c.rule.ID == id {
-			rules := append(append(make([]*compiled, 0, len(old)-1), old[:i]...), old[i+1:]...)
-			s.rules.Store(&rules)
-			close(c.gone)
-			return true
-		}
-	}
-	return false
-}
-
-// Clear takes every rule out of force, ending the waits of their
-// latencies, and returns how many there were.
-func (s *Set) Clear() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.load()
-	s.rules.Store(nil)
-	for _, c := range old {
-		close(c.gone)
-	}
-	return len(old)
-}
-
-// Pick returns the first rule, in the order they were added, that matches
-// the request and whose fraction is drawn, counting the hit, and a channel
-// closed when that rule is taken out of force; false when none applies.
-func (s *Set) Pick(method, p string) (Rule, <-chan struct{}, bool) {
-	if s == nil {
-		return Rule{}, nil, false
-	}
-	rules := s.load()
-	if len(rules) == 0 {
-		return Rule{}, nil, false
-	}
-	segs := strings.Split(p, "/")
-	for _, c := range rules {
-		if !c.matches(method, segs) {
-			continue
-		}
-		if c.rule.Fraction < 1 && s.draw() >= c.rule.Fraction {
-			continue
-		}
-		r := c.rule
-		r.Hits = int(c.hits.Add(1))
-		return r, c.gone, true
-	}
-	return Rule{}, nil, false
-}
-
-// String writes d as Go writes durations.
-func (d Duration) String() string { return time.Duration(d).String() }

@@ -1,8 +1,12 @@
 package fault
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -22,9 +26,10 @@ const LeftKey = "eventsvc.fault.left"
 const PollInterval = 100 * time.Millisecond
 
 // Handler is the Fiber middleware that applies the rules of set to every
-// request that reaches it: it waits the rule's latency, then answers the
-// rule's status with a JSON error body, or closes the connection without an
-// answer, or, with a latency alone, lets the request go on.
+// request that reaches it: it waits the answer's latency, then answers its
+// status with its body and headers (or a JSON error body), or closes the
+// connection without an answer, or, with a latency alone, lets the
+// request go on.
 //
 // A latency's wait ends early in three cases: the rule is taken out of
 // force (removed, cleared, a reset), and the request then goes on to its
@@ -33,13 +38,17 @@ const PollInterval = 100 * time.Millisecond
 // closed, so that clients that gave up hold nothing.
 func Handler(set *Set) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		r, gone, ok := set.Pick(c.Method(), c.Path())
+		p, ok := set.Pick(requestOf(c))
 		if !ok {
 			return c.Next()
 		}
+		r, a := p.Rule, p.Answer
+		if a.empty() {
+			return c.Next() // a step of a sequence that lets its request through
+		}
 		c.Locals(AppliedKey, r)
-		if r.Latency > 0 {
-			switch wait(c, time.Duration(r.Latency), gone) {
+		if a.Latency > 0 {
+			switch wait(c, time.Duration(a.Latency), p.Gone) {
 			case ruleGone:
 				return c.Next()
 			case clientLeft:
@@ -49,18 +58,61 @@ func Handler(set *Set) fiber.Handler {
 			}
 		}
 		switch {
-		case r.Drop:
+		case a.Drop:
 			drop(c)
 			return nil
-		case r.Status != 0:
-			c.Set(fiber.HeaderCacheControl, "no-store")
-			return c.Status(r.Status).JSON(fiber.Map{
-				"error":             "injected_fault",
-				"error_description": fmt.Sprintf("fault rule %d answered %d in place of the service", r.ID, r.Status),
-			}, "application/json;charset=UTF-8")
+		case a.Status != 0:
+			return answer(c, r.ID, a)
 		}
 		return c.Next()
 	}
+}
+
+// requestOf is what a rule matches the request by.
+func requestOf(c *fiber.Ctx) Request {
+	req := Request{Method: c.Method(), Path: c.Path(), Query: url.Values{}}
+	c.Request().URI().QueryArgs().VisitAll(func(k, v []byte) {
+		req.Query.Add(string(k), string(v))
+	})
+	scheme, value, _ := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
+	req.Token = strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(value) != ""
+	if c.Method() == fiber.MethodPost && strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), "application/x-www-form-urlencoded") {
+		if form, err := url.ParseQuery(string(c.Body())); err == nil {
+			req.GrantType = form.Get("grant_type")
+		}
+	}
+	return req
+}
+
+// answer sends a's status, headers and body: the body as JSON, or a
+// JSON string as its text; without a body, the service's injected_fault
+// error.
+func answer(c *fiber.Ctx, id int, a Answer) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Status(a.Status)
+	var body []byte
+	contentType := "application/json;charset=UTF-8"
+	switch {
+	case a.Body == nil:
+		body, _ = json.Marshal(fiber.Map{
+			"error":             "injected_fault",
+			"error_description": fmt.Sprintf("fault rule %d answered %d in place of the service", id, a.Status),
+		})
+	case bytes.HasPrefix(bytes.TrimSpace(a.Body), []byte(`"`)):
+		var text string
+		_ = json.Unmarshal(a.Body, &text)
+		body, contentType = []byte(text), "text/plain; charset=utf-8"
+	default:
+		body = a.Body
+	}
+	c.Set(fiber.HeaderContentType, contentType)
+	for _, name := range sortedKeys(a.Headers) {
+		c.Set(name, a.Headers[name])
+	}
+	if a.Status == fiber.StatusNoContent || a.Status == fiber.StatusNotModified {
+		return nil
+	}
+	return c.Send(body)
 }
 
 // How a latency's wait ended.

@@ -50,7 +50,7 @@ func get(t *testing.T, client *http.Client, url string) (*http.Response, map[str
 func TestHandlerAnswersTheInjectedStatus(t *testing.T) {
 	set := NewSet(func() float64 { return 0 })
 	base := serve(t, set)
-	r, _ := set.Add(Rule{Method: "GET", Path: "/api/events", Status: 503, Fraction: 1})
+	r, _ := set.Add(Rule{Method: "GET", Path: "/api/events", Answer: Answer{Status: 503}, Fraction: 1})
 	resp, body, err := get(t, http.DefaultClient, base+"/api/events")
 	if err != nil {
 		t.Fatal(err)
@@ -67,13 +67,13 @@ func TestHandlerAnswersTheInjectedStatus(t *testing.T) {
 func TestHandlerDelaysAndThenAnswersForReal(t *testing.T) {
 	set := NewSet(func() float64 { return 0 })
 	base := serve(t, set)
-	r, _ := set.Add(Rule{Path: "/api/**", Latency: Duration(2 * time.Second), Fraction: 1})
+	r, _ := set.Add(Rule{Path: "/api/**", Answer: Answer{Latency: Duration(2 * time.Second)}, Fraction: 1})
 	impatient := &http.Client{Timeout: 200 * time.Millisecond}
 	if _, _, err := get(t, impatient, base+"/api/events"); err == nil {
 		t.Fatal("a client that waits 200 ms got an answer delayed by 2 s")
 	}
 	set.Clear()
-	set.Add(Rule{Path: "/api/**", Latency: Duration(50 * time.Millisecond), Fraction: 1})
+	set.Add(Rule{Path: "/api/**", Answer: Answer{Latency: Duration(50 * time.Millisecond)}, Fraction: 1})
 	resp, body, err := get(t, http.DefaultClient, base+"/api/events")
 	if err != nil || resp.StatusCode != 200 || body["real"] != true || body["rule"] != float64(r.ID+1) {
 		t.Fatalf("delayed answer: %v, %v", body, err)
@@ -83,7 +83,7 @@ func TestHandlerDelaysAndThenAnswersForReal(t *testing.T) {
 func TestHandlerDropsTheConnection(t *testing.T) {
 	set := NewSet(func() float64 { return 0 })
 	base := serve(t, set)
-	set.Add(Rule{Path: "/api/events", Drop: true, Fraction: 1})
+	set.Add(Rule{Path: "/api/events", Answer: Answer{Drop: true}, Fraction: 1})
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	_, _, err := get(t, client, base+"/api/events")
 	if err == nil {

@@ -66,14 +66,14 @@ func TestHandlerRecordsExchangesMasked(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 
-	set.Add(fault.Rule{Path: "/api/events", Status: 503, Fraction: 1})
+	set.Add(fault.Rule{Path: "/api/events", Answer: fault.Answer{Status: 503}, Fraction: 1})
 	resp, err = http.Get(base + "/api/events")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	set.Clear()
-	set.Add(fault.Rule{Path: "/api/events", Drop: true, Fraction: 1})
+	set.Add(fault.Rule{Path: "/api/events", Answer: fault.Answer{Drop: true}, Fraction: 1})
 	if _, err := (&http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Get(base + "/api/events"); err == nil {
 		t.Fatal("the dropped request got an answer")
 	}
