@@ -113,6 +113,8 @@ func New(o Options) *Control {
 	c.app.Post("/clock", c.handleAdvance)
 	c.app.Get("/tokens", c.handleTokens)
 	c.app.Get("/journal", c.handleJournal)
+	c.app.Get("/journal/count", c.handleJournalCount)
+	c.app.Delete("/journal", c.handleClearJournal)
 	c.app.Get("/faults", c.handleFaults)
 	c.app.Post("/faults", c.handleAddFault)
 	c.app.Delete("/faults", c.handleClearFaults)

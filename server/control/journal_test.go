@@ -74,3 +74,81 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestTheJournalIsFilteredCountedAndCleared: the journal's filters pick
+// entries by method, path pattern, status or its class, fault and since;
+// /journal/count counts them; an unknown parameter or a bad value is
+// refused with 400 naming it, and changes nothing; DELETE /journal
+// empties it; every entry carries its request as a masked curl command.
+func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
+	r := newRig(t, "")
+	r.call(t, http.MethodPost, "/faults", `{"method": "GET", "path": "/api/events/*", "times": 1, "status": 503}`)
+	for _, p := range []string{"/api", "/api/events", "/api/events/1", "/api/events/1", "/api/events/999999", "/docs/index.html"} {
+		r.raw(t, "GET", p, "Bearer some-token-value", "", "")
+	}
+	r.raw(t, "POST", "/api/events", "", "application/json", `{"name": "x"}`)
+	count := func(query string) int {
+		t.Helper()
+		status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
+		if status != http.StatusOK {
+			t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
+		}
+		return int(body["count"].(float64))
+	}
+	for query, want := range map[string]int{
+		"":                            7,
+		"?method=get":                 6,
+		"?path=/api/events/*":         3,
+		"?path=/api/**&method=POST":   1,
+		"?status=503":                 1,
+		"?status=4xx":                 2, // the missing event, and the creation without a token
+		"?fault=any":                  1,
+		"?fault=none":                 6,
+		"?status=2xx&path=/api/**":    3,
+		"?since=5":                    2,
+		"?since=2000-01-01T00:00:00Z": 7,
+	} {
+		if got := count(query); got != want {
+			t.Errorf("count%s = %d, want %d", query, got, want)
+		}
+	}
+	status, body := r.call(t, http.MethodGet, "/journal?path=/api/events/*&limit=1", "")
+	entries, _ := body["entries"].([]any)
+	if status != http.StatusOK || len(entries) != 1 {
+		t.Fatalf("GET /journal?path=…&limit=1 = %d %v", status, body)
+	}
+	curl, _ := entries[0].(map[string]any)["curl"].(string)
+	if !strings.HasPrefix(curl, "curl -i 'http://127.0.0.1:") || !strings.Contains(curl, "/api/events/999999'") || !strings.Contains(curl, "-H 'Authorization: Bearer ***'") || strings.Contains(curl, "some-token-value") {
+		t.Errorf("the entry's curl command: %q", curl)
+	}
+	for query, want := range map[string]string{
+		"?colour=red":            `unknown parameter "colour"`,
+		"?status=42":             "a status such as 404",
+		"?fault=maybe":           "any or none",
+		"?since=yesterday":       "an entry's id, or a time",
+		"?path=api":              `must start with "/"`,
+		"?method=GE%20T":         "HTTP method",
+		"?status=500&status=503": "given 2 times",
+	} {
+		status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
+		desc, _ := body["error_description"].(string)
+		if status != http.StatusBadRequest || !strings.Contains(desc, want) {
+			t.Errorf("count%s = %d %q, want 400 saying %q", query, status, desc, want)
+		}
+	}
+	if status, body := r.call(t, http.MethodGet, "/journal?limit=0", ""); status != http.StatusBadRequest {
+		t.Errorf("limit=0 = %d %v", status, body)
+	}
+	if got := count(""); got != 7 {
+		t.Fatalf("refused queries changed the journal: %d entries", got)
+	}
+	if status, body := r.call(t, http.MethodDelete, "/journal", ""); status != http.StatusOK || body["cleared"] != float64(7) {
+		t.Fatalf("DELETE /journal = %d %v", status, body)
+	}
+	r.raw(t, "GET", "/api", "", "", "")
+	status, body = r.call(t, http.MethodGet, "/journal", "")
+	entries, _ = body["entries"].([]any)
+	if len(entries) != 1 || entries[0].(map[string]any)["id"] != float64(8) {
+		t.Fatalf("after DELETE /journal and one request: %v", body)
+	}
+}

@@ -410,3 +410,20 @@ func sortedKeys(m map[string]string) []string {
 func (r Rule) Matches(req Request) bool {
 	return compile(r).matches(req, strings.Split(req.Path, "/"))
 }
+
+// MatchPath reports whether p matches pattern, as a rule's Path does: "*"
+// within one segment, a final "/**" the path before it and everything
+// under it.
+func MatchPath(pattern, p string) bool {
+	return compile(Rule{Path: pattern}).matches(Request{Path: p}, strings.Split(p, "/"))
+}
+
+// CheckPattern says what is wrong with a path pattern, as Validate does
+// for a rule's; nil for a good one.
+func CheckPattern(pattern string) error {
+	r := Rule{Path: pattern, Fraction: 1, Answer: Answer{Status: 500}}
+	if err := r.Validate(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+	}
+	return nil
+}

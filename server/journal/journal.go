@@ -42,6 +42,9 @@ type Entry struct {
 	Fault int `json:"fault,omitempty"`
 	// LatencyMS is how long the server took, in milliseconds.
 	LatencyMS float64 `json:"latencyMs"`
+	// Curl is the request as a curl command, masked: a masked credential
+	// stays "***", to be filled in by whoever runs it.
+	Curl string `json:"curl"`
 }
 
 // Message is the masked headers and body of a request or an answer.

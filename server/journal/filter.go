@@ -1,0 +1,165 @@
+package journal
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"eventsvc/server/fault"
+)
+
+// Filter picks entries of the journal; its zero value picks them all.
+type Filter struct {
+	// Method, when set, is the request method.
+	Method string
+	// Path, when set, is a path pattern, as a fault rule's: "*" within a
+	// segment, a final "/**" everything under the path.
+	Path string
+	// Status, when set, is the answer's status (404), or its class as
+	// its first digit (4 for 4xx).
+	Status int
+	// StatusClass is true when Status is a class.
+	StatusClass bool
+	// Fault, when set, is a fault rule's id; AnyFault picks every entry a
+	// fault was applied to, NoFault those none was.
+	Fault int
+	// SinceID picks the entries after this id; Since those recorded at
+	// this time or later.
+	SinceID int64
+	Since   time.Time
+}
+
+// Fault values of a Filter besides a rule's id.
+const (
+	AnyFault = -1
+	NoFault  = -2
+)
+
+// FilterParams are the query parameters ParseFilter reads.
+var FilterParams = []string{"method", "path", "status", "fault", "since"}
+
+// ParseFilter reads a Filter from query parameters: method, path (a
+// pattern), status (404 or 4xx), fault (a rule's id, "any" or "none") and
+// since (an entry's id, or an RFC 3339 time). Any other parameter but
+// those of allowed is refused, as is a value it cannot read; the error
+// says which and why.
+func ParseFilter(q url.Values, allowed ...string) (Filter, error) {
+	var f Filter
+	known := append(append([]string{}, FilterParams...), allowed...)
+	var unknown []string
+	for name := range q {
+		if !contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if unknown != nil {
+		sort.Strings(unknown)
+		return f, fmt.Errorf("unknown parameter %s: the journal is filtered by %s", strings.Join(quoteAll(unknown), ", "), strings.Join(known, ", "))
+	}
+	for name, values := range q {
+		if len(values) > 1 {
+			return f, fmt.Errorf("parameter %q is given %d times: give it once", name, len(values))
+		}
+	}
+	if m := q.Get("method"); m != "" {
+		f.Method = strings.ToUpper(m)
+		if len(f.Method) > fault.MaxMethodLen || strings.Trim(f.Method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			return f, fmt.Errorf("method %q must be an HTTP method such as GET", m)
+		}
+	}
+	if p := q.Get("path"); p != "" {
+		if err := fault.CheckPattern(p); err != nil {
+			return f, err
+		}
+		f.Path = p
+	}
+	if s := strings.ToLower(q.Get("status")); s != "" {
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "xx"))
+		switch {
+		case strings.HasSuffix(s, "xx") && err == nil && n >= 1 && n <= 5:
+			f.Status, f.StatusClass = n, true
+		case !strings.HasSuffix(s, "xx") && err == nil && n >= 100 && n <= 599:
+			f.Status = n
+		default:
+			return f, fmt.Errorf("status %q must be a status such as 404, or a class such as 4xx", s)
+		}
+	}
+	switch v := q.Get("fault"); v {
+	case "":
+	case "any":
+		f.Fault = AnyFault
+	case "none":
+		f.Fault = NoFault
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return f, fmt.Errorf("fault %q must be a fault rule's id, any or none", v)
+		}
+		f.Fault = n
+	}
+	if v := q.Get("since"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			f.SinceID = n
+		} else if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			f.Since = t
+		} else {
+			return f, fmt.Errorf("since %q must be an entry's id, or a time such as 2026-11-24T10:00:00Z", v)
+		}
+	}
+	return f, nil
+}
+
+// Picks reports whether f picks e.
+func (f Filter) Picks(e Entry) bool {
+	switch {
+	case f.Method != "" && e.Method != f.Method,
+		f.Path != "" && !fault.MatchPath(f.Path, e.Path),
+		f.StatusClass && e.Status/100 != f.Status,
+		!f.StatusClass && f.Status != 0 && e.Status != f.Status,
+		f.Fault == AnyFault && e.Fault == 0,
+		f.Fault == NoFault && e.Fault != 0,
+		f.Fault > 0 && e.Fault != f.Fault,
+		e.ID <= f.SinceID,
+		!f.Since.IsZero() && e.Time.Before(f.Since):
+		return false
+	}
+	return true
+}
+
+// Find returns the last n entries f picks, oldest first; n <= 0 returns
+// them all.
+func (j *Journal) Find(f Filter, n int) []Entry {
+	var out []Entry
+	for _, e := range j.Last(0) {
+		if f.Picks(e) {
+			out = append(out, e)
+		}
+	}
+	if n > 0 && n < len(out) {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// Count returns how many entries f picks.
+func (j *Journal) Count(f Filter) int { return len(j.Find(f, 0)) }
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
