@@ -112,6 +112,8 @@ func New(o Options) *Control {
 	c.app.Get("/clock", c.handleClock)
 	c.app.Post("/clock", c.handleAdvance)
 	c.app.Get("/tokens", c.handleTokens)
+	c.app.Post("/tokens/revoke", c.handleRevokeTokens)
+	c.app.Post("/tokens/expire", c.handleExpireTokens)
 	c.app.Get("/journal", c.handleJournal)
 	c.app.Get("/journal/count", c.handleJournalCount)
 	c.app.Delete("/journal", c.handleClearJournal)

@@ -93,19 +93,17 @@ func (s *Store) Live() []TokenInfo {
 	now := s.clock.Now()
 	var out []TokenInfo
 	for _, item := range s.cache.Items() {
-		var ti TokenInfo
-		switch e := item.Object.(type) {
-		case accessEntry:
-			ti = TokenInfo{Kind: "access", Token: e.hint, Username: e.grant.Username, ClientID: e.grant.ClientID, Scopes: e.grant.Scopes, IssuedAt: e.issuedAt, ExpiresAt: e.expiresAt}
-		case refreshEntry:
-			ti = TokenInfo{Kind: "refresh", Token: e.hint, Username: e.grant.Username, ClientID: e.grant.ClientID, Scopes: e.grant.Scopes, IssuedAt: e.issuedAt, ExpiresAt: e.expiresAt}
-		default:
-			continue
-		}
-		if now.Before(ti.ExpiresAt) {
+		if ti, ok := info(item.Object); ok && now.Before(ti.ExpiresAt) {
 			out = append(out, ti)
 		}
 	}
+	sortInfos(out)
+	return out
+}
+
+// sortInfos sorts tokens as Live lists them: refresh tokens after access
+// tokens, each kind by issue time.
+func sortInfos(out []TokenInfo) {
 	slices.SortFunc(out, func(a, b TokenInfo) int {
 		if c := strings.Compare(a.Kind, b.Kind); c != 0 {
 			return c
@@ -115,7 +113,6 @@ func (s *Store) Live() []TokenInfo {
 		}
 		return strings.Compare(a.Token, b.Token)
 	})
-	return out
 }
 
 // Reset forgets every token: all are invalid from now on.
@@ -123,4 +120,77 @@ func (s *Store) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cache.Flush()
+}
+
+// Selector picks live tokens: by kind ("access" or "refresh"), by the
+// first characters Live shows of them, by user; an empty field picks any.
+type Selector struct {
+	Kind string
+	// Token is the start of a token as Live shows it, with or without its
+	// ellipsis.
+	Token string
+	User  string
+}
+
+// Picks reports whether sel picks the token t describes.
+func (sel Selector) Picks(t TokenInfo) bool { return sel.picks(t.Kind, t.Token, t.Username) }
+
+// picks reports whether sel picks a token of kind, hint and user.
+func (sel Selector) picks(kind, hint, user string) bool {
+	start := strings.TrimSuffix(sel.Token, "…")
+	return (sel.Kind == "" || sel.Kind == kind) &&
+		(start == "" || strings.HasPrefix(hint, start)) &&
+		(sel.User == "" || strings.EqualFold(sel.User, user))
+}
+
+// Revoke forgets the live tokens sel picks, and returns them: from now on
+// each is unknown, as a revoked token is.
+func (s *Store) Revoke(sel Selector) []TokenInfo {
+	return s.change(sel, func(key string, _ any) { s.cache.Delete(key) })
+}
+
+// Expire ends the lives of the live tokens sel picks now, and returns
+// them: from now on each is expired, as if its time had come.
+func (s *Store) Expire(sel Selector) []TokenInfo {
+	now := s.clock.Now()
+	return s.change(sel, func(key string, v any) {
+		switch e := v.(type) {
+		case accessEntry:
+			e.expiresAt = now
+			s.cache.Set(key, e, time.Minute)
+		case refreshEntry:
+			e.expiresAt = now
+			s.cache.Set(key, e, time.Minute)
+		}
+	})
+}
+
+// change applies f to the live tokens sel picks, under the store's lock,
+// and returns them as they were.
+func (s *Store) change(sel Selector, f func(key string, v any)) []TokenInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	var out []TokenInfo
+	for key, item := range s.cache.Items() {
+		ti, ok := info(item.Object)
+		if !ok || !now.Before(ti.ExpiresAt) || !sel.picks(ti.Kind, ti.Token, ti.Username) {
+			continue
+		}
+		f(key, item.Object)
+		out = append(out, ti)
+	}
+	sortInfos(out)
+	return out
+}
+
+// info describes a cache entry that is a token.
+func info(v any) (TokenInfo, bool) {
+	switch e := v.(type) {
+	case accessEntry:
+		return TokenInfo{Kind: "access", Token: e.hint, Username: e.grant.Username, ClientID: e.grant.ClientID, Scopes: e.grant.Scopes, IssuedAt: e.issuedAt, ExpiresAt: e.expiresAt}, true
+	case refreshEntry:
+		return TokenInfo{Kind: "refresh", Token: e.hint, Username: e.grant.Username, ClientID: e.grant.ClientID, Scopes: e.grant.Scopes, IssuedAt: e.issuedAt, ExpiresAt: e.expiresAt}, true
+	}
+	return TokenInfo{}, false
 }
