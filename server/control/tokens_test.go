@@ -28,12 +28,12 @@ func TestOneTokenIsRevokedOrExpired(t *testing.T) {
 	}
 	before := live()
 	for body, want := range map[string]string{
-		``:                                   "empty",
-		`{}`:                                 "give the token to pick",
+		``:   "empty",
+		`{}`: "give the token to pick",
 		`{"token": "` + first[:4] + `", "kind": "both"}`: "access or refresh",
-		`{"token": "zzzz-not-a-start"}`:      "no live token",
-		`{"user": "nobody@example.org"}`:     "no live token",
-		`{"token": "` + first[:4] + `", "colour": 1}`: `unknown field "colour"`,
+		`{"token": "zzzz-not-a-start"}`:                  "no live token",
+		`{"user": "nobody@example.org"}`:                 "no live token",
+		`{"token": "` + first[:4] + `", "colour": 1}`:    `unknown field "colour"`,
 	} {
 		status, answer := r.call(t, http.MethodPost, "/tokens/revoke", body)
 		desc, _ := answer["error_description"].(string)

@@ -187,7 +187,7 @@ func pick(s *Set, method, path string) (Rule, <-chan struct{}, bool) {
 
 func TestParseRefusesWhatATestCouldNotCountOn(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"path": "/api/events?page=1", "status": 503}`:                               `match parameters with "query"`,
+		`{"path": "/api/events?page=1", "status": 503}`:                                `match parameters with "query"`,
 		`{"path": "/api", "status": 503, "sequence": [{"status": 500}]}`:               "not both",
 		`{"path": "/api", "times": 2, "sequence": [{"status": 500}]}`:                  "leave out times",
 		`{"path": "/api", "sequence": []}`:                                             "sequence is empty",
