@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -36,8 +35,13 @@ type Contract struct {
 }
 
 // Load reads an OpenAPI document and validates it against the OpenAPI
-// specification (3.1 schemas with JSON Schema 2020-12).
-func Load(document []byte) (*Contract, error) {
+// specification (3.1 schemas with JSON Schema 2020-12). Its OAuthError
+// schema is what an undocumented error answer is checked against.
+func Load(document []byte) (*Contract, error) { return LoadWith(document, "OAuthError") }
+
+// LoadWith is Load for a document whose schema of error answers is named
+// errorSchema.
+func LoadWith(document []byte, errorSchema string) (*Contract, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(document)
 	if err != nil {
@@ -53,9 +57,9 @@ func Load(document []byte) (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route the OpenAPI document: %w", err)
 	}
-	errRef, ok := doc.Components.Schemas["OAuthError"]
+	errRef, ok := doc.Components.Schemas[errorSchema]
 	if !ok {
-		return nil, errors.New("the OpenAPI document has no OAuthError schema")
+		return nil, fmt.Errorf("the OpenAPI document has no %s schema", errorSchema)
 	}
 	return &Contract{doc: doc, router: router, errRef: errRef}, nil
 }

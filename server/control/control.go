@@ -80,6 +80,7 @@ type Control struct {
 	mu        sync.Mutex
 	listeners []net.Listener
 	stopped   bool
+	snapshot  []event.Event // POST /snapshot's events; nil before one
 }
 
 // New returns the control API, ready to Serve.
@@ -106,23 +107,52 @@ func New(o Options) *Control {
 	c.app.Use(c.logWrites)
 	c.app.Use(c.refuseBrowsers(local.Policy{AnyHost: o.Token != ""}))
 	c.app.Use(c.authenticate)
-	c.app.Get("/", c.handleState)
-	c.app.Post("/reset", c.handleReset)
-	c.app.Put("/events", c.handleSeed)
-	c.app.Get("/clock", c.handleClock)
-	c.app.Post("/clock", c.handleAdvance)
-	c.app.Get("/tokens", c.handleTokens)
-	c.app.Post("/tokens/revoke", c.handleRevokeTokens)
-	c.app.Post("/tokens/expire", c.handleExpireTokens)
-	c.app.Get("/journal", c.handleJournal)
-	c.app.Get("/journal/count", c.handleJournalCount)
-	c.app.Delete("/journal", c.handleClearJournal)
-	c.app.Get("/faults", c.handleFaults)
-	c.app.Post("/faults", c.handleAddFault)
-	c.app.Delete("/faults", c.handleClearFaults)
-	c.app.Delete("/faults/:id", c.handleRemoveFault)
-	c.app.Use(func(*fiber.Ctx) error { return fiber.ErrNotFound })
+	routes := []struct {
+		method, path string
+		handler      fiber.Handler
+	}{
+		{fiber.MethodGet, "/", c.handleState},
+		{fiber.MethodGet, "/openapi.json", c.handleOpenAPI},
+		{fiber.MethodPost, "/reset", c.handleReset},
+		{fiber.MethodPost, "/snapshot", c.handleSnapshot},
+		{fiber.MethodPut, "/events", c.handleSeed},
+		{fiber.MethodGet, "/clock", c.handleClock},
+		{fiber.MethodPost, "/clock", c.handleAdvance},
+		{fiber.MethodGet, "/tokens", c.handleTokens},
+		{fiber.MethodPost, "/tokens/revoke", c.handleRevokeTokens},
+		{fiber.MethodPost, "/tokens/expire", c.handleExpireTokens},
+		{fiber.MethodGet, "/journal", c.handleJournal},
+		{fiber.MethodDelete, "/journal", c.handleClearJournal},
+		{fiber.MethodGet, "/journal/count", c.handleJournalCount},
+		{fiber.MethodGet, "/faults", c.handleFaults},
+		{fiber.MethodPost, "/faults", c.handleAddFault},
+		{fiber.MethodDelete, "/faults", c.handleClearFaults},
+		{fiber.MethodDelete, "/faults/:id", c.handleRemoveFault},
+	}
+	allowed := map[string][]string{} // by path pattern
+	for _, r := range routes {
+		c.app.Add(r.method, r.path, r.handler)
+		allowed[r.path] = append(allowed[r.path], r.method)
+		if r.method == fiber.MethodGet {
+			allowed[r.path] = append(allowed[r.path], fiber.MethodHead)
+		}
+	}
+	c.app.Use(func(ctx *fiber.Ctx) error { return methodNotAllowed(ctx, allowed) })
 	return c
+}
+
+// methodNotAllowed answers a request no route took: 405 with Allow when
+// its path has routes for other methods, 404 otherwise.
+func methodNotAllowed(ctx *fiber.Ctx, allowed map[string][]string) error {
+	p := ctx.Path()
+	for pattern, methods := range allowed {
+		if pattern == p || strings.HasSuffix(pattern, "/:id") && strings.HasPrefix(p, strings.TrimSuffix(pattern, ":id")) && !strings.Contains(p[len(pattern)-3:], "/") {
+			ctx.Set(fiber.HeaderAllow, strings.Join(methods, ", "))
+			return &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
+				Description: fmt.Sprintf("%s is not served at %s: it takes %s", ctx.Method(), p, strings.Join(methods, ", "))}
+		}
+	}
+	return fiber.ErrNotFound
 }
 
 // orDefault is d, or def when d is zero.

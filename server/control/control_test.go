@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"eventsvc/contract"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/event"
@@ -56,8 +58,9 @@ func newRig(t *testing.T, token string) *rig {
 	}
 }
 
-// call sends a request to the control API with its token, and returns
-// the status and the decoded body.
+// call sends a request to the control API with its token, checks the
+// answer against the control API's OpenAPI document, and returns the
+// status and the decoded body.
 func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequest(method, r.control+path, strings.NewReader(body))
@@ -70,7 +73,37 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	return do(t, req)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
+		t.Errorf("the control API's answer breaks its OpenAPI document: %v", err)
+	}
+	var decoded map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			t.Fatalf("%s %s: the answer is not a JSON object: %v\n%s", method, path, err, b)
+		}
+	}
+	return resp.StatusCode, decoded
+}
+
+// loadControlContract loads the control API's OpenAPI document, once.
+var loadControlContract = sync.OnceValues(func() (*contract.Contract, error) {
+	return contract.LoadWith(Document(), "Error")
+})
+
+// controlContract is the control API's OpenAPI document.
+func controlContract(t *testing.T) *contract.Contract {
+	t.Helper()
+	c, err := loadControlContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func do(t *testing.T, req *http.Request) (int, map[string]any) {
@@ -412,5 +445,47 @@ func TestCheckAddressKeepsTheControlAPIOnLoopbackWithoutAToken(t *testing.T) {
 	}
 	if err := CheckAddress("9090", ""); err == nil {
 		t.Error("CheckAddress without a port separator = nil")
+	}
+}
+
+// TestResetToASnapshot: a test seeds, takes a snapshot, changes things,
+// and resets to the snapshot; a reset to start still brings back the
+// start events; a reset to a snapshot never taken, or to anything else,
+// is refused and changes nothing.
+func TestResetToASnapshot(t *testing.T) {
+	r := newRig(t, "")
+	if status, body := r.call(t, http.MethodPost, "/reset", `{"to": "snapshot"}`); status != http.StatusConflict {
+		t.Fatalf("reset to a snapshot never taken = %d %v", status, body)
+	}
+	one := `"description": "d", "beginEnrollmentDateTime": "2026-11-23T10:00:00", "closeEnrollmentDateTime": "2026-11-24T10:00:00", "beginEventDateTime": "2026-11-25T10:00:00", "endEventDateTime": "2026-11-25T18:00:00"`
+	seed := `[{"name": "Seeded one", ` + one + `}, {"name": "Seeded two", ` + one + `}]`
+	if status, body := r.call(t, http.MethodPut, "/events", seed); status != http.StatusOK {
+		t.Fatalf("seed = %d %v", status, body)
+	}
+	if status, body := r.call(t, http.MethodPost, "/snapshot", ""); status != http.StatusOK || body["events"] != float64(2) {
+		t.Fatalf("snapshot = %d %v", status, body)
+	}
+	_, token := r.login(t, "user")
+	r.publicCall(t, http.MethodPost, "/api/events", token, `{"name": "Made after the snapshot", `+one+`}`)
+	if n := r.totalEvents(t); n != 3 {
+		t.Fatalf("%d events after a creation, want 3", n)
+	}
+	for body, want := range map[string]string{`{"to": "yesterday"}`: `"start"`, `{"to": "start", "also": 1}`: "unknown field"} {
+		status, answer := r.call(t, http.MethodPost, "/reset", body)
+		if desc, _ := answer["error_description"].(string); status != http.StatusBadRequest || !strings.Contains(desc, want) {
+			t.Errorf("reset %s = %d %q", body, status, desc)
+		}
+	}
+	if n := r.totalEvents(t); n != 3 {
+		t.Fatalf("refused resets changed the events: %d", n)
+	}
+	if status, body := r.call(t, http.MethodPost, "/reset", `{"to": "snapshot"}`); status != http.StatusOK || body["events"] != float64(2) {
+		t.Fatalf("reset to the snapshot = %d %v", status, body)
+	}
+	if _, body := r.publicCall(t, http.MethodGet, "/api/events/2", "", ""); body["name"] != "Seeded two" {
+		t.Fatalf("after the reset to the snapshot, event 2 is %v", body)
+	}
+	if status, body := r.call(t, http.MethodPost, "/reset", ""); status != http.StatusOK || body["events"] != float64(startEvents) {
+		t.Fatalf("reset to start = %d %v", status, body)
 	}
 }

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 	"net/http"
 	"time"
 
@@ -82,13 +83,40 @@ func (c *Control) handleState(ctx *fiber.Ctx) error {
 	return answer(ctx, http.StatusOK, s)
 }
 
-// handleReset is POST /reset: the events the server started with, no
-// token, no lockout, no fault, an empty journal and the clock back on the
-// machine's time.
+// resetInput is the body of POST /reset, which may be empty.
+type resetInput struct {
+	// To is "start" (the default): the events the server started with
+	// (its -seed file, or its demo events); or "snapshot": those POST
+	// /snapshot last kept.
+	To string `json:"to"`
+}
+
+// handleReset is POST /reset: the events the server started with, or
+// those of the last snapshot; no token, no lockout, no fault, an empty
+// journal and the clock back on the machine's time.
 func (c *Control) handleReset(ctx *fiber.Ctx) error {
+	in := resetInput{To: "start"}
+	if len(ctx.Body()) > 0 {
+		if err := decodeStrict(ctx.Body(), &in); err != nil {
+			return err
+		}
+	}
 	var start []event.Event
-	if c.opts.Start != nil {
-		start = c.opts.Start()
+	switch in.To {
+	case "start", "":
+		if c.opts.Start != nil {
+			start = c.opts.Start()
+		}
+	case "snapshot":
+		c.mu.Lock()
+		snap := c.snapshot
+		c.mu.Unlock()
+		if snap == nil {
+			return &apiError{Status: http.StatusConflict, Code: "no_snapshot", Description: "no snapshot was taken: POST /snapshot keeps the events as they are, to reset to them"}
+		}
+		start = slices.Clone(snap)
+	default:
+		return badRequest(`to %q must be "start" (the events the server started with) or "snapshot" (those POST /snapshot kept)`, in.To)
 	}
 	n := c.opts.Events.Replace(start)
 	c.opts.Server.Tokens().Reset()
@@ -96,10 +124,22 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	faults := c.opts.Faults.Clear()
 	c.opts.Journal.Clear()
 	c.opts.Clock.Reset()
-	said(ctx, "reset: %d start events, tokens, lockouts, %d faults, the journal and the clock", n, faults)
+	said(ctx, "reset to %s: %d events, tokens, lockouts, %d faults, the journal and the clock", in.To, n, faults)
 	s, err := c.state()
 	if err != nil {
 		return err
 	}
 	return answer(ctx, http.StatusOK, s)
+}
+
+// handleSnapshot is POST /snapshot: keep the events as they are now (a
+// test's seed, its creations), so that POST /reset {"to": "snapshot"}
+// puts them back; a later snapshot replaces it.
+func (c *Control) handleSnapshot(ctx *fiber.Ctx) error {
+	events := c.opts.Events.All()
+	c.mu.Lock()
+	c.snapshot = events
+	c.mu.Unlock()
+	said(ctx, "snapshot: %d events kept", len(events))
+	return answer(ctx, http.StatusOK, fiber.Map{"events": len(events)})
 }

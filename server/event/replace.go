@@ -26,3 +26,14 @@ func (m *Memory) Replace(events []Event) int {
 	m.indexes = map[string][]*Event{"id": index}
 	return len(events)
 }
+
+// All returns copies of every event, by id: what Replace takes back.
+func (m *Memory) All() []Event {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]Event, 0, len(m.byID))
+	for _, e := range m.indexes["id"] {
+		out = append(out, *e)
+	}
+	return out
+}
