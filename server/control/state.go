@@ -2,8 +2,8 @@ package control
 
 import (
 	"fmt"
-	"slices"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
