@@ -295,9 +295,6 @@ func (r Rule) Validate() error {
 	if r.Times < 0 || r.Times > MaxCount {
 		errs = append(errs, fmt.Sprintf("times %d must be from 0 (no limit) to %d", r.Times, MaxCount))
 	}
-	if !(r.Fraction > 0 && r.Fraction <= 1) {
-		errs = append(errs, fmt.Sprintf("fraction %v must be above 0 and at most 1", r.Fraction))
-	}
 	switch {
 	case r.Sequence != nil && !r.Answer.empty():
 		errs = append(errs, "a rule gives either one answer (latency, status, body, headers, drop) or a sequence of them, not both")
@@ -315,6 +312,9 @@ func (r Rule) Validate() error {
 		}
 	default:
 		errs = append(errs, r.Answer.problems(false)...)
+	}
+	if !(r.Fraction > 0 && r.Fraction <= 1) {
+		errs = append(errs, fmt.Sprintf("fraction %v must be above 0 and at most 1", r.Fraction))
 	}
 	if errs != nil {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
