@@ -38,6 +38,9 @@ const PollInterval = 100 * time.Millisecond
 // closed, so that clients that gave up hold nothing.
 func Handler(set *Set) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		if !set.Active() {
+			return c.Next() // no rule: the request is not read for one
+		}
 		p, ok := set.Pick(requestOf(c))
 		if !ok {
 			return c.Next()

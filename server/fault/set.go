@@ -173,6 +173,10 @@ func (s *Set) Clear() int {
 	return len(old)
 }
 
+// Active reports whether any rule is in force: a request that meets none
+// need not be read for one.
+func (s *Set) Active() bool { return s != nil && len(s.load()) > 0 }
+
 // Picked is a rule applied to a request: the rule, with its hits so far;
 // the answer it gives this request; and a channel closed when the rule is
 // taken out of force (Remove, Clear), which ends the wait of its latency.

@@ -141,11 +141,22 @@ func (j *Journal) Find(f Filter, n int) []Entry {
 	if n > 0 && n < len(out) {
 		out = out[len(out)-n:]
 	}
+	for i := range out {
+		out[i].Curl = curl(out[i])
+	}
 	return out
 }
 
 // Count returns how many entries f picks.
-func (j *Journal) Count(f Filter) int { return len(j.Find(f, 0)) }
+func (j *Journal) Count(f Filter) int {
+	n := 0
+	for _, e := range j.Last(0) {
+		if f.Picks(e) {
+			n++
+		}
+	}
+	return n
+}
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

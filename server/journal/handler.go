@@ -63,7 +63,6 @@ func Handler(j *Journal) fiber.Handler {
 			e.Response = message(&mask, responseHeaders(c), string(resp.Header.ContentType()), body, resp.IsBodyStream(), strict)
 		}
 		e.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
-		e.Curl = curl(e)
 		j.Add(e)
 		return err
 	}

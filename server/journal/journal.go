@@ -43,7 +43,8 @@ type Entry struct {
 	// LatencyMS is how long the server took, in milliseconds.
 	LatencyMS float64 `json:"latencyMs"`
 	// Curl is the request as a curl command, masked: a masked credential
-	// stays "***", to be filled in by whoever runs it.
+	// stays "***", to be filled in by whoever runs it. Find fills it in
+	// when it hands the entry out, not when the request is recorded.
 	Curl string `json:"curl"`
 }
 
