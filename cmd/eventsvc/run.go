@@ -290,7 +290,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	switch {
 	case *mockf.seed != "" && seeded:
-		fmt.Fprintf(stdout, "  %d events from %s\n", startCount, *mockf.seed)
+		fmt.Fprintf(stdout, "  %s from %s\n", plural(startCount, "event"), *mockf.seed)
 	case *demoEvents > 0 && seeded:
 		fmt.Fprintf(stdout, "  %d demo events, managed in turn by each account (-demo-events 0 starts empty)\n", *demoEvents)
 	}
@@ -384,4 +384,12 @@ func hashPassword(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintln(stdout, stored)
 	return exitOK
+}
+
+// plural is n with noun, in the plural unless n is 1: "1 event", "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

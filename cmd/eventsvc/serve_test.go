@@ -158,7 +158,7 @@ func TestServeStartsWithTheEventsOfASeedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startServe(t, "-seed", path)
-	if !strings.Contains(s.out.String(), "1 events from "+path) {
+	if !strings.Contains(s.out.String(), "1 event from "+path) {
 		t.Errorf("the banner does not tell the seed: %s", s.out.String())
 	}
 	resp, err := http.Get(s.base + "/api/events")
