@@ -249,13 +249,13 @@ func TestCompareOutputTellsAWrongAnswer(t *testing.T) {
 		t.Fatalf("a right answer: %v", p)
 	}
 	for want, got := range map[string]string{
-		"HTTP/1.1 200 OK\n\n{\"count\":2}":             right,
+		"HTTP/1.1 200 OK\n\n{\"count\":2}":                right,
 		"HTTP/1.1 503 x\nRetry-After: 2\n\n{\"count\":2}": right,
-		"{\"count\":2}":                                 `{"count":3}`,
-		"{\"count\":2}\n":                               `{"count":2,"more":1}`,
-		`{"a":{"b":"x…"},"c":1,…}`:                       `{"a":{"b":"xyz"},"c":2}`,
-		`{"a":"b",…}`:                                   `{"c":"b"}`,
-		"200":                                           "201",
+		"{\"count\":2}":            `{"count":3}`,
+		"{\"count\":2}\n":          `{"count":2,"more":1}`,
+		`{"a":{"b":"x…"},"c":1,…}`: `{"a":{"b":"xyz"},"c":2}`,
+		`{"a":"b",…}`:              `{"c":"b"}`,
+		"200":                      "201",
 	} {
 		if p := compareOutput(want, got); p == nil {
 			t.Errorf("docs %q took answer %q", want, got)
