@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/openapi"
 	"eventsvc/redact"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
@@ -206,4 +208,40 @@ func TestPrismChecksRequestsAndAnswersAgainstTheDocument(t *testing.T) {
 	passes("GET", "/api/events", token, "", http.StatusOK)
 	passes("GET", self, "", "", http.StatusOK)
 	passes("GET", self, token, "", http.StatusOK)
+}
+
+// TestPrismFlagsAnAnswerTheDocumentDoesNotAllow: the proxy of the test
+// above checks answers too, so that its "no violation" means something.
+// With a copy of the document whose API root must also link to
+// "nowhere", the server's answer to GET /api is flagged.
+func TestPrismFlagsAnAnswerTheDocumentDoesNotAllow(t *testing.T) {
+	prism := tool(t, "prism")
+	var doc map[string]any
+	if err := json.Unmarshal(openapi.Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	links := doc["components"].(map[string]any)["schemas"].(map[string]any)["Index"].(map[string]any)["properties"].(map[string]any)["_links"].(map[string]any)
+	links["required"] = append(links["required"].([]any), "nowhere")
+	stricter, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	document := filepath.Join(t.TempDir(), "stricter.json")
+	if err := os.WriteFile(document, stricter, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	log := &prismLog{mask: redact.New()}
+	proxy := startPrism(t, prism, document, srv.URL, log)
+
+	resp, err := http.Get(proxy + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(resp.Header.Get("sl-violations"), "nowhere") {
+		t.Fatalf("GET /api through prism with a document that wants a link the server does not send: %d, violations %q, want prism's 500 naming it\n%s\nprism:\n%s",
+			resp.StatusCode, resp.Header.Get("sl-violations"), b, log)
+	}
 }
