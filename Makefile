@@ -109,8 +109,8 @@ docs:
 	$(GO) run ./cmd/docgen
 
 # The versions of openapi/lint/package-lock.json, exactly: those that run on
-# Node 18.18 and later, as Debian 12 ships it (Redocly CLI 2 and Prism 5.15
-# need Node 20.19 or 24). No install script runs: the only two of those
+# Node 18.20.1 and later, as Debian 12 ships it (18.20.4); Redocly CLI 2
+# and Prism 5.15 need Node 20.19 or 24. No install script runs: the only two of those
 # packages are a banner and a usage report.
 openapi-tools:
 	npm ci --prefix openapi/lint --ignore-scripts --no-audit --no-fund --loglevel=error
