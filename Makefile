@@ -26,6 +26,10 @@
 #   make docs                 regenerate the documentation page from the
 #                             features and the server (make test fails
 #                             when it is out of date)
+#   make openapi-tools        the pinned Node tools the OpenAPI document's
+#                             tests run (Redocly CLI, Spectral, Prism), in
+#                             openapi/lint/node_modules; needs npm; without
+#                             them those tests are skipped (in CI they fail)
 #   make bench                wrk against eventsvc and against a bare Fiber
 #                             app that answers the same bytes, in one run:
 #                             a table of rates, ratios and goals (installs
@@ -54,7 +58,7 @@ FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
 
 BENCHFLAGS ?=
 
-.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs bench bench-backends clean
+.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs openapi-tools bench bench-backends clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -103,6 +107,13 @@ explore:
 
 docs:
 	$(GO) run ./cmd/docgen
+
+# The versions of openapi/lint/package-lock.json, exactly: those that run on
+# Node 18.20.1 and later, as Debian 12 ships it (18.20.4); Redocly CLI 2
+# and Prism 5.15 need Node 20.19 or 24. No install script runs: the only two of those
+# packages are a banner and a usage report.
+openapi-tools:
+	npm ci --prefix openapi/lint --ignore-scripts --no-audit --no-fund --loglevel=error
 
 # Each row of BenchmarkBackends as a ratio to the in-memory server of the
 # same run, then the page latencies of BenchmarkPostgresList1M.
