@@ -154,7 +154,7 @@ func (c *Control) handleRemoveClient(ctx *fiber.Ctx) error {
 		return fmt.Errorf("remove client %q: %w", id, err)
 	}
 	revoked := c.opts.Server.Tokens().Revoke(oauth.Selector{Client: gone.ID})
-	said(ctx, "clients: removed %q, revoked %d tokens", gone.ID, len(revoked))
+	said(ctx, "clients: removed %s, revoked %d tokens", gone.ID, len(revoked))
 	return answer(ctx, http.StatusOK, fiber.Map{"removed": clientOf(gone), "revokedTokens": len(revoked)})
 }
 

@@ -63,6 +63,11 @@ func TestAWrongMethodIsAnswered405WithAllow(t *testing.T) {
 		{http.MethodPut, "/journal", "GET, HEAD, DELETE"},
 		{http.MethodGet, "/faults/3", "DELETE"},
 		{http.MethodPatch, "/clock", "GET, HEAD, POST"},
+		{http.MethodPut, "/users", "GET, HEAD, POST"},
+		{http.MethodGet, "/users/user@email.com", "PATCH, DELETE"},
+		{http.MethodPut, "/users/user%40email.com", "PATCH, DELETE"},
+		{http.MethodDelete, "/clients", "GET, HEAD, POST"},
+		{http.MethodPost, "/clients/myApp", "PATCH, DELETE"},
 	} {
 		req, _ := http.NewRequest(c.method, r.control+c.path, nil)
 		resp, err := http.DefaultClient.Do(req)
@@ -75,8 +80,10 @@ func TestAWrongMethodIsAnswered405WithAllow(t *testing.T) {
 			t.Errorf("%s %s = %d, Allow %q, %s; want 405, Allow %q", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), b, c.allow)
 		}
 	}
-	if status, _ := r.call(t, http.MethodGet, "/nothing-here", ""); status != http.StatusNotFound {
-		t.Errorf("an unknown path = %d, want 404", status)
+	for _, p := range []string{"/nothing-here", "/users/a@b.c/roles", "/clients/myApp/x", "/faults/3/4"} {
+		if status, _ := r.call(t, http.MethodGet, p, ""); status != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, status)
+		}
 	}
 }
 

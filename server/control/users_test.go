@@ -146,3 +146,57 @@ func TestTheLastAccountStays(t *testing.T) {
 		t.Fatalf("a seeded event without a manager is managed by %v, want the first account left (2)", e["manager"])
 	}
 }
+
+// TestResetPutsBackTheAccountsAndClients: POST /reset puts back the
+// accounts and clients the server started with, POST /snapshot keeps
+// them as they are and a reset to the snapshot puts those back; a
+// password changed after the snapshot is the snapshot's again.
+func TestResetPutsBackTheAccountsAndClients(t *testing.T) {
+	r := newRig(t, "")
+	start, startClients := r.listed(t, "/users"), r.listed(t, "/clients")
+	r.call(t, http.MethodPost, "/users", `{"email": "kept@email.com", "password": "kept-password"}`)
+	r.call(t, http.MethodPost, "/clients", otherClient)
+	if status, body := r.call(t, http.MethodPost, "/snapshot", ""); status != http.StatusOK || body["users"] != float64(3) || body["clients"] != float64(2) {
+		t.Fatalf("snapshot = %d %v", status, body)
+	}
+	snapUsers, snapClients := r.listed(t, "/users"), r.listed(t, "/clients")
+	r.call(t, http.MethodPatch, "/users/kept@email.com", `{"password": "changed-after"}`)
+	r.call(t, http.MethodDelete, "/users/admin@email.com", "")
+	r.call(t, http.MethodDelete, "/clients/other", "")
+	r.call(t, http.MethodPost, "/users", `{"email": "late@email.com", "password": "late"}`)
+
+	if status, s := r.call(t, http.MethodPost, "/reset", `{"to": "snapshot"}`); status != http.StatusOK || s["users"] != float64(3) || s["clients"] != float64(2) {
+		t.Fatalf("reset to the snapshot = %d %v", status, s)
+	}
+	if got := r.listed(t, "/users"); got != snapUsers {
+		t.Fatalf("the accounts after the reset to the snapshot:\n%s\nwant\n%s", got, snapUsers)
+	}
+	if got := r.listed(t, "/clients"); got != snapClients {
+		t.Fatalf("the clients after the reset to the snapshot:\n%s\nwant\n%s", got, snapClients)
+	}
+	if status, _ := r.tokenFor(t, "other", "first-client-secret", "kept@email.com", "kept-password"); status != http.StatusOK {
+		t.Fatalf("the snapshot's client and password = %d", status)
+	}
+	if status, _ := r.tokenFor(t, "myApp", "pass", "kept@email.com", "changed-after"); status != http.StatusBadRequest {
+		t.Fatalf("the password changed after the snapshot = %d, want 400", status)
+	}
+
+	if status, s := r.call(t, http.MethodPost, "/reset", ""); status != http.StatusOK || s["users"] != float64(2) || s["clients"] != float64(1) {
+		t.Fatalf("reset to start = %d %v", status, s)
+	}
+	if got := r.listed(t, "/users"); got != start {
+		t.Fatalf("the accounts after the reset:\n%s\nwant\n%s", got, start)
+	}
+	if got := r.listed(t, "/clients"); got != startClients {
+		t.Fatalf("the clients after the reset:\n%s\nwant\n%s", got, startClients)
+	}
+	if status, _ := r.tokenFor(t, "other", "first-client-secret", "user@email.com", "user"); status != http.StatusUnauthorized {
+		t.Fatalf("a client added after the start, after the reset = %d, want 401", status)
+	}
+	if status, _ := r.login(t, "user"); status != http.StatusOK {
+		t.Fatalf("the start account after the reset = %d", status)
+	}
+	if !strings.Contains(r.log.String(), "snapshot: 3 events, 3 accounts, 2 clients kept") || !strings.Contains(r.log.String(), "reset to start: 3 events, 2 accounts, 1 clients") {
+		t.Errorf("the log does not tell the accounts and clients: %s", r.log.String())
+	}
+}
