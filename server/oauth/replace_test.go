@@ -100,3 +100,51 @@ func mustHash(t *testing.T, plain string) string {
 	}
 	return h
 }
+
+// removingStore is a Store that removes an account and revokes its tokens,
+// as the control API does, while a password grant of it is between its
+// password check and its tokens.
+type removingStore struct {
+	*Store
+	remove func()
+}
+
+func (s removingStore) Issue(g Grant) (Issued, error) {
+	s.remove()
+	return s.Store.Issue(g)
+}
+
+// TestATokenIssuedWhileItsAccountIsRemovedIsNotHandedOut: a password
+// grant whose account or client goes between its check and its tokens
+// answers invalid_grant and leaves no live token behind.
+func TestATokenIssuedWhileItsAccountIsRemovedIsNotHandedOut(t *testing.T) {
+	for _, gone := range []string{"account", "client"} {
+		t.Run(gone, func(t *testing.T) {
+			e := testEndpoint(t, "s")
+			store := e.Store.(*Store)
+			e.Store = removingStore{Store: store, remove: func() {
+				if gone == "account" {
+					other := account.Account{Email: "other@example.com", PasswordHash: mustHash(t, "x"), Roles: []account.Role{account.User}}
+					if err := e.Accounts.Replace([]account.Account{other}); err != nil {
+						t.Fatal(err)
+					}
+					store.Revoke(Selector{User: "u@example.com"})
+				} else {
+					c, _ := e.Clients.Lookup("app")
+					c.ID = "another"
+					if err := e.Clients.Replace([]Client{c}); err != nil {
+						t.Fatal(err)
+					}
+					store.Revoke(Selector{Client: "app"})
+				}
+			}}
+			header := "Basic " + base64.StdEncoding.EncodeToString([]byte("app:s"))
+			if _, err := e.Exchange(header, formMediaType, []byte(passwordGrant)); !errors.Is(err, ErrInvalidGrant) {
+				t.Fatalf("a grant whose %s went meanwhile: err = %v, want invalid_grant", gone, err)
+			}
+			if live := store.Live(); len(live) != 0 {
+				t.Fatalf("%d tokens live after the %s went", len(live), gone)
+			}
+		})
+	}
+}
