@@ -105,8 +105,7 @@ func (c *Control) handleChangeUser(ctx *fiber.Ctx) error {
 	}
 	c.credMu.Lock()
 	defer c.credMu.Unlock()
-	all := c.opts.Accounts.All()
-	i := slices.IndexFunc(all, func(a account.Account) bool { return strings.EqualFold(a.Email, email) })
+	all, i := c.accountIndex(email)
 	if i < 0 {
 		return unknownUser(email)
 	}
@@ -146,8 +145,7 @@ func (c *Control) handleRemoveUser(ctx *fiber.Ctx) error {
 	}
 	c.credMu.Lock()
 	defer c.credMu.Unlock()
-	all := c.opts.Accounts.All()
-	i := slices.IndexFunc(all, func(a account.Account) bool { return strings.EqualFold(a.Email, email) })
+	all, i := c.accountIndex(email)
 	switch {
 	case i < 0:
 		return unknownUser(email)
@@ -161,6 +159,18 @@ func (c *Control) handleRemoveUser(ctx *fiber.Ctx) error {
 	revoked := c.opts.Server.Tokens().Revoke(oauth.Selector{User: gone.Email})
 	said(ctx, "users: removed account %d %s, revoked %d tokens", gone.ID, gone.Email, len(revoked))
 	return answer(ctx, http.StatusOK, fiber.Map{"removed": userOf(gone), "revokedTokens": len(revoked)})
+}
+
+// accountIndex returns the accounts and the index among them of the one
+// whose email is email, compared as the registry compares them; -1 when
+// none is.
+func (c *Control) accountIndex(email string) ([]account.Account, int) {
+	all := c.opts.Accounts.All()
+	found, ok := c.opts.Accounts.ByEmail(email)
+	if !ok {
+		return all, -1
+	}
+	return all, slices.IndexFunc(all, func(a account.Account) bool { return a.ID == found.ID })
 }
 
 // nextAccountID is the id of a new account: one more than the highest id
