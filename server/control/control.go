@@ -41,8 +41,8 @@ const Realm = "control"
 // BodyLimit is the largest body the control API reads (a seed): 8 MiB.
 const BodyLimit = 8 << 20
 
-// Options are what the control API steers. Every field but Token and
-// Logger is required.
+// Options are what the control API steers. Every field but Start, Token,
+// Logger, Cost and the timeouts is required.
 type Options struct {
 	// Server is the public server: its tokens and lockouts.
 	Server *server.Server
