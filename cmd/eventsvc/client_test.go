@@ -185,3 +185,45 @@ func TestAnOAuth2ClientSurvivesInjectedFaults(t *testing.T) {
 		t.Fatalf("after the token endpoint is back: %d, create-new-event %v, %v", status, create, err)
 	}
 }
+
+// TestAUserAndAClientAddedAtRunTime: `eventsvc serve -control` takes a
+// new client and a new account, with plain secrets it hashes, and an
+// OAuth 2.0 client logs in with them at once; once removed, its token is
+// refused at once; the control API's log on standard error holds neither
+// secret.
+func TestAUserAndAClientAddedAtRunTime(t *testing.T) {
+	s := startServe(t, "-control", "127.0.0.1:0")
+	const password, clientSecret = "a-plain-password-for-dev", "a-plain-client-secret"
+	controlCall(t, s, http.MethodPost, "/clients", `{"clientId": "frontEnd", "clientSecret": "`+clientSecret+`",
+	  "authorizedGrantTypes": ["password", "refresh_token"], "scopes": ["read", "write"], "resourceIds": ["event"]}`)
+	controlCall(t, s, http.MethodPost, "/users", `{"email": "dev@example.com", "password": "`+password+`", "roles": ["USER"]}`)
+	conf := demoClient(s)
+	conf.ClientID, conf.ClientSecret = "frontEnd", clientSecret
+	tok, err := conf.PasswordCredentialsToken(context.Background(), "dev@example.com", password)
+	if err != nil {
+		t.Fatalf("the new client and account log in: %v", err)
+	}
+	client := conf.Client(context.Background(), tok)
+	if status, create, err := listEvents(context.Background(), client, s); err != nil || status != http.StatusOK || !create {
+		t.Fatalf("with the new account's token: %d, create-new-event %v, %v", status, create, err)
+	}
+	users := string(controlCall(t, s, http.MethodGet, "/users", ""))
+	if !strings.Contains(users, `"email":"dev@example.com"`) || strings.Contains(users, password) || strings.Contains(users, "bcrypt") {
+		t.Fatalf("GET /users = %s", users)
+	}
+	controlCall(t, s, http.MethodDelete, "/users/dev@example.com", "")
+	if status, create, err := listEvents(context.Background(), client, s); err != nil || create { // a token the server does not know reads the list as anyone
+		t.Fatalf("the removed account's token still counts: %d, create-new-event %v, %v", status, create, err)
+	}
+	if _, err := conf.PasswordCredentialsToken(context.Background(), "dev@example.com", password); err == nil {
+		t.Fatal("the removed account logs in")
+	}
+	controlCall(t, s, http.MethodDelete, "/clients/frontEnd", "")
+	if _, err := demoClient(s).PasswordCredentialsToken(context.Background(), "user@email.com", "user"); err != nil {
+		t.Fatalf("the demo client and account after the removals: %v", err)
+	}
+	logged := s.errs.String()
+	if !strings.Contains(logged, "users: added account 3 dev@example.com") || strings.Contains(logged, password) || strings.Contains(logged, clientSecret) {
+		t.Fatalf("the control API's log: %s", logged)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
 	"eventsvc/server/journal"
+	"eventsvc/server/secret"
 )
 
 // journalSize is how many requests the control API's journal keeps.
@@ -84,18 +85,21 @@ type mock struct {
 	clock   *clock.Offset
 	journal *journal.Journal
 	faults  *fault.Set
+	// cost is the bcrypt cost of the passwords and secrets the control
+	// API is given plain: that of `eventsvc hash-password`.
+	cost int
 }
 
 func newMock() mock {
 	clk := clock.NewOffset(clock.System{})
-	return mock{clock: clk, journal: journal.New(journalSize, clk), faults: fault.NewSet(rand.Float64)}
+	return mock{clock: clk, journal: journal.New(journalSize, clk), faults: fault.NewSet(rand.Float64), cost: secret.DefaultCost}
 }
 
 // newControl is the control API of srv, with the public listener's
 // timeouts; its writes are logged to stderr, -quiet or not.
 func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start func() []event.Event, token string, t timeouts, stderr io.Writer) *control.Control {
 	return control.New(control.Options{
-		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts,
+		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: m.cost,
 		Clock: m.clock, Faults: m.faults, Journal: m.journal, Token: token,
 		Logger:      slog.New(slog.NewTextHandler(stderr, nil)),
 		ReadTimeout: t.read, IdleTimeout: t.idle, WriteTimeout: t.write,

@@ -308,7 +308,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		if controlToken != "" {
 			auth = "requires its bearer token"
 		}
-		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, faults; see docs/control-api.md\n", displayURL(controlLn.Addr()), auth)
+		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, faults, users, clients; see docs/control-api.md\n", displayURL(controlLn.Addr()), auth)
 	}
 	select {
 	case err := <-served:

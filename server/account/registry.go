@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"eventsvc/server/secret"
@@ -43,13 +44,21 @@ const MaxEmailLen = 254
 // the dearest known one.
 const dummyPassword = "no account has this password"
 
-// Registry is the immutable set of accounts, looked up by id or by email
-// (case-insensitively). It is safe for concurrent use.
+// Registry is the set of accounts, looked up by id or by email
+// (case-insensitively). Its set is replaced whole (Replace), never changed
+// in place: each lookup reads one set, before or after a replacement,
+// with one atomic load and no lock. It is safe for concurrent use.
 type Registry struct {
+	set atomic.Pointer[accountSet]
+}
+
+// accountSet is one immutable set of accounts.
+type accountSet struct {
 	accounts []Account
 	byID     map[int64]int
 	byEmail  map[string]int
 	dummy    string // stored form of dummyPassword
+	cost     int    // the bcrypt cost of dummy
 }
 
 // NewRegistry checks accounts and returns a registry holding copies of them.
@@ -59,7 +68,32 @@ type Registry struct {
 // unknown role (ErrUnknownRole), and a password hash secret.Validate
 // refuses. Each error names the entry by 1-based position and email.
 func NewRegistry(accounts []Account) (*Registry, error) {
-	r := &Registry{
+	s, err := newAccountSet(accounts, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{}
+	r.set.Store(s)
+	return r, nil
+}
+
+// Replace checks accounts as NewRegistry does and, when they pass, makes
+// them the registry's accounts in one step: a lookup sees either the old
+// accounts or the new ones, never a mix. When they do not pass, the
+// registry keeps its accounts.
+func (r *Registry) Replace(accounts []Account) error {
+	s, err := newAccountSet(accounts, r.set.Load())
+	if err != nil {
+		return err
+	}
+	r.set.Store(s)
+	return nil
+}
+
+// newAccountSet checks accounts and returns a set of copies of them; it
+// takes the dummy of old when its cost is the one needed.
+func newAccountSet(accounts []Account, old *accountSet) (*accountSet, error) {
+	r := &accountSet{
 		accounts: make([]Account, 0, len(accounts)),
 		byID:     make(map[int64]int, len(accounts)),
 		byEmail:  make(map[string]int, len(accounts)),
@@ -93,12 +127,37 @@ func NewRegistry(accounts []Account) (*Registry, error) {
 			cost = c
 		}
 	}
+	if old != nil && old.dummy != "" && old.cost == cost {
+		r.dummy, r.cost = old.dummy, cost
+		return r, nil
+	}
 	dummy, err := secret.Hash([]byte(dummyPassword), cost)
 	if err != nil {
 		return nil, fmt.Errorf("account registry: %w", err)
 	}
-	r.dummy = dummy
+	r.dummy, r.cost = dummy, cost
 	return r, nil
+}
+
+// load is the registry's set; empty for a zero Registry.
+func (r *Registry) load() *accountSet {
+	if s := r.set.Load(); s != nil {
+		return s
+	}
+	return &accountSet{}
+}
+
+// CheckAccount checks one account as NewRegistry checks each of its
+// accounts, for a caller that adds or changes one: a valid email, known
+// roles (at least one) and a usable password hash. It returns the account
+// with its roles without repeats; an ID of 0 stays 0.
+func CheckAccount(a Account) (Account, error) {
+	id := a.ID
+	a, err := check(a.clone(), 1)
+	if id == 0 {
+		a.ID = 0
+	}
+	return a, err
 }
 
 // check validates one account at 1-based position pos and returns it with
@@ -159,12 +218,13 @@ func checkEmail(email string) error {
 // case-insensitively and whose password is password. An unknown email and
 // a wrong password both give ErrBadCredentials, after the same bcrypt work.
 func (r *Registry) Authenticate(email, password string) (Account, error) {
-	i, ok := r.byEmail[emailKey(email)]
+	s := r.load()
+	i, ok := s.byEmail[emailKey(email)]
 	if !ok {
-		_ = secret.Check(r.dummy, password) // equal timing; the result does not matter
+		_ = secret.Check(s.dummy, password) // equal timing; the result does not matter
 		return Account{}, ErrBadCredentials
 	}
-	a := r.accounts[i]
+	a := s.accounts[i]
 	if err := secret.Check(a.PasswordHash, password); err != nil {
 		return Account{}, ErrBadCredentials
 	}
@@ -173,26 +233,48 @@ func (r *Registry) Authenticate(email, password string) (Account, error) {
 
 // ByID returns a copy of the account with the given id.
 func (r *Registry) ByID(id int64) (Account, bool) {
-	i, ok := r.byID[id]
+	s := r.load()
+	i, ok := s.byID[id]
 	if !ok {
 		return Account{}, false
 	}
-	return r.accounts[i].clone(), true
+	return s.accounts[i].clone(), true
 }
 
 // ByEmail returns a copy of the account whose email matches email
 // case-insensitively.
 func (r *Registry) ByEmail(email string) (Account, bool) {
-	i, ok := r.byEmail[emailKey(email)]
+	s := r.load()
+	i, ok := s.byEmail[emailKey(email)]
 	if !ok {
 		return Account{}, false
 	}
-	return r.accounts[i].clone(), true
+	return s.accounts[i].clone(), true
 }
 
 // Len returns the number of accounts.
 func (r *Registry) Len() int {
-	return len(r.accounts)
+	return len(r.load().accounts)
+}
+
+// All returns copies of the accounts, in the order they were given.
+func (r *Registry) All() []Account {
+	s := r.load()
+	out := make([]Account, len(s.accounts))
+	for i, a := range s.accounts {
+		out[i] = a.clone()
+	}
+	return out
+}
+
+// First returns a copy of the first account, in the order they were
+// given, if there is one.
+func (r *Registry) First() (Account, bool) {
+	s := r.load()
+	if len(s.accounts) == 0 {
+		return Account{}, false
+	}
+	return s.accounts[0].clone(), true
 }
 
 // emailKey is the form under which emails are compared.

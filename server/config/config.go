@@ -81,6 +81,28 @@ type AccountEntry struct {
 	Roles    []string `json:"roles"`
 }
 
+// Client is the registration e describes, unchecked (oauth.NewClients
+// and oauth.CheckClient check it).
+func (e ClientEntry) Client() oauth.Client {
+	return oauth.Client{
+		ID:          e.ClientID,
+		SecretHash:  e.ClientSecret,
+		GrantTypes:  e.AuthorizedGrantTypes,
+		Scopes:      e.Scopes,
+		ResourceIDs: e.ResourceIDs,
+	}
+}
+
+// Account is the account e describes, unchecked (account.NewRegistry and
+// account.CheckAccount check it).
+func (e AccountEntry) Account() account.Account {
+	roles := make([]account.Role, len(e.Roles))
+	for j, role := range e.Roles {
+		roles[j] = account.Role(role)
+	}
+	return account.Account{Email: e.Email, PasswordHash: e.Password, Roles: roles}
+}
+
 // Load reads the configuration file at path.
 func Load(path string) (*Config, error) {
 	f, err := os.Open(path)
@@ -158,13 +180,7 @@ func build(f File) (*Config, error) {
 	}
 	clients := make([]oauth.Client, len(f.Clients))
 	for i, e := range f.Clients {
-		clients[i] = oauth.Client{
-			ID:          e.ClientID,
-			SecretHash:  e.ClientSecret,
-			GrantTypes:  e.AuthorizedGrantTypes,
-			Scopes:      e.Scopes,
-			ResourceIDs: e.ResourceIDs,
-		}
+		clients[i] = e.Client()
 	}
 	cs, err := oauth.NewClients(clients)
 	if err != nil {
@@ -172,11 +188,7 @@ func build(f File) (*Config, error) {
 	}
 	accounts := make([]account.Account, len(f.Accounts))
 	for i, e := range f.Accounts {
-		roles := make([]account.Role, len(e.Roles))
-		for j, role := range e.Roles {
-			roles[j] = account.Role(role)
-		}
-		accounts[i] = account.Account{Email: e.Email, PasswordHash: e.Password, Roles: roles}
+		accounts[i] = e.Account()
 	}
 	as, err := account.NewRegistry(accounts)
 	if err != nil {

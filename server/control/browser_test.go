@@ -49,6 +49,7 @@ func TestAWebPageCannotDriveTheControlAPI(t *testing.T) {
 	_, token := r.login(t, "user")
 	r.call(t, http.MethodPost, "/faults", `{"path": "/docs/x", "status": 500}`)
 	before := r.stateOf(t)
+	users := r.listed(t, "/users") + r.listed(t, "/clients")
 	for _, c := range []struct {
 		name, method, path, body string
 		headers                  map[string]string
@@ -77,6 +78,24 @@ func TestAWebPageCannotDriveTheControlAPI(t *testing.T) {
 			map[string]string{"Host": "rebind.evil.example:9090", "Content-Type": "application/json", "Origin": "http://rebind.evil.example:9090"}, 403, "foreign_host"},
 		{"a same-site page clears the faults", "DELETE", "/faults", "",
 			map[string]string{"Sec-Fetch-Site": "same-site"}, 403, "cross_origin"},
+		{"a cross-site form adds a user", "POST", "/users", "email=evil%40evil.example&password=x",
+			map[string]string{"Origin": "http://evil.example", "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site"}, 403, "cross_origin"},
+		{"a no-cors fetch adds a user", "POST", "/users", `{"email": "evil@evil.example", "password": "x"}`,
+			map[string]string{"Content-Type": "text/plain;charset=UTF-8"}, 415, "unsupported_media_type"},
+		{"a no-cors fetch changes a password", "PATCH", "/users/user@email.com", `{"password": "x"}`,
+			map[string]string{"Content-Type": "text/plain"}, 415, "unsupported_media_type"},
+		{"a page removes a user", "DELETE", "/users/admin@email.com", "",
+			map[string]string{"Origin": "http://evil.example"}, 403, "cross_origin"},
+		{"a rebound page reads the users", "GET", "/users", "",
+			map[string]string{"Host": "rebind.evil.example:9090"}, 403, "foreign_host"},
+		{"a form adds a client", "POST", "/clients", `{"clientId": "evil", "clientSecret": "x", "authorizedGrantTypes": ["password"], "scopes": ["read"], "resourceIds": ["event"]}`,
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+		{"a same-site page changes a client's secret", "PATCH", "/clients/myApp", `{"clientSecret": "x"}`,
+			map[string]string{"Content-Type": "application/json", "Sec-Fetch-Site": "same-site"}, 403, "cross_origin"},
+		{"a rebound page removes a client", "DELETE", "/clients/myApp", "",
+			map[string]string{"Host": "rebind.evil.example:9090"}, 403, "foreign_host"},
+		{"a rebound page reads the clients", "GET", "/clients", "",
+			map[string]string{"Host": "127.0.0.1.evil.example"}, 403, "foreign_host"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, body := r.send(t, c.method, c.path, c.body, c.headers)
@@ -91,6 +110,9 @@ func TestAWebPageCannotDriveTheControlAPI(t *testing.T) {
 	}
 	if after := r.stateOf(t); after != before {
 		t.Fatalf("refused requests changed the state:\nbefore %s\nafter  %s", before, after)
+	}
+	if after := r.listed(t, "/users") + r.listed(t, "/clients"); after != users {
+		t.Fatalf("refused requests changed the accounts or clients:\nbefore %s\nafter  %s", users, after)
 	}
 	if status, _ := r.publicCall(t, http.MethodGet, "/api/events", token, ""); status != http.StatusOK {
 		t.Fatalf("the token from before was forgotten: %d", status)
@@ -115,6 +137,9 @@ func TestToolsStillDriveTheControlAPI(t *testing.T) {
 		{"Node fetch with a charset", "PUT", "/events", `[]`, map[string]string{"Content-Type": "Application/JSON; charset=utf-8", "User-Agent": "node"}},
 		{"curl -X POST, no body", "POST", "/reset", "", map[string]string{"User-Agent": "curl/8.5.0"}},
 		{"DELETE, no body", "DELETE", "/faults", "", nil},
+		{"curl adds a user", "POST", "/users", `{"email": "dev@example.com", "password": "dev"}`, map[string]string{"Content-Type": "application/json", "User-Agent": "curl/8.5.0"}},
+		{"Python requests changes a client", "PATCH", "/clients/myApp", `{"scopes": ["read", "write"]}`, map[string]string{"Content-Type": "application/json; charset=utf-8", "User-Agent": "python-requests/2.31"}},
+		{"curl -X DELETE a user, no body", "DELETE", "/users/dev@example.com", "", map[string]string{"User-Agent": "curl/8.5.0"}},
 		{"localhost", "GET", "/", "", map[string]string{"Host": "localhost:9090"}},
 		{"the address bar", "GET", "/journal", "", map[string]string{"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"}},
 	} {

@@ -2,7 +2,8 @@
 // own listener, off by default, that lets a client developer steer the
 // server while building a client. It resets the server to its start state,
 // seeds its events, reads and moves its clock, lists its live tokens and
-// its request journal (masked), and injects faults.
+// its request journal (masked), injects faults, and adds, changes and
+// removes accounts and clients.
 //
 // It listens on a loopback address unless it requires a bearer token
 // (CheckAddress), and logs every write.
@@ -29,6 +30,8 @@ import (
 	"eventsvc/server/fault"
 	"eventsvc/server/journal"
 	"eventsvc/server/local"
+	"eventsvc/server/oauth"
+	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
 
@@ -38,8 +41,8 @@ const Realm = "control"
 // BodyLimit is the largest body the control API reads (a seed): 8 MiB.
 const BodyLimit = 8 << 20
 
-// Options are what the control API steers. Every field but Token and
-// Logger is required.
+// Options are what the control API steers. Every field but Start, Token,
+// Logger, Cost and the timeouts is required.
 type Options struct {
 	// Server is the public server: its tokens and lockouts.
 	Server *server.Server
@@ -49,8 +52,16 @@ type Options struct {
 	// reset, which puts them back (the store keeps what it is given).
 	// Nil: none.
 	Start func() []event.Event
-	// Accounts find the manager of a seeded event by email.
+	// Accounts are the server's accounts: the control API lists, adds,
+	// changes and removes them (GET, POST /users, PATCH, DELETE
+	// /users/{email}), and finds the manager of a seeded event among them.
 	Accounts *account.Registry
+	// Clients are the server's client registrations, listed, added,
+	// changed and removed through /clients.
+	Clients *oauth.Clients
+	// Cost is the bcrypt cost of the passwords and secrets the control API
+	// is given plain. Zero: secret.DefaultCost.
+	Cost int
 	// Clock is the server's clock.
 	Clock *clock.Offset
 	// Faults are the fault rules applied to the public server.
@@ -77,10 +88,30 @@ type Control struct {
 	// the machine's clock (not the server's, which the API moves).
 	failures *throttle.Throttle
 
+	// start holds the accounts and clients the server started with, for
+	// POST /reset.
+	start credentials
+
 	mu        sync.Mutex
 	listeners []net.Listener
 	stopped   bool
-	snapshot  []event.Event // POST /snapshot's events; nil before one
+	snapshot  *snapshot // POST /snapshot's; nil before one
+
+	// credMu makes each change of the accounts or the clients (read, change,
+	// replace) one step; the server reads them without it.
+	credMu sync.Mutex
+}
+
+// credentials are the accounts and the clients as they were at a moment.
+type credentials struct {
+	accounts []account.Account
+	clients  []oauth.Client
+}
+
+// snapshot is what POST /snapshot keeps.
+type snapshot struct {
+	events []event.Event
+	credentials
 }
 
 // New returns the control API, ready to Serve.
@@ -88,7 +119,10 @@ func New(o Options) *Control {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	c := &Control{opts: o, failures: throttle.New(throttle.Limits{
+	if o.Cost == 0 {
+		o.Cost = secret.DefaultCost
+	}
+	c := &Control{opts: o, start: credentials{accounts: o.Accounts.All(), clients: o.Clients.All()}, failures: throttle.New(throttle.Limits{
 		Failures: AuthFailures, Window: AuthWindow, Lockout: AuthLockout, MaxKeys: throttle.DefaultMaxKeys,
 	}, clock.System{})}
 	c.app = fiber.New(fiber.Config{
@@ -128,6 +162,14 @@ func New(o Options) *Control {
 		{fiber.MethodPost, "/faults", c.handleAddFault},
 		{fiber.MethodDelete, "/faults", c.handleClearFaults},
 		{fiber.MethodDelete, "/faults/:id", c.handleRemoveFault},
+		{fiber.MethodGet, "/users", c.handleUsers},
+		{fiber.MethodPost, "/users", c.handleAddUser},
+		{fiber.MethodPatch, "/users/:email", c.handleChangeUser},
+		{fiber.MethodDelete, "/users/:email", c.handleRemoveUser},
+		{fiber.MethodGet, "/clients", c.handleClients},
+		{fiber.MethodPost, "/clients", c.handleAddClient},
+		{fiber.MethodPatch, "/clients/:id", c.handleChangeClient},
+		{fiber.MethodDelete, "/clients/:id", c.handleRemoveClient},
 	}
 	allowed := map[string][]string{} // by path pattern
 	for _, r := range routes {
@@ -146,13 +188,28 @@ func New(o Options) *Control {
 func methodNotAllowed(ctx *fiber.Ctx, allowed map[string][]string) error {
 	p := ctx.Path()
 	for pattern, methods := range allowed {
-		if pattern == p || strings.HasSuffix(pattern, "/:id") && strings.HasPrefix(p, strings.TrimSuffix(pattern, ":id")) && !strings.Contains(p[len(pattern)-3:], "/") {
+		if matches(pattern, p) {
 			ctx.Set(fiber.HeaderAllow, strings.Join(methods, ", "))
 			return &apiError{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed",
 				Description: fmt.Sprintf("%s is not served at %s: it takes %s", ctx.Method(), p, strings.Join(methods, ", "))}
 		}
 	}
 	return fiber.ErrNotFound
+}
+
+// matches reports whether path is one of pattern's: the same segments,
+// where a parameter (":id", ":email") stands for any non-empty one.
+func matches(pattern, path string) bool {
+	ps, qs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(qs) {
+		return false
+	}
+	for i, seg := range ps {
+		if seg != qs[i] && (!strings.HasPrefix(seg, ":") || qs[i] == "") {
+			return false
+		}
+	}
+	return true
 }
 
 // orDefault is d, or def when d is zero.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"eventsvc/contract"
 	"eventsvc/server"
 	"eventsvc/server/clock"
@@ -46,7 +48,7 @@ func newRig(t *testing.T, token string) *rig {
 	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3})
 	log := &servertest.Log{}
 	ctl := New(Options{
-		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clock: clk,
+		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: bcrypt.MinCost, Clock: clk,
 		Faults: faults, Journal: j, Token: token,
 		Logger: slog.New(slog.NewTextHandler(log, nil)),
 	})

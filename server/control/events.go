@@ -37,16 +37,13 @@ func (c *Control) managerOf(email string) (int64, bool) {
 }
 
 // ManagerOf returns the lookup event.ParseSeed needs: an account's id by
-// its email, and for "" the first account's.
+// its email, and for "" the first account's (the first listed: its id
+// need not be 1 once accounts were removed).
 func ManagerOf(accounts *account.Registry) func(email string) (int64, bool) {
 	return func(email string) (int64, bool) {
 		if email == "" {
-			for id := int64(1); id <= int64(accounts.Len()); id++ {
-				if _, ok := accounts.ByID(id); ok {
-					return id, true
-				}
-			}
-			return 0, false
+			a, ok := accounts.First()
+			return a.ID, ok
 		}
 		a, ok := accounts.ByEmail(email)
 		return a.ID, ok

@@ -2,11 +2,14 @@ package control
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"eventsvc/server/servertest"
 )
 
 // TestTheControlAPIServesItsOpenAPIDocument: GET /openapi.json is the
@@ -36,6 +39,17 @@ func TestTheControlAPIServesItsOpenAPIDocument(t *testing.T) {
 	if err := c.CheckAnswer(add, 201, json, []byte(`{"path": "/api", "fraction": 1, "hits": 0}`)); err == nil {
 		t.Fatal("the document takes a created rule without its id")
 	}
+	users := httptest.NewRequest(http.MethodGet, "/users", nil)
+	if err := c.CheckAnswer(users, 200, json, []byte(`{"users": [{"id": 1, "email": "a@b.c", "roles": ["USER"]}]}`)); err != nil {
+		t.Fatalf("a right list of users: %v", err)
+	}
+	if err := c.CheckAnswer(users, 200, json, []byte(`{"users": [{"id": 1, "email": "a@b.c", "roles": ["USER"], "password": "x"}]}`)); err == nil {
+		t.Fatal("the document takes a user that shows a password")
+	}
+	client := httptest.NewRequest(http.MethodPatch, "/clients/myApp", nil)
+	if err := c.CheckAnswer(client, 200, json, []byte(`{"clientId": "myApp", "clientSecret": "x", "authorizedGrantTypes": ["password"], "scopes": ["read"], "resourceIds": ["event"]}`)); err == nil {
+		t.Fatal("the document takes a client that shows its secret")
+	}
 }
 
 // TestAWrongMethodIsAnswered405WithAllow: every path of the control API
@@ -49,6 +63,11 @@ func TestAWrongMethodIsAnswered405WithAllow(t *testing.T) {
 		{http.MethodPut, "/journal", "GET, HEAD, DELETE"},
 		{http.MethodGet, "/faults/3", "DELETE"},
 		{http.MethodPatch, "/clock", "GET, HEAD, POST"},
+		{http.MethodPut, "/users", "GET, HEAD, POST"},
+		{http.MethodGet, "/users/user@email.com", "PATCH, DELETE"},
+		{http.MethodPut, "/users/user%40email.com", "PATCH, DELETE"},
+		{http.MethodDelete, "/clients", "GET, HEAD, POST"},
+		{http.MethodPost, "/clients/myApp", "PATCH, DELETE"},
 	} {
 		req, _ := http.NewRequest(c.method, r.control+c.path, nil)
 		resp, err := http.DefaultClient.Do(req)
@@ -61,7 +80,43 @@ func TestAWrongMethodIsAnswered405WithAllow(t *testing.T) {
 			t.Errorf("%s %s = %d, Allow %q, %s; want 405, Allow %q", c.method, c.path, resp.StatusCode, resp.Header.Get("Allow"), b, c.allow)
 		}
 	}
-	if status, _ := r.call(t, http.MethodGet, "/nothing-here", ""); status != http.StatusNotFound {
-		t.Errorf("an unknown path = %d, want 404", status)
+	for _, p := range []string{"/nothing-here", "/users/a@b.c/roles", "/clients/myApp/x", "/faults/3/4"} {
+		if status, _ := r.call(t, http.MethodGet, p, ""); status != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, status)
+		}
+	}
+}
+
+// TestEveryRouteIsDocumented: each route of the control API has its
+// operation in the OpenAPI document (rig.call checks answers only of the
+// paths the document has).
+func TestEveryRouteIsDocumented(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cfg := servertest.DemoConfig(t)
+	c := New(Options{Accounts: cfg.Accounts, Clients: cfg.Clients})
+	n := 0
+	for _, route := range c.App().GetRoutes(true) {
+		if route.Method == http.MethodHead {
+			continue
+		}
+		segs := strings.Split(route.Path, "/")
+		for i, s := range segs {
+			if strings.HasPrefix(s, ":") {
+				segs[i] = "{" + s[1:] + "}"
+			}
+		}
+		path := strings.Join(segs, "/")
+		if _, ok := doc.Paths[path][strings.ToLower(route.Method)]; !ok {
+			t.Errorf("%s %s is not in openapi.json", route.Method, path)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Fatalf("only %d routes found", n)
 	}
 }

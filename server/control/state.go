@@ -24,6 +24,8 @@ type State struct {
 	} `json:"lifetimes"`
 	Clock      Clock        `json:"clock"`
 	Events     int          `json:"events"`
+	Users      int          `json:"users"`
+	Clients    int          `json:"clients"`
 	LiveTokens int          `json:"liveTokens"`
 	Faults     int          `json:"faults"`
 	Journal    JournalState `json:"journal"`
@@ -63,6 +65,8 @@ func (c *Control) state() (State, error) {
 		return State{}, fmt.Errorf("count events: %w", err)
 	}
 	s.Events = page.Total
+	s.Users = c.opts.Accounts.Len()
+	s.Clients = c.opts.Clients.Len()
 	s.LiveTokens = len(c.opts.Server.Tokens().Live())
 	s.Faults = len(c.opts.Faults.List())
 	s.Journal = JournalState{Entries: c.opts.Journal.Len(), Capacity: c.opts.Journal.Capacity()}
@@ -86,14 +90,14 @@ func (c *Control) handleState(ctx *fiber.Ctx) error {
 // resetInput is the body of POST /reset, which may be empty.
 type resetInput struct {
 	// To is "start" (the default): the events the server started with
-	// (its -seed file, or its demo events); or "snapshot": those POST
-	// /snapshot last kept.
+	// (its -seed file, or its demo events), its accounts and clients; or
+	// "snapshot": those POST /snapshot last kept.
 	To string `json:"to"`
 }
 
-// handleReset is POST /reset: the events the server started with, or
-// those of the last snapshot; no token, no lockout, no fault, an empty
-// journal and the clock back on the machine's time.
+// handleReset is POST /reset: the events, accounts and clients the server
+// started with, or those of the last snapshot; no token, no lockout, no
+// fault, an empty journal and the clock back on the machine's time.
 func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	in := resetInput{To: "start"}
 	if len(ctx.Body()) > 0 {
@@ -102,6 +106,7 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 		}
 	}
 	var start []event.Event
+	creds := c.start
 	switch in.To {
 	case "start", "":
 		if c.opts.Start != nil {
@@ -112,11 +117,20 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 		snap := c.snapshot
 		c.mu.Unlock()
 		if snap == nil {
-			return &apiError{Status: http.StatusConflict, Code: "no_snapshot", Description: "no snapshot was taken: POST /snapshot keeps the events as they are, to reset to them"}
+			return &apiError{Status: http.StatusConflict, Code: "no_snapshot", Description: "no snapshot was taken: POST /snapshot keeps the events, accounts and clients as they are, to reset to them"}
 		}
-		start = slices.Clone(snap)
+		start, creds = slices.Clone(snap.events), snap.credentials
 	default:
-		return badRequest(`to %q must be "start" (the events the server started with) or "snapshot" (those POST /snapshot kept)`, in.To)
+		return badRequest(`to %q must be "start" (the events, accounts and clients the server started with) or "snapshot" (those POST /snapshot kept)`, in.To)
+	}
+	c.credMu.Lock()
+	defer c.credMu.Unlock()
+	// Both were taken from the registries, so pass their checks again.
+	if err := c.opts.Accounts.Replace(creds.accounts); err != nil {
+		return fmt.Errorf("reset the accounts: %w", err)
+	}
+	if err := c.opts.Clients.Replace(creds.clients); err != nil {
+		return fmt.Errorf("reset the clients: %w", err)
 	}
 	n := c.opts.Events.Replace(start)
 	c.opts.Server.Tokens().Reset()
@@ -124,7 +138,7 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	faults := c.opts.Faults.Clear()
 	c.opts.Journal.Clear()
 	c.opts.Clock.Reset()
-	said(ctx, "reset to %s: %d events, tokens, lockouts, %d faults, the journal and the clock", in.To, n, faults)
+	said(ctx, "reset to %s: %d events, %d accounts, %d clients, tokens, lockouts, %d faults, the journal and the clock", in.To, n, len(creds.accounts), len(creds.clients), faults)
 	s, err := c.state()
 	if err != nil {
 		return err
@@ -132,14 +146,16 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	return answer(ctx, http.StatusOK, s)
 }
 
-// handleSnapshot is POST /snapshot: keep the events as they are now (a
-// test's seed, its creations), so that POST /reset {"to": "snapshot"}
-// puts them back; a later snapshot replaces it.
+// handleSnapshot is POST /snapshot: keep the events, accounts and clients
+// as they are now (a test's seed, its creations, its users), so that POST
+// /reset {"to": "snapshot"} puts them back; a later snapshot replaces it.
 func (c *Control) handleSnapshot(ctx *fiber.Ctx) error {
-	events := c.opts.Events.All()
+	c.credMu.Lock()
+	snap := &snapshot{events: c.opts.Events.All(), credentials: credentials{accounts: c.opts.Accounts.All(), clients: c.opts.Clients.All()}}
+	c.credMu.Unlock()
 	c.mu.Lock()
-	c.snapshot = events
+	c.snapshot = snap
 	c.mu.Unlock()
-	said(ctx, "snapshot: %d events kept", len(events))
-	return answer(ctx, http.StatusOK, fiber.Map{"events": len(events)})
+	said(ctx, "snapshot: %d events, %d accounts, %d clients kept", len(snap.events), len(snap.accounts), len(snap.clients))
+	return answer(ctx, http.StatusOK, fiber.Map{"events": len(snap.events), "users": len(snap.accounts), "clients": len(snap.clients)})
 }

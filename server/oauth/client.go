@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -114,11 +115,20 @@ const MaxClientIDLen = 256
 // the dearest known one.
 const clientDummySecret = "no client has this secret"
 
-// Clients is the immutable registry of client registrations, safe for
-// concurrent use.
+// Clients is the registry of client registrations. Its set is replaced
+// whole (Replace), never changed in place: each lookup reads one set,
+// before or after a replacement, with one atomic load and no lock. It is
+// safe for concurrent use.
 type Clients struct {
+	set atomic.Pointer[clientSet]
+}
+
+// clientSet is one immutable set of client registrations.
+type clientSet struct {
 	byID  map[string]Client
-	dummy string // stored form of clientDummySecret
+	order []string // the ids in the order given
+	dummy string   // stored form of clientDummySecret
+	cost  int      // the bcrypt cost of dummy
 }
 
 // NewClients checks the registrations and returns a registry holding copies
@@ -130,7 +140,39 @@ type Clients struct {
 // secret hash secret.Validate refuses. Each error names the entry by 1-based
 // position and client id.
 func NewClients(clients []Client) (*Clients, error) {
-	r := &Clients{byID: make(map[string]Client, len(clients))}
+	s, err := newClientSet(clients, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &Clients{}
+	r.set.Store(s)
+	return r, nil
+}
+
+// Replace checks clients as NewClients does and, when they pass, makes
+// them the registry's clients in one step: a lookup sees either the old
+// registrations or the new ones, never a mix. When they do not pass, the
+// registry keeps its clients.
+func (c *Clients) Replace(clients []Client) error {
+	s, err := newClientSet(clients, c.set.Load())
+	if err != nil {
+		return err
+	}
+	c.set.Store(s)
+	return nil
+}
+
+// CheckClient checks one registration as NewClients checks each of its
+// registrations, for a caller that adds or changes one, and returns it
+// with repeated grant types, scopes and resource ids dropped.
+func CheckClient(c Client) (Client, error) {
+	return checkClient(c.clone())
+}
+
+// newClientSet checks clients and returns a set of copies of them; it
+// takes the dummy of old when its cost is the one needed.
+func newClientSet(clients []Client, old *clientSet) (*clientSet, error) {
+	r := &clientSet{byID: make(map[string]Client, len(clients)), order: make([]string, 0, len(clients))}
 	first := make(map[string]int, len(clients))
 	for i, c := range clients {
 		pos := i + 1
@@ -143,6 +185,7 @@ func NewClients(clients []Client) (*Clients, error) {
 		}
 		first[c.ID] = pos
 		r.byID[c.ID] = c
+		r.order = append(r.order, c.ID)
 	}
 	// The dummy costs as much as the dearest client, so that an unknown
 	// id takes as long as any client's wrong secret, never less.
@@ -156,12 +199,24 @@ func NewClients(clients []Client) (*Clients, error) {
 			cost = n
 		}
 	}
+	if old != nil && old.dummy != "" && old.cost == cost {
+		r.dummy, r.cost = old.dummy, cost
+		return r, nil
+	}
 	dummy, err := secret.Hash([]byte(clientDummySecret), cost)
 	if err != nil {
 		return nil, fmt.Errorf("client registry: %w", err)
 	}
-	r.dummy = dummy
+	r.dummy, r.cost = dummy, cost
 	return r, nil
+}
+
+// load is the registry's set; empty for a zero Clients.
+func (c *Clients) load() *clientSet {
+	if s := c.set.Load(); s != nil {
+		return s
+	}
+	return &clientSet{}
 }
 
 // checkClient validates one registration and returns it with repeated
@@ -230,9 +285,10 @@ func clientValues(values []string, what string, unknown error, known ...string) 
 // is secretText. An unknown id and a wrong secret both give
 // ErrClientNotAuthenticated, after the same bcrypt work.
 func (c *Clients) Authenticate(id, secretText string) (Client, error) {
-	client, ok := c.byID[id]
+	s := c.load()
+	client, ok := s.byID[id]
 	if !ok {
-		_ = secret.Check(c.dummy, secretText) // equal timing; the result does not matter
+		_ = secret.Check(s.dummy, secretText) // equal timing; the result does not matter
 		return Client{}, ErrClientNotAuthenticated
 	}
 	if err := secret.Check(client.SecretHash, secretText); err != nil {
@@ -243,9 +299,24 @@ func (c *Clients) Authenticate(id, secretText string) (Client, error) {
 
 // Lookup returns a copy of the client with the given id.
 func (c *Clients) Lookup(id string) (Client, bool) {
-	client, ok := c.byID[id]
+	client, ok := c.load().byID[id]
 	if !ok {
 		return Client{}, false
 	}
 	return client.clone(), true
+}
+
+// Len returns the number of client registrations.
+func (c *Clients) Len() int {
+	return len(c.load().order)
+}
+
+// All returns copies of the registrations, in the order they were given.
+func (c *Clients) All() []Client {
+	s := c.load()
+	out := make([]Client, len(s.order))
+	for i, id := range s.order {
+		out[i] = s.byID[id].clone()
+	}
+	return out
 }

@@ -61,11 +61,43 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 	if err := e.end("user", key, true); err != nil {
 		return Issued{}, err
 	}
-	return e.Store.Issue(Grant{
+	issued, err := e.Store.Issue(Grant{
 		ClientID:    client.ID,
 		AccountID:   acc.ID,
 		Username:    acc.Email,
 		Scopes:      scopes,
 		ResourceIDs: client.ResourceIDs,
 	})
+	if err != nil {
+		return Issued{}, err
+	}
+	if !e.stillRegistered(client, acc) {
+		return Issued{}, ErrInvalidGrant.WithDescription("bad user credentials")
+	}
+	return issued, nil
+}
+
+// stillRegistered reports whether the client and the account a password
+// grant checked are still registered, after its tokens were issued. One
+// removed in between (Clients.Replace, account.Registry.Replace) may have
+// had its tokens revoked before these were issued: they are revoked here,
+// with the rest of the account's or the client's, when the store can
+// revoke, and never handed out.
+func (e *TokenEndpoint) stillRegistered(client Client, acc account.Account) bool {
+	a, ok := e.Accounts.ByID(acc.ID)
+	accountGone := !ok || a.Email != acc.Email
+	_, ok = e.Clients.Lookup(client.ID)
+	clientGone := !ok
+	if !accountGone && !clientGone {
+		return true
+	}
+	if r, ok := e.Store.(interface{ Revoke(Selector) []TokenInfo }); ok {
+		if accountGone {
+			r.Revoke(Selector{User: acc.Email})
+		}
+		if clientGone {
+			r.Revoke(Selector{Client: client.ID})
+		}
+	}
+	return false
 }

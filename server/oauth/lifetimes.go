@@ -123,24 +123,29 @@ func (s *Store) Reset() {
 }
 
 // Selector picks live tokens: by kind ("access" or "refresh"), by the
-// first characters Live shows of them, by user; an empty field picks any.
+// first characters Live shows of them, by user, by client; an empty field
+// picks any.
 type Selector struct {
 	Kind string
 	// Token is the start of a token as Live shows it, with or without its
 	// ellipsis.
 	Token string
-	User  string
+	// User is an account's email, in any case.
+	User string
+	// Client is a client id, exactly.
+	Client string
 }
 
 // Picks reports whether sel picks the token t describes.
-func (sel Selector) Picks(t TokenInfo) bool { return sel.picks(t.Kind, t.Token, t.Username) }
+func (sel Selector) Picks(t TokenInfo) bool { return sel.picks(t) }
 
-// picks reports whether sel picks a token of kind, hint and user.
-func (sel Selector) picks(kind, hint, user string) bool {
+// picks reports whether sel picks the token t describes.
+func (sel Selector) picks(t TokenInfo) bool {
 	start := strings.TrimSuffix(sel.Token, "…")
-	return (sel.Kind == "" || sel.Kind == kind) &&
-		(start == "" || strings.HasPrefix(hint, start)) &&
-		(sel.User == "" || strings.EqualFold(sel.User, user))
+	return (sel.Kind == "" || sel.Kind == t.Kind) &&
+		(start == "" || strings.HasPrefix(t.Token, start)) &&
+		(sel.User == "" || strings.EqualFold(sel.User, t.Username)) &&
+		(sel.Client == "" || sel.Client == t.ClientID)
 }
 
 // Revoke forgets the live tokens sel picks, and returns them: from now on
@@ -174,7 +179,7 @@ func (s *Store) change(sel Selector, f func(key string, v any)) []TokenInfo {
 	var out []TokenInfo
 	for key, item := range s.cache.Items() {
 		ti, ok := info(item.Object)
-		if !ok || !now.Before(ti.ExpiresAt) || !sel.picks(ti.Kind, ti.Token, ti.Username) {
+		if !ok || !now.Before(ti.ExpiresAt) || !sel.picks(ti) {
 			continue
 		}
 		f(key, item.Object)

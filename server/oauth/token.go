@@ -185,9 +185,20 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 }
 
 // verifiedClient returns the client whose id and secret passed bcrypt
-// before, if they did.
+// before, if they did and the client is still registered with the secret
+// they passed against: a secret replaced or a client removed (Clients.Replace)
+// is checked by bcrypt again, and fails, at once. The client returned is
+// the registration as it is now.
 func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
-	return e.verified.load(id, secret)
+	was, ok := e.verified.load(id, secret)
+	if !ok {
+		return Client{}, false
+	}
+	now, ok := e.Clients.Lookup(id)
+	if !ok || now.SecretHash != was.SecretHash {
+		return Client{}, false
+	}
+	return now, true
 }
 
 // reserve reserves an attempt of key with the Guard, or returns why not:

@@ -59,7 +59,8 @@ func (v *verifiedClients) load(id, secret string) (Client, bool) {
 	return c.clone(), true
 }
 
-// store remembers that id and secret passed bcrypt as client c.
+// store remembers that id and secret passed bcrypt as client c, in place
+// of what it remembered of them before.
 func (v *verifiedClients) store(id, secret string, c Client) {
 	k := v.keyOf(id, secret)
 	v.mu.Lock()
@@ -68,6 +69,9 @@ func (v *verifiedClients) store(id, secret string, c Client) {
 		v.clients = map[[sha256.Size]byte]Client{}
 	}
 	if _, ok := v.clients[k]; ok {
+		// The same id and secret passed against another registration
+		// (its secret replaced, then given back): keep the new one.
+		v.clients[k] = c.clone()
 		return
 	}
 	if len(v.order) >= maxVerifiedClients {
