@@ -1,0 +1,287 @@
+package eventsvctest
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"eventsvc/server"
+	"eventsvc/server/clock"
+	"eventsvc/server/config"
+	"eventsvc/server/control"
+	"eventsvc/server/event"
+	"eventsvc/server/oauth"
+	"eventsvc/server/servertest"
+)
+
+// The demo credentials a Server accepts unless Options.Config replaces
+// them: those of `eventsvc serve`. They are public, for tests and local
+// use only.
+const (
+	ClientID      = "myApp"
+	ClientSecret  = "pass"
+	User          = "user@email.com" // roles USER
+	UserPassword  = "user"
+	Admin         = "admin@email.com" // roles ADMIN, USER
+	AdminPassword = "admin"
+)
+
+// DemoEvents is how many demo events a Server starts with, unless
+// Options.Events or Options.NoDemoEvents say otherwise: those of
+// `eventsvc serve`, dated from the server's clock and managed in turn by
+// each account.
+const DemoEvents = 25
+
+// Options change how a Server starts. The zero value is the documented
+// default: the demo credentials, DemoEvents demo events, the
+// specification's token lifetimes and the machine's clock.
+type Options struct {
+	// AccessTTL and RefreshTTL are the lifetimes of the tokens the server
+	// issues, whole seconds. Zero: the specification's, 600 s and 3600 s
+	// (oauth.DefaultLifetimes); any other value makes the server say it
+	// does not conform (State.Conforms).
+	AccessTTL, RefreshTTL time.Duration
+	// Events are the events the server starts with, and that Reset puts
+	// back, in place of the demo events; their ids are given from 1 in
+	// this order.
+	Events []Event
+	// NoDemoEvents starts the server with no event when Events is empty.
+	NoDemoEvents bool
+	// Clock is the clock the server's clock reads before AdvanceClock
+	// moves it. Nil: clock.System{}, the machine's; clock.NewManual(t)
+	// stands still at t, so that a test's tokens and dates are the same
+	// at each run.
+	Clock clock.Clock
+	// Config holds the clients and accounts. Nil: the demo credentials
+	// (ClientID, User, Admin), their secrets hashed by bcrypt at its
+	// lowest cost so that logins are fast.
+	Config *config.Config
+}
+
+// Server is the Event Service reference server, running in the test's
+// process on a loopback port, with its control API on another. Its
+// methods call the control API over HTTP; each takes the calling test's
+// testing.TB and fails it, with the control API's error_description,
+// when the control API refuses the request or cannot be reached (as
+// httptest and testing's helpers do, so that a test reads as a list of
+// steps).
+//
+// A Server is safe for use by concurrent tests, which share its state.
+type Server struct {
+	// URL is the public API's base URL, http://127.0.0.1:PORT, without a
+	// trailing slash: a client under test starts from URL + "/api".
+	URL string
+	// ControlURL is the control API's base URL, http://127.0.0.1:PORT,
+	// without a trailing slash (docs/control-api.md).
+	ControlURL string
+
+	client *http.Client
+}
+
+// controlTimeout bounds a call of the control API.
+const controlTimeout = 10 * time.Second
+
+// NewServer starts a reference server and its control API, each on
+// 127.0.0.1 on a port the system picks, and stops both, gracefully, when
+// tb and its subtests end (tb.Cleanup); a shutdown that fails fails tb.
+// The server logs every request, every write of the control API and the
+// cause of every failure (500) to a buffer that goes to tb.Log only when
+// tb has failed. Options it cannot use (a lifetime that is not whole
+// seconds, an invalid event) fail tb at once.
+func NewServer(tb testing.TB, opts Options) *Server {
+	tb.Helper()
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = servertest.DemoConfig(tb)
+	}
+	lifetimes := oauth.DefaultLifetimes()
+	if opts.AccessTTL != 0 {
+		lifetimes.Access = opts.AccessTTL
+	}
+	if opts.RefreshTTL != 0 {
+		lifetimes.Refresh = opts.RefreshTTL
+	}
+	if err := lifetimes.Validate(); err != nil {
+		tb.Fatalf("eventsvctest: token lifetimes: %v", err)
+		return nil
+	}
+	base := opts.Clock
+	if base == nil {
+		base = clock.System{}
+	}
+	start, err := startEvents(opts, cfg, base.Now())
+	if err != nil {
+		tb.Fatalf("eventsvctest: Options.Events: %v", err)
+		return nil
+	}
+	events := event.NewMemory()
+	events.Replace(start())
+
+	log := &servertest.Log{}
+	logger := slog.New(slog.NewTextHandler(log, nil))
+	tb.Cleanup(func() { // registered first: runs once both have stopped
+		if tb.Failed() && log.String() != "" {
+			tb.Logf("eventsvctest: the server's log:\n%s", log.String())
+		}
+	})
+	m := control.NewMock(base)
+	sopts := server.Options{Config: cfg, Events: events, Lifetimes: lifetimes, Logger: logger}
+	m.Steer(&sopts)
+	if err := sopts.Validate(); err != nil {
+		tb.Fatalf("eventsvctest: %v", err)
+		return nil
+	}
+	srv := server.New(sopts)
+	ctl := m.Control(control.Options{Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Logger: logger})
+	s := &Server{client: &http.Client{Timeout: controlTimeout}}
+	s.URL = servertest.New(tb, srv).URL
+	s.ControlURL = servertest.New(tb, ctl).URL
+	tb.Cleanup(s.client.CloseIdleConnections) // before the control API stops
+	return s
+}
+
+// startEvents is the Start of the control API: the events of opts, or the
+// demo events dated from now, or none.
+func startEvents(opts Options, cfg *config.Config, now time.Time) (func() []event.Event, error) {
+	switch {
+	case len(opts.Events) > 0:
+		b, err := json.Marshal(opts.Events)
+		if err != nil {
+			return nil, fmt.Errorf("write the seed: %w", err)
+		}
+		return control.SeedStart(b, cfg.Accounts)
+	case opts.NoDemoEvents:
+		return control.DemoStart(0, cfg.Accounts, now), nil
+	}
+	return control.DemoStart(DemoEvents, cfg.Accounts, now), nil
+}
+
+// State is the state of the server the control API tells: its token
+// lifetimes and whether it conforms, its clock, and how many events, live
+// tokens, fault rules and journal entries it holds.
+type State = control.State
+
+// Clock is the server's clock as the control API tells it: its time, and
+// how far it has been moved forward.
+type Clock = control.Clock
+
+// State returns the server's state (GET /).
+func (s *Server) State(tb testing.TB) State {
+	tb.Helper()
+	var st State
+	s.call(tb, http.MethodGet, "/", nil, &st)
+	return st
+}
+
+// Reset puts the server back as it started (POST /reset): its start
+// events, no token, no lockout, no fault rule, an empty journal, the clock
+// not moved. It returns the state after.
+func (s *Server) Reset(tb testing.TB) State {
+	tb.Helper()
+	var st State
+	s.call(tb, http.MethodPost, "/reset", struct {
+		To string `json:"to"`
+	}{"start"}, &st)
+	return st
+}
+
+// ResetToSnapshot is Reset with the events Snapshot kept in place of the
+// start events (POST /reset {"to": "snapshot"}). It fails tb when no
+// snapshot was taken.
+func (s *Server) ResetToSnapshot(tb testing.TB) State {
+	tb.Helper()
+	var st State
+	s.call(tb, http.MethodPost, "/reset", struct {
+		To string `json:"to"`
+	}{"snapshot"}, &st)
+	return st
+}
+
+// Snapshot keeps the events as they are now (POST /snapshot), for
+// ResetToSnapshot, and returns how many it kept.
+func (s *Server) Snapshot(tb testing.TB) int {
+	tb.Helper()
+	var out struct {
+		Events int `json:"events"`
+	}
+	s.call(tb, http.MethodPost, "/snapshot", nil, &out)
+	return out.Events
+}
+
+// Clock returns the server's clock (GET /clock).
+func (s *Server) Clock(tb testing.TB) Clock {
+	tb.Helper()
+	var c Clock
+	s.call(tb, http.MethodGet, "/clock", nil, &c)
+	return c
+}
+
+// AdvanceClock moves the server's clock forward by d (POST /clock), so
+// that tokens expire and lockouts end without waiting, and returns the
+// clock after. The clock never moves back; Reset puts it back.
+func (s *Server) AdvanceClock(tb testing.TB, d time.Duration) Clock {
+	tb.Helper()
+	var c Clock
+	s.call(tb, http.MethodPost, "/clock", struct {
+		Advance string `json:"advance"`
+	}{d.String()}, &c)
+	return c
+}
+
+// maxAnswer bounds the answer of the control API a call reads: the
+// journal's 500 entries with their bodies fit.
+const maxAnswer = 64 << 20
+
+// call sends in, as JSON when it is not nil, to the control API, and
+// reads the answer into out when it is not nil. It fails tb, and reports
+// false, when the request cannot be sent or the control API refuses it.
+func (s *Server) call(tb testing.TB, method, path string, in, out any) bool {
+	tb.Helper()
+	var body strings.Builder
+	if in != nil {
+		if err := json.NewEncoder(&body).Encode(in); err != nil {
+			tb.Fatalf("eventsvctest: %s %s: write the body: %v", method, path, err)
+			return false
+		}
+	}
+	req, err := http.NewRequest(method, s.ControlURL+path, strings.NewReader(body.String()))
+	if err != nil {
+		tb.Fatalf("eventsvctest: %s %s: %v", method, path, err)
+		return false
+	}
+	if in != nil {
+		// The control API takes a write's body only as JSON
+		// (docs/control-api.md).
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		tb.Fatalf("eventsvctest: %s %s: %v", method, path, err)
+		return false
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, maxAnswer))
+	if resp.StatusCode >= 300 {
+		var e struct {
+			Code        string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		if err := dec.Decode(&e); err != nil || e.Description == "" {
+			tb.Fatalf("eventsvctest: %s %s: the control API answered %s", method, path, resp.Status)
+			return false
+		}
+		tb.Fatalf("eventsvctest: %s %s: the control API answered %s, %s: %s", method, path, resp.Status, e.Code, e.Description)
+		return false
+	}
+	if out != nil {
+		if err := dec.Decode(out); err != nil {
+			tb.Fatalf("eventsvctest: %s %s: read the answer: %v", method, path, err)
+			return false
+		}
+	}
+	return true
+}
