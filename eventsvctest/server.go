@@ -3,6 +3,7 @@ package eventsvctest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -264,7 +265,7 @@ func (s *Server) call(tb testing.TB, method, path string, in, out any) bool {
 		return false
 	}
 	defer resp.Body.Close()
-	dec := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, maxAnswer))
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer))
 	if resp.StatusCode >= 300 {
 		var e struct {
 			Code        string `json:"error"`

@@ -182,3 +182,39 @@ func TestCleanupStopsBothListeners(t *testing.T) {
 		}
 	}
 }
+
+// TestTheControlAPIRefusesWhatABrowserSends: the control API NewServer
+// starts is the guarded one of `eventsvc serve -control`: a page's Origin,
+// a foreign Host and a write not sent as JSON are refused, and change
+// nothing.
+func TestTheControlAPIRefusesWhatABrowserSends(t *testing.T) {
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
+	before := srv.State(t)
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		host   string
+		status int
+	}{
+		{"origin", map[string]string{"Origin": "http://evil.example", "Content-Type": "application/json"}, "", http.StatusForbidden},
+		{"foreign host", map[string]string{"Content-Type": "application/json"}, "evil.example", http.StatusForbidden},
+		{"not JSON", map[string]string{"Content-Type": "text/plain"}, "", http.StatusUnsupportedMediaType},
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.ControlURL+"/clock", strings.NewReader(`{"advance": "1h"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range tt.header {
+			req.Header.Set(k, v)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		if status, body := send(t, req); status != tt.status || body["error_description"] == nil {
+			t.Errorf("%s: %d %v, want %d with a description", tt.name, status, body, tt.status)
+		}
+	}
+	if after := srv.State(t); after.Clock.MovedSeconds != before.Clock.MovedSeconds {
+		t.Fatalf("refused requests moved the clock: %+v", after.Clock)
+	}
+}
