@@ -37,7 +37,8 @@ type JournalFilter struct {
 	// returns it), or AnyFault, or NoFault.
 	Fault int
 	// SinceID picks the entries after the entry of this id; Since those
-	// recorded at this time of the server's clock or later.
+	// recorded at this time of the server's clock or later. SinceID, when
+	// set, is used in place of Since.
 	SinceID int64
 	Since   time.Time
 	// Limit, for Journal, keeps the last Limit entries picked; zero: all.

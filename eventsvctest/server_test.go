@@ -140,6 +140,10 @@ func TestOptionsChangeTheStart(t *testing.T) {
 		if n := srv.State(t).Events; n != 1 {
 			t.Fatalf("%d events, want the one seeded", n)
 		}
+		srv.SeedEvents(t, []eventsvctest.Event{seedEvent, seedEvent})
+		if n := srv.Reset(t).Events; n != 1 {
+			t.Fatalf("%d events after a reset, want the one the server started with", n)
+		}
 	})
 	t.Run("no demo events", func(t *testing.T) {
 		srv := eventsvctest.NewServer(t, eventsvctest.Options{NoDemoEvents: true})
@@ -216,5 +220,24 @@ func TestTheControlAPIRefusesWhatABrowserSends(t *testing.T) {
 	}
 	if after := srv.State(t); after.Clock.MovedSeconds != before.Clock.MovedSeconds {
 		t.Fatalf("refused requests moved the clock: %+v", after.Clock)
+	}
+}
+
+func TestOptionsNewServerCannotUseFailTheTest(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts eventsvctest.Options
+		want string
+	}{
+		{"a lifetime in part of a second", eventsvctest.Options{AccessTTL: 1500 * time.Millisecond}, "the access token lifetime 1.5s must be a whole number of seconds"},
+		{"an invalid event", eventsvctest.Options{Events: []eventsvctest.Event{{Name: "No dates"}}}, "Options.Events: event 0 of the seed"},
+		{"an unknown manager", eventsvctest.Options{Events: []eventsvctest.Event{func() eventsvctest.Event { e := seedEvent; e.Manager = "nobody@example.org"; return e }()}},
+			`no account has the email "nobody@example.org"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := failure(t, func(tb testing.TB) { eventsvctest.NewServer(tb, tt.opts) }); !strings.Contains(got, tt.want) {
+				t.Fatalf("NewServer failed with %q, want it to say %q", got, tt.want)
+			}
+		})
 	}
 }
