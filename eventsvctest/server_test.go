@@ -2,6 +2,7 @@ package eventsvctest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -239,5 +240,59 @@ func TestOptionsNewServerCannotUseFailTheTest(t *testing.T) {
 				t.Fatalf("NewServer failed with %q, want it to say %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// cleanupRecorder is a testing.TB that keeps its cleanups for the test to
+// run, fails when told, and records what is logged.
+type cleanupRecorder struct {
+	testing.TB
+	failed   bool
+	cleanups []func()
+	logs     []string
+}
+
+func (r *cleanupRecorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+func (r *cleanupRecorder) Failed() bool     { return r.failed }
+func (r *cleanupRecorder) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *cleanupRecorder) Errorf(format string, args ...any) { r.TB.Errorf(format, args...) }
+
+// end runs the cleanups, last first, as testing does.
+func (r *cleanupRecorder) end() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+// TestTheLogIsWrittenOnlyWhenTheTestFails: the requests, the control
+// API's writes and failures reach the test's log once the test has
+// failed, and never a password or a token.
+func TestTheLogIsWrittenOnlyWhenTheTestFails(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		r := &cleanupRecorder{TB: t, failed: failed}
+		srv := eventsvctest.NewServer(r, eventsvctest.Options{})
+		_, tokens := login(t, srv, eventsvctest.User, eventsvctest.UserPassword)
+		get(t, srv, "/api", tokens["access_token"].(string))
+		srv.AdvanceClock(t, time.Minute)
+		r.end()
+		log := strings.Join(r.logs, "\n")
+		if !failed {
+			if log != "" {
+				t.Errorf("a test that passed got the server's log: %s", log)
+			}
+			continue
+		}
+		for _, want := range []string{"msg=request method=POST path=/oauth/token status=200", "msg=request method=GET path=/api status=200", "msg=control method=POST path=/clock status=200"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("the log of a failed test lacks %q:\n%s", want, log)
+			}
+		}
+		for _, secret := range []string{tokens["access_token"].(string), tokens["refresh_token"].(string), "password="} {
+			if strings.Contains(log, secret) {
+				t.Errorf("the log shows a secret:\n%s", log)
+			}
+		}
 	}
 }
