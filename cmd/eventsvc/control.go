@@ -5,23 +5,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"os"
-	"slices"
+	"time"
 
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/control"
 	"eventsvc/server/event"
-	"eventsvc/server/fault"
-	"eventsvc/server/journal"
 	"eventsvc/server/secret"
 )
-
-// journalSize is how many requests the control API's journal keeps.
-const journalSize = 500
 
 // controlTokenEnv names the variable that may hold the control API's token,
 // so that it need not show in the process list.
@@ -43,20 +37,20 @@ func addMockFlags(fs *flag.FlagSet) mockFlags {
 
 // startEvents makes the events the server starts with, afresh at each
 // call (the start, and each reset of the control API): those of -seed,
-// read and checked once, or else demo's.
-func (f mockFlags) startEvents(cfg *config.Config, demo func() []event.Event) (func() []event.Event, error) {
+// read and checked once, or else that many demo events dated from at.
+func (f mockFlags) startEvents(cfg *config.Config, demo int, at time.Time) (func() []event.Event, error) {
 	if *f.seed == "" {
-		return demo, nil
+		return control.DemoStart(demo, cfg.Accounts, at), nil
 	}
 	b, err := os.ReadFile(*f.seed)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	events, err := event.ParseSeed(b, control.ManagerOf(cfg.Accounts))
+	start, err := control.SeedStart(b, cfg.Accounts)
 	if err != nil {
 		return nil, fmt.Errorf("seed %q: %w", *f.seed, err)
 	}
-	return func() []event.Event { return slices.Clone(events) }, nil
+	return start, nil
 }
 
 // listenControl opens the control API's listener, or returns nil when
@@ -80,27 +74,17 @@ func (f mockFlags) listenControl() (net.Listener, string, error) {
 	return ln, token, nil
 }
 
-// mock is the server's steerable parts, made when the control API is on.
-type mock struct {
-	clock   *clock.Offset
-	journal *journal.Journal
-	faults  *fault.Set
-	// cost is the bcrypt cost of the passwords and secrets the control
-	// API is given plain: that of `eventsvc hash-password`.
-	cost int
-}
+// mock is the server's steerable parts (control.Mock) on the machine's
+// clock; the public server is steered by them when the control API is on.
+type mock struct{ control.Mock }
 
-func newMock() mock {
-	clk := clock.NewOffset(clock.System{})
-	return mock{clock: clk, journal: journal.New(journalSize, clk), faults: fault.NewSet(rand.Float64), cost: secret.DefaultCost}
-}
+func newMock() mock { return mock{control.NewMock(clock.System{})} }
 
 // newControl is the control API of srv, with the public listener's
 // timeouts; its writes are logged to stderr, -quiet or not.
 func (m mock) newControl(srv *server.Server, cfg *config.Config, events *event.Memory, start func() []event.Event, token string, t timeouts, stderr io.Writer) *control.Control {
-	return control.New(control.Options{
-		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: m.cost,
-		Clock: m.clock, Faults: m.faults, Journal: m.journal, Token: token,
+	return m.Control(control.Options{
+		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: secret.DefaultCost, Token: token,
 		Logger:      slog.New(slog.NewTextHandler(stderr, nil)),
 		ReadTimeout: t.read, IdleTimeout: t.idle, WriteTimeout: t.write,
 	})

@@ -90,14 +90,14 @@ func TestTheClientDevelopersWalkthroughRuns(t *testing.T) {
 	}
 	t.Chdir(dir) // -seed seed.json, as the docs give it
 	s := startServe(t, args...)
+	public := strings.TrimPrefix(s.base, "http://")
+	control := strings.TrimPrefix(s.control, "http://")
+	localize := strings.NewReplacer("localhost:8080", public, "localhost:9090", control, "127.0.0.1:9090", control).Replace
 	for _, line := range steps[0].want {
-		if line = strings.TrimSpace(line); line != "" && !strings.Contains(line, elided) && !strings.Contains(s.out.String(), line) {
+		if line = localize(strings.TrimSpace(line)); line != "" && !strings.Contains(line, elided) && !strings.Contains(s.out.String(), line) {
 			t.Errorf("the banner does not say %q:\n%s", line, s.out.String())
 		}
 	}
-	public := strings.TrimPrefix(s.base, "http://")
-	control := strings.TrimPrefix(s.control, "http://")
-	localize := strings.NewReplacer("localhost:8080", public, "localhost:9090", control).Replace
 
 	env := os.Environ()
 	assigns := regexp.MustCompile(`(?:^|;\s*)([A-Z_]+)=\$\(`)

@@ -191,7 +191,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		return exitError
 	}
 	startedAt := time.Now()
-	start, err := mockf.startEvents(cfg, func() []event.Event { return event.Demo(*demoEvents, accountIDs(cfg), startedAt) })
+	start, err := mockf.startEvents(cfg, *demoEvents, startedAt)
 	if err != nil {
 		fmt.Fprintf(stderr, "eventsvc: cannot start: %v\n", err)
 		return exitError
@@ -217,7 +217,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	m := newMock()
 	opts := server.Options{
-		Config: cfg, Events: b.events, Clock: m.clock, Lifetimes: lifetimes,
+		Config: cfg, Events: b.events, Clock: m.Clock, Lifetimes: lifetimes,
 		Tokens: b.tokens, Lockout: b.lockout, Backends: b.checkers,
 		LoginFailures: *loginFailures, LoginWindow: *loginWindow, LoginLockout: *loginLockout, LoginKeys: *loginKeys,
 		TokenRate: *tokenRate, TokenBurst: *tokenBurst,
@@ -259,7 +259,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		return exitError
 	}
 	if controlLn != nil {
-		opts.Journal, opts.Faults = m.journal, m.faults
+		m.Steer(&opts)
 	}
 	var metricsLn net.Listener
 	if *metricsAddr != "" {
@@ -329,18 +329,6 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		}
 		return exitOK
 	}
-}
-
-// accountIDs lists the ids of the configured accounts, which a
-// configuration file numbers from 1 in the order it lists them.
-func accountIDs(cfg *config.Config) []int64 {
-	var ids []int64
-	for id := int64(1); id <= int64(cfg.Accounts.Len()); id++ {
-		if _, ok := cfg.Accounts.ByID(id); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }
 
 // displayURL is the address a person on this machine can open.

@@ -1,0 +1,241 @@
+package eventsvctest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Fault is a fault rule of the public API (docs/control-api.md): which
+// requests it matches, which of them it applies to, and what it does to
+// them. Path is required; a rule needs a latency, a status or a drop, in
+// its Answer or in each step of its Sequence.
+type Fault struct {
+	// ID names the rule in force; the control API gives it, and AddFault
+	// ignores it.
+	ID int
+	// Method matches the request method; empty matches every method.
+	Method string
+	// Path is a pattern of request paths: "*" stands for one segment
+	// ("/api/events/*"), a final "/**" for whatever follows ("/api/**").
+	Path string
+	// Query are query parameters the request must carry, each with this
+	// value, or with any value for "*".
+	Query map[string]string
+	// Token matches requests by whether they carry a bearer token.
+	Token TokenMatch
+	// GrantType matches token requests (POST /oauth/token) of this grant
+	// type, such as "refresh_token".
+	GrantType string
+	// After lets the first After matching requests through untouched.
+	After int
+	// Times is how many requests the rule applies to before it removes
+	// itself; 0 is no limit.
+	Times int
+	// Fraction is the share of matching requests the rule applies to, in
+	// (0, 1]; zero is 1, all of them.
+	Fraction float64
+	// Answer is what the rule does, when it has no Sequence.
+	Answer
+	// Sequence, when set, is what the rule does to the requests it
+	// applies to, one answer each, in order; after the last it removes
+	// itself. A step without a latency, status or drop lets its request
+	// through.
+	Sequence []Answer
+	// Hits counts the requests the rule was applied to; Faults tells it,
+	// and AddFault ignores it.
+	Hits int
+}
+
+// Answer is what a fault rule does to a request it applies to.
+type Answer struct {
+	// Latency delays the answer (at most two minutes); alone, it delays
+	// the real answer.
+	Latency time.Duration
+	// Status, when set, is answered in place of the real answer, with
+	// {"error": "injected_fault", …} unless Body says otherwise.
+	Status int
+	// Body is the answer's body: a value encoding/json writes as an
+	// object or an array is sent as JSON, a string as its text. Faults
+	// gives it back as a json.RawMessage.
+	Body any
+	// Headers are set on the answer, such as Retry-After.
+	Headers map[string]string
+	// Drop closes the connection without an answer.
+	Drop bool
+}
+
+// TokenMatch says which requests a Fault matches by the bearer token they
+// carry.
+type TokenMatch int
+
+// Values of TokenMatch.
+const (
+	// AnyToken matches requests with or without a token.
+	AnyToken TokenMatch = iota
+	// WithToken matches requests that carry a bearer token.
+	WithToken
+	// WithoutToken matches requests that carry none.
+	WithoutToken
+)
+
+// faultJSON is a Fault as the control API reads and writes it.
+type faultJSON struct {
+	ID        int               `json:"id,omitempty"`
+	Method    string            `json:"method,omitempty"`
+	Path      string            `json:"path"`
+	Query     map[string]string `json:"query,omitempty"`
+	Token     *bool             `json:"token,omitempty"`
+	GrantType string            `json:"grantType,omitempty"`
+	After     int               `json:"after,omitempty"`
+	Times     int               `json:"times,omitempty"`
+	Fraction  float64           `json:"fraction,omitempty"`
+	answerJSON
+	Sequence []answerJSON `json:"sequence,omitempty"`
+	Hits     int          `json:"hits,omitempty"`
+}
+
+// answerJSON is an Answer as the control API reads and writes it.
+type answerJSON struct {
+	Latency string            `json:"latency,omitempty"`
+	Status  int               `json:"status,omitempty"`
+	Body    json.RawMessage   `json:"body,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Drop    bool              `json:"drop,omitempty"`
+}
+
+func (a Answer) wire() (answerJSON, error) {
+	w := answerJSON{Status: a.Status, Headers: a.Headers, Drop: a.Drop}
+	if a.Latency != 0 {
+		w.Latency = a.Latency.String()
+	}
+	if a.Body != nil {
+		b, err := json.Marshal(a.Body)
+		if err != nil {
+			return w, fmt.Errorf("body: %w", err)
+		}
+		w.Body = b
+	}
+	return w, nil
+}
+
+func (w answerJSON) answer() (Answer, error) {
+	a := Answer{Status: w.Status, Headers: w.Headers, Drop: w.Drop}
+	if w.Body != nil {
+		a.Body = w.Body
+	}
+	if w.Latency != "" {
+		d, err := time.ParseDuration(w.Latency)
+		if err != nil {
+			return a, fmt.Errorf("latency: %w", err)
+		}
+		a.Latency = d
+	}
+	return a, nil
+}
+
+// wire is f as the body that adds it: without its ID and Hits.
+func (f Fault) wire() (faultJSON, error) {
+	w := faultJSON{Method: f.Method, Path: f.Path, Query: f.Query, GrantType: f.GrantType,
+		After: f.After, Times: f.Times, Fraction: f.Fraction}
+	switch f.Token {
+	case WithToken, WithoutToken:
+		has := f.Token == WithToken
+		w.Token = &has
+	}
+	var err error
+	if w.answerJSON, err = f.Answer.wire(); err != nil {
+		return w, err
+	}
+	for i, a := range f.Sequence {
+		step, err := a.wire()
+		if err != nil {
+			return w, fmt.Errorf("answer %d of the sequence: %w", i+1, err)
+		}
+		w.Sequence = append(w.Sequence, step)
+	}
+	return w, nil
+}
+
+func (w faultJSON) fault() (Fault, error) {
+	f := Fault{ID: w.ID, Method: w.Method, Path: w.Path, Query: w.Query, GrantType: w.GrantType,
+		After: w.After, Times: w.Times, Fraction: w.Fraction, Hits: w.Hits}
+	switch {
+	case w.Token == nil:
+	case *w.Token:
+		f.Token = WithToken
+	default:
+		f.Token = WithoutToken
+	}
+	var err error
+	if f.Answer, err = w.answerJSON.answer(); err != nil {
+		return f, err
+	}
+	for _, step := range w.Sequence {
+		a, err := step.answer()
+		if err != nil {
+			return f, err
+		}
+		f.Sequence = append(f.Sequence, a)
+	}
+	return f, nil
+}
+
+// AddFault puts the rule f in force (POST /faults) and returns its id, for
+// RemoveFault and JournalFilter.Fault. A rule the control API refuses
+// fails tb with what is wrong with it.
+func (s *Server) AddFault(tb testing.TB, f Fault) int {
+	tb.Helper()
+	w, err := f.wire()
+	if err != nil {
+		tb.Fatalf("eventsvctest: AddFault: %v", err)
+		return 0
+	}
+	var out faultJSON
+	s.call(tb, http.MethodPost, "/faults", w, &out)
+	return out.ID
+}
+
+// Faults returns the rules in force (GET /faults), in the order they were
+// added, with their hits. A rule that is spent (Times, Sequence) is gone.
+func (s *Server) Faults(tb testing.TB) []Fault {
+	tb.Helper()
+	var out struct {
+		Faults []faultJSON `json:"faults"`
+	}
+	if !s.call(tb, http.MethodGet, "/faults", nil, &out) {
+		return nil
+	}
+	var faults []Fault
+	for _, w := range out.Faults {
+		f, err := w.fault()
+		if err != nil {
+			tb.Fatalf("eventsvctest: GET /faults: rule %d: %v", w.ID, err)
+			return nil
+		}
+		faults = append(faults, f)
+	}
+	return faults
+}
+
+// RemoveFault takes the rule with this id out of force (DELETE
+// /faults/{id}); a request its latency holds gets its real answer at
+// once. It fails tb when no rule in force has the id.
+func (s *Server) RemoveFault(tb testing.TB, id int) {
+	tb.Helper()
+	s.call(tb, http.MethodDelete, "/faults/"+strconv.Itoa(id), nil, nil)
+}
+
+// ClearFaults takes every rule out of force (DELETE /faults) and returns
+// how many there were.
+func (s *Server) ClearFaults(tb testing.TB) int {
+	tb.Helper()
+	var out struct {
+		Cleared int `json:"cleared"`
+	}
+	s.call(tb, http.MethodDelete, "/faults", nil, &out)
+	return out.Cleared
+}
