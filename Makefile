@@ -164,7 +164,7 @@ bench:
 # deployments) and an empty folder for the suite's reports; then one
 # podman build each, tagged with each of IMAGE_TAGS.
 image:
-	@need=; command -v $(PODMAN) >/dev/null 2>&1 || need="podman buildah"; \
+	@need=; command -v $(PODMAN) >/dev/null 2>&1 || need=" podman buildah"; \
 	[ -f /etc/ssl/certs/ca-certificates.crt ] || need="$$need ca-certificates"; \
 	[ -z "$$need" ] || { \
 		echo "installing$$need from Debian"; \
