@@ -14,14 +14,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -134,6 +137,33 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 			if out, err := run.CombinedOutput(); err == nil || !strings.Contains(string(out), "/bin/sh") {
 				t.Errorf("%s: podman run --entrypoint /bin/sh: %v (want a failure naming /bin/sh)\n%s", image, err, out)
 			}
+		}
+	})
+
+	t.Run("https roots", func(t *testing.T) {
+		// An https server whose certificate only its own CA signs: the
+		// suite's image reaches it once that CA is mounted where the image
+		// keeps its CA certificates, and refuses it with the image's own.
+		var requests atomic.Int32
+		ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			http.NotFound(w, r)
+		}))
+		ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+		ts.StartTLS()
+		defer ts.Close()
+		ca := filepath.Join(t.TempDir(), "ca.crt")
+		if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"BASE_URL=" + ts.URL, "CONFORMANCE_TAGS=@AUTH-2"}
+		out, _ := p.run(t, suite, nil, env)
+		if requests.Load() != 0 || !strings.Contains(string(out), "certificate signed by unknown authority") {
+			t.Errorf("with the image's CA certificates, %d requests reached a server of an unknown CA; want none, and a certificate signed by an unknown authority:\n%s", requests.Load(), out)
+		}
+		out, _ = p.run(t, suite, []string{"-v", ca + ":/etc/ssl/certs/ca-certificates.crt:ro"}, env)
+		if requests.Load() == 0 {
+			t.Errorf("with its CA mounted on /etc/ssl/certs/ca-certificates.crt, no request reached the server:\n%s", out)
 		}
 	})
 
@@ -292,16 +322,8 @@ func (p podman) runSuite(t *testing.T, image string, env ...string) suiteRun {
 	if err := os.Chmod(reports, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	name := "conformance-test-" + randomHex(t, 6)
-	args := append(append([]string{"run", "--name", name}, p.flags...), "-v", reports+":/reports")
-	for _, e := range env {
-		args = append(args, "-e", e)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	t.Cleanup(func() { p.remove(t, name) })
 	started := time.Now()
-	out, err := exec.CommandContext(ctx, p.podman, append(args, image)...).CombinedOutput()
+	out, err := p.run(t, image, []string{"-v", reports + ":/reports"}, env)
 	t.Logf("the suite's run: %s", time.Since(started).Round(time.Millisecond))
 	if err != nil {
 		t.Fatalf("podman run %s %q: %v\n%s", image, env, err, out)
@@ -323,6 +345,22 @@ func (p podman) runSuite(t *testing.T, image string, env ...string) suiteRun {
 		t.Logf("%s %q:\n%s", image, env, out)
 	}
 	return r
+}
+
+// run runs image to its end, with the podman options opts and the
+// variables env, within three minutes, and returns what it wrote; the
+// container is removed when the test ends.
+func (p podman) run(t *testing.T, image string, opts, env []string) ([]byte, error) {
+	t.Helper()
+	name := "conformance-test-" + randomHex(t, 6)
+	args := append(append([]string{"run", "--name", name}, p.flags...), opts...)
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	t.Cleanup(func() { p.remove(t, name) })
+	return exec.CommandContext(ctx, p.podman, append(args, image)...).CombinedOutput()
 }
 
 // imageConfig is the part of an image's configuration the test checks.
