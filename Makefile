@@ -35,6 +35,13 @@
 #                             a table of rates, ratios and goals (installs
 #                             wrk from Debian when it is missing; about
 #                             three minutes; not part of make test)
+#   make image                two OCI images, eventsvc (the reference
+#                             server) and conformance (the suite), each a
+#                             static binary on an empty base, run as
+#                             65532:65532, tagged $(VERSION) and latest;
+#                             prints their sizes (installs podman and
+#                             buildah from Debian when they are missing;
+#                             container/)
 #   make bench-backends       reads and grants with tokens in Redis and
 #                             events in PostgreSQL, as ratios to the
 #                             in-memory server of the same run, and the
@@ -58,7 +65,22 @@ FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
 
 BENCHFLAGS ?=
 
-.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs openapi-tools bench bench-backends clean
+# What a build says it is: stamped into the binaries at link time (package
+# version) and into the images' labels.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS = -s -w -X eventsvc/version.Version=$(VERSION) -X eventsvc/version.Revision=$(REVISION) -X eventsvc/version.Date=$(DATE)
+
+# make image: the tool that builds them, the tags of both (image tags take
+# no "+": a VERSION's build metadata is joined with "-" there), and the
+# address of the sources for the org.opencontainers.image.source label (the
+# origin remote, without any user or password it may hold).
+PODMAN     ?= podman
+IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
+SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
+
+.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs openapi-tools bench bench-backends image clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -146,6 +168,32 @@ bench:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc
 	$(GO) build -o bin/barefiber ./cmd/barefiber
 	$(GO) run ./cmd/bench $(BENCHFLAGS)
+
+# The images of container/: both binaries static (CGO_ENABLED=0, so that
+# they run on an empty base) and without the paths of this machine, put in
+# bin/image with the machine's CA certificates (the suite checks https
+# deployments) and an empty folder for the suite's reports; then one
+# podman build each, tagged with each of IMAGE_TAGS.
+image:
+	@need=; command -v $(PODMAN) >/dev/null 2>&1 || need=" podman buildah"; \
+	[ -f /etc/ssl/certs/ca-certificates.crt ] || need="$$need ca-certificates"; \
+	[ -z "$$need" ] || { \
+		echo "installing$$need from Debian"; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$$sudo apt-get install -y -qq --no-install-recommends $$need >/dev/null 2>&1 || \
+		{ $$sudo apt-get update -qq && $$sudo apt-get install -y -qq --no-install-recommends $$need >/dev/null; }; }
+	@mkdir -p bin/image/reports
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/image/ ./cmd/eventsvc ./cmd/conformance
+	@cp /etc/ssl/certs/ca-certificates.crt bin/image/ca-certificates.crt
+	@set -e; for i in eventsvc conformance; do \
+		$(PODMAN) build -q --layers=false -f container/$$i.Containerfile \
+			--build-arg VERSION='$(VERSION)' --build-arg REVISION='$(REVISION)' \
+			--build-arg CREATED='$(DATE)' --build-arg SOURCE='$(SOURCE)' \
+			$(foreach t,$(IMAGE_TAGS),-t localhost/$$i:$(t)) bin/image >/dev/null; \
+		echo "$(foreach t,$(IMAGE_TAGS),localhost/$$i:$(t)): $$($(PODMAN) image inspect --format '{{.Size}}' localhost/$$i:$(firstword $(IMAGE_TAGS)) | \
+			awk '{ printf "%.1f MB", $$1 / 1e6 }')"; \
+	done
 
 clean:
 	rm -rf bin $(REPORT_DIR)

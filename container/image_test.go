@@ -1,0 +1,488 @@
+//go:build linux
+
+package container
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestTheImagesBuildRunAndPassTheSuite builds both images with `make
+// image`, checks what they hold and how they are configured, that the
+// suite's image checks an https target's certificate with the CA
+// certificates it holds, starts the server's image and runs the suite's
+// image against it: the whole selection for a deployment, then, with the
+// server's control API, the @clock scenarios, which move its clock. It
+// reads the verdicts from the reports the suite writes into a mounted
+// folder. With the Go build cache warm it takes some 15 s; on a fresh
+// machine the two builds of make image take most of two minutes.
+func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
+	p := needPodman(t)
+	began := time.Now()
+	tag := "test-" + randomHex(t, 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	// Its own tag only, not latest: the test leaves the images a developer
+	// built alone, and removes its own.
+	build := exec.CommandContext(ctx, "make", "-s", "-C", "..", "image",
+		"PODMAN="+p.podman, "VERSION="+tag, "IMAGE_TAGS="+tag)
+	build.Env = append(os.Environ(), "MAKEFLAGS=")
+	out, err := build.CombinedOutput()
+	t.Cleanup(func() {
+		rmi := exec.Command(p.podman, "rmi", "-f", "localhost/eventsvc:"+tag, "localhost/conformance:"+tag)
+		if out, err := rmi.CombinedOutput(); err != nil {
+			t.Logf("podman rmi: %v\n%s", err, out)
+		}
+	})
+	if err != nil {
+		t.Fatalf("make image: %v\n%s", err, out)
+	}
+	t.Logf("make image: %s\n%s", time.Since(began).Round(time.Millisecond), out)
+	for _, name := range []string{"eventsvc", "conformance"} {
+		if !regexp.MustCompile(`(?m)^localhost/` + name + `:` + tag + `: [0-9.]+ MB$`).Match(out) {
+			t.Errorf("make image does not report the size of localhost/%s:%s:\n%s", name, tag, out)
+		}
+	}
+	server, suite := "localhost/eventsvc:"+tag, "localhost/conformance:"+tag
+
+	t.Run("configuration", func(t *testing.T) {
+		revision := ""
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			revision = strings.TrimSpace(string(out))
+		}
+		for _, c := range []struct {
+			image, title, entrypoint, cmd, port, env, volume string
+		}{
+			{image: server, title: "eventsvc", entrypoint: "/eventsvc", cmd: "serve -addr :8080", port: "8080/tcp"},
+			{image: suite, title: "conformance", entrypoint: "/conformance", env: "CONFORMANCE_REPORT_DIR=/reports", volume: "/reports"},
+		} {
+			cfg := inspect(t, p, c.image)
+			if cfg.User != "65532:65532" {
+				t.Errorf("%s runs as %q; want 65532:65532", c.image, cfg.User)
+			}
+			if got := strings.Join(cfg.Entrypoint, " "); got != c.entrypoint {
+				t.Errorf("%s: entrypoint %q; want %q", c.image, got, c.entrypoint)
+			}
+			if got := strings.Join(cfg.Cmd, " "); got != c.cmd {
+				t.Errorf("%s: command %q; want %q", c.image, got, c.cmd)
+			}
+			if _, ok := cfg.ExposedPorts[c.port]; c.port != "" && !ok {
+				t.Errorf("%s exposes %v; want %s", c.image, cfg.ExposedPorts, c.port)
+			}
+			if c.env != "" && !slices.Contains(cfg.Env, c.env) {
+				t.Errorf("%s: environment %q; want %s", c.image, cfg.Env, c.env)
+			}
+			if _, ok := cfg.Volumes[c.volume]; c.volume != "" && !ok {
+				t.Errorf("%s: volumes %v; want %s", c.image, cfg.Volumes, c.volume)
+			}
+			label := func(k string) string { return cfg.Labels["org.opencontainers.image."+k] }
+			if label("title") != c.title || label("version") != tag || label("description") == "" {
+				t.Errorf("%s: labels %v; want the title %s, the version %s and a description", c.image, cfg.Labels, c.title, tag)
+			}
+			if revision != "" && label("revision") != revision {
+				t.Errorf("%s: revision label %q; want %s", c.image, label("revision"), revision)
+			}
+			if _, err := time.Parse(time.RFC3339, label("created")); err != nil {
+				t.Errorf("%s: created label %q: %v", c.image, label("created"), err)
+			}
+			if _, ok := cfg.Labels["org.opencontainers.image.source"]; !ok {
+				t.Errorf("%s: no source label in %v", c.image, cfg.Labels)
+			}
+		}
+	})
+
+	t.Run("contents", func(t *testing.T) {
+		for image, want := range map[string][]string{
+			server: {"eventsvc", "etc/ssl/certs/ca-certificates.crt"},
+			suite:  {"conformance", "etc/ssl/certs/ca-certificates.crt", "reports/"},
+		} {
+			files := export(t, p, image)
+			var names []string
+			for name, h := range files {
+				if h.Typeflag != tar.TypeDir {
+					names = append(names, name)
+				}
+			}
+			if w := slices.DeleteFunc(slices.Clone(want), func(n string) bool { return strings.HasSuffix(n, "/") }); !sameSet(names, w) {
+				t.Errorf("%s holds the files %q; want only %q", image, names, w)
+			}
+			if d, ok := files["reports/"]; slices.Contains(want, "reports/") && (!ok || d.Uid != 65532 || d.Gid != 65532) {
+				t.Errorf("%s: /reports is not a folder of 65532:65532 (%v)", image, d)
+			}
+			pool, n := parseCerts(files["etc/ssl/certs/ca-certificates.crt"].body)
+			if n == 0 || pool == nil {
+				t.Errorf("%s: /etc/ssl/certs/ca-certificates.crt holds no certificate", image)
+			}
+			run := exec.Command(p.podman, append(append([]string{"run", "--rm"}, p.flags...), "--entrypoint", "/bin/sh", image, "-c", "true")...)
+			if out, err := run.CombinedOutput(); err == nil || !strings.Contains(string(out), "/bin/sh") {
+				t.Errorf("%s: podman run --entrypoint /bin/sh: %v (want a failure naming /bin/sh)\n%s", image, err, out)
+			}
+		}
+	})
+
+	t.Run("https roots", func(t *testing.T) {
+		// An https server whose certificate only its own CA signs: the
+		// suite's image reaches it once that CA is mounted where the image
+		// keeps its CA certificates, and refuses it with the image's own.
+		var requests atomic.Int32
+		ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			http.NotFound(w, r)
+		}))
+		ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+		ts.StartTLS()
+		defer ts.Close()
+		ca := filepath.Join(t.TempDir(), "ca.crt")
+		if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"BASE_URL=" + ts.URL, "CONFORMANCE_TAGS=@AUTH-2"}
+		out, _ := p.run(t, suite, nil, env)
+		if requests.Load() != 0 || !strings.Contains(string(out), "certificate signed by unknown authority") {
+			t.Errorf("with the image's CA certificates, %d requests reached a server of an unknown CA; want none, and a certificate signed by an unknown authority:\n%s", requests.Load(), out)
+		}
+		out, _ = p.run(t, suite, []string{"-v", ca + ":/etc/ssl/certs/ca-certificates.crt:ro"}, env)
+		if requests.Load() == 0 {
+			t.Errorf("with its CA mounted on /etc/ssl/certs/ca-certificates.crt, no request reached the server:\n%s", out)
+		}
+	})
+
+	t.Run("suite against the server", func(t *testing.T) {
+		started := time.Now()
+		base := p.startServer(t, server, "-addr", "127.0.0.1:"+freePort(t))
+		r := p.runSuite(t, suite, "BASE_URL="+base)
+		if passed := r.passed(); r.Outcome != "passed" || r.Counts["failed"] != 0 || passed < 30 || r.Target != base {
+			t.Errorf("the suite against %s: %s, rules %v, %d scenarios passed, against %s; want a pass of at least 30 scenarios", base, r.Outcome, r.Counts, passed, r.Target)
+		}
+		for _, s := range r.clock() {
+			if s.Verdict != "not run" {
+				t.Errorf("%q (@clock) was %s without a control API", s.Name, s.Verdict)
+			}
+		}
+		t.Logf("server and suite: %s", time.Since(started).Round(time.Millisecond))
+	})
+
+	t.Run("clock scenarios through the control API", func(t *testing.T) {
+		started := time.Now()
+		control := "127.0.0.1:" + freePort(t)
+		base := p.startServer(t, server, "-addr", "127.0.0.1:"+freePort(t), "-control", control)
+		r := p.runSuite(t, suite, "BASE_URL="+base, "CONTROL_URL=http://"+control, "CONFORMANCE_TAGS=@clock and (@spec or @ref)")
+		clock := r.clock()
+		if r.Outcome != "passed" || r.Counts["failed"] != 0 || len(clock) < 5 {
+			t.Errorf("the @clock scenarios: %s, %v, %d of them; want a pass of at least 5", r.Outcome, r.Counts, len(clock))
+		}
+		for _, s := range clock {
+			if s.Verdict != "passed" {
+				t.Errorf("%q (@clock) was %s (%s); want passed", s.Name, s.Verdict, s.NotRunReason)
+			}
+		}
+		if r.passed() != len(clock) {
+			t.Errorf("%d scenarios passed; want only the %d @clock ones", r.passed(), len(clock))
+		}
+		t.Logf("server with its control API and the @clock scenarios: %s", time.Since(started).Round(time.Millisecond))
+	})
+	t.Logf("the whole test: %s", time.Since(began).Round(time.Millisecond))
+}
+
+// podman is the podman binary and the flags of the containers it runs.
+type podman struct {
+	podman string
+	// flags are those every container needs here: runc, as crun refuses a
+	// hybrid cgroup layout; limits within this process's own, as podman's
+	// defaults may be above what the machine allows; the host's network,
+	// so that every address stays on loopback.
+	flags []string
+}
+
+// needPodman finds podman and runc, or skips the test (fails it in CI,
+// whose .ci/run installs them).
+func needPodman(t *testing.T) podman {
+	t.Helper()
+	var missing []string
+	for _, tool := range []string{"podman", "runc", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no %s: .ci/run installs Debian's podman, buildah and runc for this test", strings.Join(missing, ", "))
+		}
+		t.Skipf("no %s on this machine (apt-get install podman buildah runc): this test runs in CI", strings.Join(missing, ", "))
+	}
+	var nofile syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := exec.LookPath("podman")
+	return podman{podman: path, flags: []string{
+		"--runtime", "runc", "--network", "host",
+		"--ulimit", fmt.Sprintf("nofile=%d:%d", nofile.Cur, nofile.Cur), "--ulimit", "nproc=32768:32768",
+	}}
+}
+
+// startServer starts image with args, waits until it answers /healthz and
+// returns its address; the container is removed when the test ends.
+func (p podman) startServer(t *testing.T, image string, args ...string) string {
+	t.Helper()
+	name := "eventsvc-test-" + randomHex(t, 6)
+	base := "http://" + args[slices.Index(args, "-addr")+1]
+	run := exec.Command(p.podman, append(append(append([]string{"run", "-d", "--name", name}, p.flags...), image, "serve", "-quiet"), args...)...)
+	t.Cleanup(func() { p.remove(t, name) })
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("podman run %s: %v\n%s", image, err, out)
+	}
+	client := &http.Client{Timeout: time.Second}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := client.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+	}
+	logs, _ := exec.Command(p.podman, "logs", name).CombinedOutput()
+	t.Fatalf("%s serve %q did not answer %s/healthz within 30 s:\n%s", image, args, base, logs)
+	return ""
+}
+
+// remove removes the container name, running or not.
+func (p podman) remove(t *testing.T, name string) {
+	if out, err := exec.Command(p.podman, "rm", "-f", "-t", "2", name).CombinedOutput(); err != nil {
+		t.Logf("podman rm %s: %v\n%s", name, err, out)
+	}
+}
+
+// suiteRun is what a run of the suite wrote in conformance.json.
+type suiteRun struct {
+	Outcome   string         `json:"outcome"`
+	Target    string         `json:"target"`
+	Counts    map[string]int `json:"counts"` // of rules, by verdict
+	Scenarios []scenario     `json:"scenarios"`
+}
+
+// scenario is one scenario of conformance.json and its verdict.
+type scenario struct {
+	Name         string   `json:"name"`
+	Tags         []string `json:"tags"`
+	Verdict      string   `json:"verdict"`
+	NotRunReason string   `json:"notRunReason"`
+}
+
+// passed counts the scenarios that passed.
+func (r suiteRun) passed() int {
+	n := 0
+	for _, s := range r.Scenarios {
+		if s.Verdict == "passed" {
+			n++
+		}
+	}
+	return n
+}
+
+// clock returns the scenarios tagged @clock.
+func (r suiteRun) clock() []scenario {
+	var clock []scenario
+	for _, s := range r.Scenarios {
+		if slices.Contains(s.Tags, "@clock") {
+			clock = append(clock, s)
+		}
+	}
+	return clock
+}
+
+// runSuite runs image with the variables env and a folder of this test
+// mounted on /reports; it expects the run to pass and to write all its
+// reports there, and returns what conformance.json says.
+func (p podman) runSuite(t *testing.T, image string, env ...string) suiteRun {
+	t.Helper()
+	reports := t.TempDir()
+	// The suite runs as 65532, which must be able to write there.
+	if err := os.Chmod(reports, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	out, err := p.run(t, image, []string{"-v", reports + ":/reports"}, env)
+	t.Logf("the suite's run: %s", time.Since(started).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("podman run %s %q: %v\n%s", image, env, err, out)
+	}
+	for _, f := range []string{"conformance.json", "junit.xml", "cucumber.json"} {
+		if fi, err := os.Stat(filepath.Join(reports, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s %q wrote no %s in the mounted folder (%v):\n%s", image, env, f, err, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(reports, "conformance.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var r suiteRun
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("conformance.json: %v", err)
+	}
+	if t.Failed() || r.Outcome != "passed" {
+		t.Logf("%s %q:\n%s", image, env, out)
+	}
+	return r
+}
+
+// run runs image to its end, with the podman options opts and the
+// variables env, within three minutes, and returns what it wrote; the
+// container is removed when the test ends.
+func (p podman) run(t *testing.T, image string, opts, env []string) ([]byte, error) {
+	t.Helper()
+	name := "conformance-test-" + randomHex(t, 6)
+	args := append(append([]string{"run", "--name", name}, p.flags...), opts...)
+	for _, e := range env {
+		args = append(args, "-e", e)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	t.Cleanup(func() { p.remove(t, name) })
+	return exec.CommandContext(ctx, p.podman, append(args, image)...).CombinedOutput()
+}
+
+// imageConfig is the part of an image's configuration the test checks.
+type imageConfig struct {
+	User         string              `json:"User"`
+	Entrypoint   []string            `json:"Entrypoint"`
+	Cmd          []string            `json:"Cmd"`
+	Env          []string            `json:"Env"`
+	ExposedPorts map[string]struct{} `json:"ExposedPorts"`
+	Volumes      map[string]struct{} `json:"Volumes"`
+	Labels       map[string]string   `json:"Labels"`
+}
+
+// inspect returns the configuration of image.
+func inspect(t *testing.T, p podman, image string) imageConfig {
+	t.Helper()
+	out, err := exec.Command(p.podman, "image", "inspect", "--format", "{{json .Config}}", image).Output()
+	if err != nil {
+		t.Fatalf("podman image inspect %s: %v", image, err)
+	}
+	var cfg imageConfig
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatalf("podman image inspect %s: %v\n%s", image, err, out)
+	}
+	return cfg
+}
+
+// exported is one entry of an image's file system.
+type exported struct {
+	*tar.Header
+	body []byte
+}
+
+// export returns every entry of the file system of a container of image,
+// by name (folders end with "/"), with the contents of the small files.
+func export(t *testing.T, p podman, image string) map[string]exported {
+	t.Helper()
+	name := "export-test-" + randomHex(t, 6)
+	if out, err := exec.Command(p.podman, "create", "--name", name, image).CombinedOutput(); err != nil {
+		t.Fatalf("podman create %s: %v\n%s", image, err, out)
+	}
+	defer p.remove(t, name)
+	var stderr bytes.Buffer
+	cmd := exec.Command(p.podman, "export", name)
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]exported{}
+	tr := tar.NewReader(stdout)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("podman export %s: %v", image, err)
+		}
+		e := exported{Header: h}
+		if h.Typeflag == tar.TypeReg && h.Size < 1<<20 {
+			if e.body, err = io.ReadAll(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files[strings.TrimPrefix(h.Name, "./")] = e
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("podman export %s: %v\n%s", image, err, stderr.String())
+	}
+	return files
+}
+
+// parseCerts returns the pool of the PEM certificates in b and their count.
+func parseCerts(b []byte) (*x509.CertPool, int) {
+	pool, n := x509.NewCertPool(), 0
+	for {
+		var block *pem.Block
+		if block, b = pem.Decode(b); block == nil {
+			return pool, n
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, n
+		}
+		pool.AddCert(c)
+		n++
+	}
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// freePort returns a TCP port free on 127.0.0.1 a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+// randomHex returns n random bytes in hex, to name containers and tags.
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
