@@ -403,7 +403,7 @@ func TestTheGitLabTemplateRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 	bin := conformanceBinary(t)
 	target := referenceServer(t)
 	project := map[string]string{
-		"BASE_URL": target, "CONFORMANCE_MODE": "binary", "CONFORMANCE_BINARY": bin, "CONFORMANCE_TAGS": "@TOK-2",
+		"BASE_URL": target, "SUITE_MODE": "binary", "SUITE_BINARY": bin, "CONFORMANCE_TAGS": "@TOK-2",
 		"CONFORMANCE_CLIENT_ID": "myApp", "CONFORMANCE_CLIENT_SECRET": "pass",
 		"CONFORMANCE_USERNAME": "user@email.com", "CONFORMANCE_PASSWORD": "user",
 		"CONFORMANCE_OTHER_USERNAME": "admin@email.com", "CONFORMANCE_OTHER_PASSWORD": "admin",

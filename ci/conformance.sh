@@ -11,16 +11,18 @@
 #       the suite reads them (docs/running-against-a-deployment.md); one
 #       set but empty (an input left empty) is unset, for the suite's
 #       default. CONFORMANCE_REPORT_DIR: the reports (default reports).
-#   CONFORMANCE_MODE     image (the default) or binary
-#   CONFORMANCE_IMAGE    image mode: the suite's image, such as
+#   SUITE_MODE           image (the default) or binary
+#   SUITE_IMAGE          image mode: the suite's image, such as
 #                        ghcr.io/OWNER/conformance:TAG (make image builds it)
 #   CONTAINER_ENGINE     image mode: docker (the default) or podman
 #   CONTAINER_RUN_FLAGS  image mode: more flags for `run`, such as
 #                        --network host (a target on the job's machine), or
 #                        on a restricted machine: --runtime runc
 #                        --ulimit nofile=65536:65536 --ulimit nproc=32768:32768
-#   CONFORMANCE_BINARY   binary mode: the suite's binary (default:
+#   SUITE_BINARY         binary mode: the suite's binary (default:
 #                        conformance, on PATH)
+#
+# (SUITE_*, not CONFORMANCE_*: the suite itself reads none of them.)
 #
 # In image mode the variables that are set are passed by name (-e NAME,
 # never NAME=value), the report folder is mounted at /reports, and the
@@ -40,13 +42,13 @@ done
 reports="${CONFORMANCE_REPORT_DIR:-reports}"
 mkdir -p "$reports"
 status=0
-case "${CONFORMANCE_MODE:-image}" in
+case "${SUITE_MODE:-image}" in
 binary)
-  CONFORMANCE_REPORT_DIR="$reports" "${CONFORMANCE_BINARY:-conformance}" || status=$?
+  CONFORMANCE_REPORT_DIR="$reports" "${SUITE_BINARY:-conformance}" || status=$?
   ;;
 image)
-  if [ -z "${CONFORMANCE_IMAGE:-}" ]; then
-    echo "conformance: no image: set CONFORMANCE_IMAGE (the action's input image), such as ghcr.io/OWNER/conformance:TAG, or the binary mode" >&2
+  if [ -z "${SUITE_IMAGE:-}" ]; then
+    echo "conformance: no image: set SUITE_IMAGE (the action's input image), such as ghcr.io/OWNER/conformance:TAG, or the binary mode" >&2
     status=2
   else
     # The suite's user in the image (65532) writes the reports.
@@ -69,13 +71,13 @@ image)
     done
     if [ "$status" = 0 ]; then
       set -f
-      "${CONTAINER_ENGINE:-docker}" "$@" ${CONTAINER_RUN_FLAGS:-} "$CONFORMANCE_IMAGE" || status=$?
+      "${CONTAINER_ENGINE:-docker}" "$@" ${CONTAINER_RUN_FLAGS:-} "$SUITE_IMAGE" || status=$?
       set +f
     fi
   fi
   ;;
 *)
-  echo "conformance: CONFORMANCE_MODE is \"$CONFORMANCE_MODE\": want image or binary" >&2
+  echo "conformance: SUITE_MODE is \"$SUITE_MODE\": want image or binary" >&2
   status=2
   ;;
 esac
