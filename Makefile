@@ -22,7 +22,13 @@
 #                             rule by rule; a failing one shrunk to a few
 #                             actions, with a curl script and a replay file
 #                             (docs/explore.md)
-#   make build                bin/eventsvc and bin/conformance
+#   make build                bin/eventsvc and bin/conformance, stamped
+#                             with VERSION, REVISION and DATE (eventsvc
+#                             version, conformance -version)
+#   make release              archives of both binaries for PLATFORMS
+#                             (linux, darwin, windows on amd64 and arm64)
+#                             in DIST (dist/), each with the README and
+#                             the docs, and their SHA256SUMS
 #   make docs                 regenerate the documentation page from the
 #                             features and the server (make test fails
 #                             when it is out of date)
@@ -65,12 +71,20 @@ FUZZ       := server/oauth:FuzzParseBasic server/oauth:FuzzBasicRoundTrip \
 
 BENCHFLAGS ?=
 
-# What a build says it is: stamped into the binaries at link time (package
-# version) and into the images' labels.
+# What a build says it is (package version, and the images' labels): git
+# describe, the commit and the time of the build, unless given (make release
+# VERSION=v1.2.0); each read once, so that every binary and label of one
+# make run says the same.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS = -s -w -X eventsvc/version.Version=$(VERSION) -X eventsvc/version.Revision=$(REVISION) -X eventsvc/version.Date=$(DATE)
+VERSION := $(VERSION)
+REVISION := $(REVISION)
+DATE := $(DATE)
+LDFLAGS := -s -w -X eventsvc/version.Version=$(VERSION) -X eventsvc/version.Revision=$(REVISION) -X eventsvc/version.Date=$(DATE)
+# make release: the platforms, as OS/ARCH, and the folder of the archives.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST ?= dist
 
 # make image: the tool that builds them, the tags of both (image tags take
 # no "+": a VERSION's build metadata is joined with "-" there), and the
@@ -80,7 +94,7 @@ PODMAN     ?= podman
 IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
 SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
 
-.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build docs openapi-tools bench bench-backends image clean
+.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build release docs openapi-tools bench bench-backends image clean
 
 run:
 	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -155,8 +169,35 @@ bench-backends:
 	rm -f $$out
 
 build:
-	$(GO) build -o bin/eventsvc ./cmd/eventsvc
-	$(GO) build -o bin/conformance ./cmd/conformance
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/eventsvc ./cmd/eventsvc
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/conformance ./cmd/conformance
+
+# One archive a platform, eventsvc_VERSION_OS_ARCH.tar.gz (.zip for
+# windows), holding a folder of the same name with both binaries (static:
+# CGO_ENABLED=0; -trimpath), the README and the docs; then SHA256SUMS, in
+# the form sha256sum -c reads. Only this target's files in DIST are
+# replaced.
+release:
+	@set -e; \
+	case " $(PLATFORMS) " in *" windows/"*) command -v zip >/dev/null 2>&1 || \
+		{ echo "make release: the windows archives need zip (apt-get install zip), or leave windows out of PLATFORMS"; exit 1; };; esac; \
+	if command -v sha256sum >/dev/null 2>&1; then sum="sha256sum"; else sum="shasum -a 256"; fi; \
+	mkdir -p "$(DIST)"; dist=$$(cd "$(DIST)" && pwd); \
+	rm -f "$$dist"/eventsvc_*.tar.gz "$$dist"/eventsvc_*.zip "$$dist"/SHA256SUMS; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ "$$os" != windows ] || ext=.exe; \
+		name=eventsvc_$(VERSION)_$${os}_$${arch}; dir="$$tmp/$$name"; \
+		echo "release $$name"; \
+		mkdir -p "$$dir/docs/spec"; \
+		for c in eventsvc conformance; do \
+			CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o "$$dir/$$c$$ext" ./cmd/$$c; \
+		done; \
+		cp README.md "$$dir/"; cp docs/*.md "$$dir/docs/"; cp docs/spec/*.md "$$dir/docs/spec/"; \
+		if [ "$$os" = windows ]; then (cd "$$tmp" && zip -qr "$$dist/$$name.zip" "$$name"); \
+		else tar -C "$$tmp" -czf "$$dist/$$name.tar.gz" "$$name"; fi; \
+	done; \
+	cd "$$dist" && $$sum eventsvc_* > SHA256SUMS
 
 bench:
 	@command -v wrk >/dev/null 2>&1 || { \
@@ -196,4 +237,4 @@ image:
 	done
 
 clean:
-	rm -rf bin $(REPORT_DIR)
+	rm -rf bin $(REPORT_DIR) $(DIST)

@@ -26,6 +26,7 @@ import (
 	"eventsvc/selection"
 	"eventsvc/steps"
 	"eventsvc/target"
+	"eventsvc/version"
 )
 
 // Errors of Run; the binary's exit status follows from them.
@@ -116,7 +117,7 @@ func Run(o Options) (*report.Report, error) {
 	if o.Progress == 0 {
 		o.Progress = 30 * time.Second
 	}
-	rep := &report.Report{RunID: o.Target.RunID, Version: report.SuiteVersion(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
+	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
 		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
 	if rep.Target == "" {
 		rep.Target = "in-process"

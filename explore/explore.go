@@ -30,6 +30,7 @@ import (
 	"eventsvc/report"
 	"eventsvc/steps"
 	"eventsvc/target"
+	"eventsvc/version"
 )
 
 // Errors of Run, as those of conformance.Run: the binary's exit status
@@ -151,7 +152,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if o.FailedLogins == 0 {
 		o.FailedLogins = DefaultFailedLogins
 	}
-	rep := &report.Report{RunID: o.Target.RunID, Version: report.SuiteVersion(), Tags: "explore", Selection: fmt.Sprintf("explore, seed %d", o.Seed),
+	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: "explore", Selection: fmt.Sprintf("explore, seed %d", o.Seed),
 		ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL, Concurrency: o.Concurrency, FailedLogins: max(o.FailedLogins, 0)}
 	if rep.Target == "" {
 		rep.Target = "in-process"

@@ -172,11 +172,12 @@ func (c *Console) Watch(running func(time.Duration) map[*ScenarioResult]time.Dur
 	return func() { close(done); <-finished }
 }
 
-// Summary prints the failures in full, a verdict per selected rule, and
-// the closing line.
+// Summary prints the suite's version, the failures in full, a verdict per
+// selected rule, and the closing line.
 func (c *Console) Summary(rep *Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	fmt.Fprintf(c.w, "\nSuite %s\n", rep.Version)
 	var failed []*ScenarioResult
 	for _, s := range rep.Scenarios {
 		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == SetupFailed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {

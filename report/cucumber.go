@@ -10,14 +10,17 @@ import (
 // Cucumber JSON, the format Cucumber report tools read: a feature per
 // file, an element per scenario that ran, each step with its status,
 // duration in nanoseconds and, on failure, the masked message, led by the
-// rules the failure blames.
+// rules the failure blames. The format has no field for the tool that
+// wrote it: each feature's description, which report tools show under its
+// name, names the suite's build.
 type cucumberFeatureDoc struct {
-	URI      string           `json:"uri"`
-	ID       string           `json:"id"`
-	Keyword  string           `json:"keyword"`
-	Name     string           `json:"name"`
-	Line     int              `json:"line"`
-	Elements []cucumberScenar `json:"elements"`
+	URI         string           `json:"uri"`
+	ID          string           `json:"id"`
+	Keyword     string           `json:"keyword"`
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Line        int              `json:"line"`
+	Elements    []cucumberScenar `json:"elements"`
 }
 
 type cucumberScenar struct {
@@ -65,7 +68,8 @@ func cucumberJSON(rep *Report) ([]byte, error) {
 		if !ok {
 			i = len(out)
 			index[sc.File] = i
-			out = append(out, cucumberFeatureDoc{URI: sc.File, ID: cucumberID(sc.Feature), Keyword: "Feature", Name: sc.Feature, Line: 1, Elements: []cucumberScenar{}})
+			out = append(out, cucumberFeatureDoc{URI: sc.File, ID: cucumberID(sc.Feature), Keyword: "Feature", Name: sc.Feature,
+				Description: "Checked by the Event Service conformance suite " + rep.Version.String(), Line: 1, Elements: []cucumberScenar{}})
 		}
 		el := cucumberScenar{ID: cucumberID(sc.Feature) + ";" + cucumberID(sc.Name), Keyword: "Scenario", Name: sc.Name, Line: sc.Line, Type: "scenario", Tags: []cucumberTag{}, Steps: []cucumberStep{}}
 		for _, t := range sc.Tags {

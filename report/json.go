@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"eventsvc/selection"
@@ -50,10 +49,13 @@ type Document struct {
 	Scenarios     []DocumentScenario    `json:"scenarios"`
 }
 
-// DocumentSuite is the suite that wrote a Document.
+// DocumentSuite is the suite that wrote a Document: its name, and the
+// version, revision and build date of its build (package version).
 type DocumentSuite struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Revision string `json:"revision"`
+	Date     string `json:"date"`
 }
 
 // DocumentExpectation is a baseline entry of a Document, with what became of it.
@@ -118,43 +120,13 @@ type DocumentFailure struct {
 	Replay string `json:"replay,omitempty"`
 }
 
-// SuiteVersion is the version of the suite, from the build information:
-// the module's version, or the commit it was built from.
-func SuiteVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	version := info.Main.Version
-	var revision, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+modified"
-			}
-		}
-	}
-	if revision != "" && (version == "" || version == "(devel)") {
-		if len(revision) > 12 {
-			revision = revision[:12]
-		}
-		return revision + modified
-	}
-	if version == "" {
-		return "(devel)"
-	}
-	return version
-}
-
 // reportJSON renders conformance.json.
 func reportJSON(rep *Report) ([]byte, error) {
 	doc := Document{
 		SchemaVersion: ReportSchemaVersion,
-		Suite:         DocumentSuite{Name: "event-service-conformance", Version: rep.Version},
-		Target:        rep.Target, RunID: rep.RunID, Tags: rep.Tags, Selection: rep.Selection, ReadOnly: rep.ReadOnly,
+		Suite: DocumentSuite{Name: "event-service-conformance",
+			Version: rep.Version.Version, Revision: rep.Version.Revision, Date: rep.Version.Date},
+		Target: rep.Target, RunID: rep.RunID, Tags: rep.Tags, Selection: rep.Selection, ReadOnly: rep.ReadOnly,
 		Concurrency: max(rep.Concurrency, 1), Retries: rep.Retries,
 		Started: rep.Started.UTC().Format(time.RFC3339), DurationMs: rep.Duration.Milliseconds(),
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,

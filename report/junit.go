@@ -76,7 +76,7 @@ func seconds(d interface{ Seconds() float64 }) string { return fmt.Sprintf("%.3f
 func junitXML(rep *Report) ([]byte, error) {
 	doc := junitSuites{Name: "event-service-conformance", Time: seconds(rep.Duration)}
 	if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeIncomplete || (rep.Outcome == OutcomeThrottled && rep.Error != "" && len(rep.Ran()) == 0) {
-		s := junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Time: seconds(rep.Duration), Timestamp: rep.Started.Format("2006-01-02T15:04:05")}
+		s := junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Time: seconds(rep.Duration), Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: suiteProps(rep)}
 		name := map[string]string{
 			OutcomeIncomplete: "the run did not finish", OutcomeNotStarted: "the run could not start", OutcomeThrottled: "throttled by the target",
 		}[rep.Outcome]
@@ -87,6 +87,7 @@ func junitXML(rep *Report) ([]byte, error) {
 		return marshalXML(doc)
 	}
 	index := map[string]int{}
+	built := suiteProps(rep)
 	for _, sc := range rep.Scenarios {
 		if !sc.Run && (sc.Reason == selection.ReasonTags || sc.Reason == selection.ReasonRef || sc.Reason == selection.ReasonFiltered) {
 			continue
@@ -95,7 +96,7 @@ func junitXML(rep *Report) ([]byte, error) {
 		if !ok {
 			i = len(doc.Suites)
 			index[sc.Feature] = i
-			doc.Suites = append(doc.Suites, junitSuite{Name: sc.Feature, Timestamp: rep.Started.Format("2006-01-02T15:04:05")})
+			doc.Suites = append(doc.Suites, junitSuite{Name: sc.Feature, Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: built})
 		}
 		s := &doc.Suites[i]
 		c := junitCase{Name: sc.Name, Classname: sc.Feature, File: "features/" + sc.File, Line: sc.Line, Time: seconds(sc.Duration)}
@@ -145,7 +146,7 @@ func junitXML(rep *Report) ([]byte, error) {
 		doc.Skipped += s.Skipped
 	}
 	if rep.Outcome == OutcomeThrottled {
-		doc.Suites = append(doc.Suites, junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Cases: []junitCase{{
+		doc.Suites = append(doc.Suites, junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Props: built, Cases: []junitCase{{
 			Name: "throttled by the target", Classname: "conformance run",
 			Error: &junitProblem{Message: firstLine(rep.Error), Type: OutcomeThrottled, Text: rep.Error},
 		}}})
@@ -153,6 +154,16 @@ func junitXML(rep *Report) ([]byte, error) {
 		doc.Errors++
 	}
 	return marshalXML(doc)
+}
+
+// suiteProps are the properties of every test suite: the version,
+// revision and build date of the suite that ran.
+func suiteProps(rep *Report) *junitPropsList {
+	return &junitPropsList{Props: []junitProp{
+		{Name: "suite version", Value: rep.Version.Version},
+		{Name: "suite revision", Value: rep.Version.Revision},
+		{Name: "suite date", Value: rep.Version.Date},
+	}}
 }
 
 // failureText is a failed scenario's steps up to the failing one, and the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"eventsvc/selection"
+	"eventsvc/version"
 )
 
 // ErrUsage is wrapped by the errors of what a run is given that cannot
@@ -48,9 +49,10 @@ func (r *Report) Err() error {
 
 // Report is what a run found.
 type Report struct {
-	Target    string // the address checked, or "in-process"
-	RunID     string
-	Version   string // the suite's (SuiteVersion)
+	Target string // the address checked, or "in-process"
+	RunID  string
+	// Version is the build of the suite that ran (version.Get).
+	Version   version.Info
 	Tags      string // the expression as given
 	Selection string // the expression in effect, with what the runner adds
 	ReadOnly  bool
@@ -123,7 +125,7 @@ func MarkBaseline(rep *Report) int {
 // old green report after a run that did not happen. rep may be nil.
 func WriteNotStarted(dir string, rep *Report, why error) error {
 	if rep == nil {
-		rep = &Report{Started: time.Now().UTC(), Version: SuiteVersion(), Target: "unknown"}
+		rep = &Report{Started: time.Now().UTC(), Version: version.Get(), Target: "unknown"}
 	}
 	failed := *rep
 	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")

@@ -15,6 +15,7 @@ import (
 	"eventsvc/conformance"
 	"eventsvc/explore"
 	"eventsvc/report"
+	"eventsvc/version"
 )
 
 // runExplore is `conformance explore`: generated sequences of actions
@@ -30,6 +31,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	ref := fs.Bool("ref", false, "also check the reference server's choices: every answer against the OpenAPI document (always against the in-process server)")
 	replay := fs.String("replay", "", "run the actions of this replay file (explore/*.json under the report folder) once, instead of generated sequences")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
 	overlay := map[string]*string{}
 	for _, f := range []struct{ flag, variable, usage string }{
 		{"seed", "CONFORMANCE_SEED", "the seed of the sequences (default: drawn, and printed); the same seed, with -concurrency 1, explores the same sequences against the same state"},
@@ -44,11 +46,15 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]")
+		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprint(stdout, version.Get().Text("conformance"))
+		return exitPassed
 	}
 	env := func(name string) (string, bool) {
 		switch {

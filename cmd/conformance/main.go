@@ -4,6 +4,7 @@
 //
 //	conformance -base-url https://staging.example [-tags EXPR] [-report-dir DIR] [-read-only] [-list]
 //	conformance explore -base-url https://staging.example [-seed N] [-max-actions N] [-replay FILE]
+//	conformance -version
 //
 // Credentials come from the CONFORMANCE_* variables
 // (docs/running-against-a-deployment.md).

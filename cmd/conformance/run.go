@@ -11,6 +11,7 @@ import (
 	"eventsvc/conformance"
 	"eventsvc/report"
 	"eventsvc/selection"
+	"eventsvc/version"
 )
 
 // Exit statuses (docs/running-against-a-deployment.md).
@@ -42,6 +43,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	rerun := fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run")
 	format := fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
 	// Flags that stand for a variable: given, they replace it.
 	overlay := map[string]*string{}
 	for _, f := range []struct{ flag, variable, usage string }{
@@ -54,11 +56,15 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprint(stdout, version.Get().Text("conformance"))
+		return exitPassed
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "conformance: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))

@@ -2,10 +2,12 @@
 //
 //	eventsvc serve [-addr HOST:PORT] [-config FILE]
 //	eventsvc hash-password [-cost N] < secret
+//	eventsvc version
 //
 // serve starts the server, on the embedded demo credentials unless -config
 // names a configuration file. hash-password reads a secret or password on
 // standard input and prints the {bcrypt} form a configuration file stores.
+// version prints the version, revision and build date (package version).
 package main
 
 import (

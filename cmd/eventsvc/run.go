@@ -20,6 +20,7 @@ import (
 	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
+	"eventsvc/version"
 )
 
 // Exit codes.
@@ -51,6 +52,8 @@ const usage = `usage:
   eventsvc hash-password [-cost N] < secret
       read a secret or password on standard input and print the {bcrypt}
       form to store in a configuration file
+  eventsvc version
+      print the version, the revision it was built from and the build date
 `
 
 // Bounds of serve's flags.
@@ -80,6 +83,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stop <-chan o
 		return serve(args[1:], stdout, stderr, stop)
 	case "hash-password":
 		return hashPassword(args[1:], stdin, stdout, stderr)
+	case "version", "-version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "eventsvc version: unexpected argument %q\n", args[1])
+			return exitUsage
+		}
+		fmt.Fprint(stdout, version.Get().Text("eventsvc"))
+		return exitOK
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -283,7 +293,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	} else {
 		fmt.Fprintf(stdout, "Using the clients and accounts of %s.\n", *file)
 	}
-	fmt.Fprintf(stdout, "Event Service reference server listening on %s\n", displayURL(ln.Addr()))
+	fmt.Fprintf(stdout, "Event Service reference server, version %s, listening on %s\n", version.Get(), displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
 	if !lifetimes.Conforms() {
 		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
