@@ -3,9 +3,10 @@ package conformance
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"eventsvc/report"
 	"eventsvc/selection"
@@ -14,8 +15,6 @@ import (
 	"eventsvc/server/config"
 	"eventsvc/server/control"
 	"eventsvc/server/event"
-	"eventsvc/server/fault"
-	"eventsvc/server/journal"
 	"eventsvc/server/servertest"
 	"eventsvc/steps"
 )
@@ -33,11 +32,12 @@ func startWithControl(t *testing.T, token string) (base, ctl string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := clock.NewOffset(clock.System{})
+	m := control.NewMock(clock.System{})
 	events := event.NewMemory()
-	faults, j := fault.NewSet(rand.Float64), journal.New(100, clk)
-	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Faults: faults, Journal: j})
-	c := control.New(control.Options{Server: srv, Events: events, Accounts: cfg.Accounts, Clock: clk, Faults: faults, Journal: j, Token: token})
+	opts := server.Options{Config: cfg, Events: events}
+	m.Steer(&opts)
+	srv := server.New(opts)
+	c := m.Control(control.Options{Server: srv, Events: events, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: bcrypt.MinCost, Token: token})
 	return servertest.New(t, srv).URL, servertest.New(t, c).URL
 }
 

@@ -116,6 +116,9 @@ type snapshot struct {
 
 // New returns the control API, ready to Serve.
 func New(o Options) *Control {
+	if o.Accounts == nil || o.Clients == nil {
+		panic("control: New needs Options.Accounts and Options.Clients")
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
