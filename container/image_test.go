@@ -185,6 +185,44 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 		t.Logf("server and suite: %s", time.Since(started).Round(time.Millisecond))
 	})
 
+	t.Run("versions", func(t *testing.T) {
+		for _, c := range []struct {
+			name, image string
+			args        []string
+		}{{"eventsvc", server, []string{"version"}}, {"conformance", suite, []string{"-version"}}} {
+			out, err := p.run(t, c.image, nil, nil, c.args...)
+			if err != nil || !strings.HasPrefix(string(out), c.name+" "+tag+"\n") {
+				t.Errorf("%s %s: %v\n%s\nwant %q on the first line", c.image, strings.Join(c.args, " "), err, out, c.name+" "+tag)
+			}
+		}
+	})
+
+	t.Run("the CI script runs the suite's image", func(t *testing.T) {
+		// ci/conformance.sh, as the GitHub action and the GitLab template
+		// run it, in image mode with this machine's podman flags.
+		base := p.startServer(t, server, "-addr", "127.0.0.1:"+freePort(t))
+		for _, c := range []struct {
+			secret string
+			want   int
+		}{{"pass", 0}, {"not-the-secret", 2}} {
+			reports := filepath.Join(t.TempDir(), "reports")
+			script := exec.Command("sh", filepath.Join("..", "ci", "conformance.sh"))
+			script.Env = append(os.Environ(), "SUITE_MODE=image", "SUITE_IMAGE="+suite, "CONTAINER_ENGINE="+p.podman,
+				"CONTAINER_RUN_FLAGS="+strings.Join(p.flags, " "), "BASE_URL="+base, "CONFORMANCE_TAGS=@TOK-5",
+				"CONFORMANCE_CLIENT_SECRET="+c.secret, "CONFORMANCE_REPORT_DIR="+reports)
+			out, _ := script.CombinedOutput()
+			if got := script.ProcessState.ExitCode(); got != c.want {
+				t.Errorf("ci/conformance.sh with the client secret %q: exit %d, want %d:\n%s", c.secret, got, c.want, out)
+			}
+			if strings.Contains(string(out), "not-the-secret") {
+				t.Errorf("ci/conformance.sh wrote the client secret:\n%s", out)
+			}
+			if fi, err := os.Stat(filepath.Join(reports, "conformance.json")); err != nil || fi.Size() == 0 {
+				t.Errorf("ci/conformance.sh with the client secret %q wrote no conformance.json in %s: %v\n%s", c.secret, reports, err, out)
+			}
+		}
+	})
+
 	t.Run("clock scenarios through the control API", func(t *testing.T) {
 		started := time.Now()
 		control := "127.0.0.1:" + freePort(t)
@@ -350,10 +388,10 @@ func (p podman) runSuite(t *testing.T, image string, env ...string) suiteRun {
 	return r
 }
 
-// run runs image to its end, with the podman options opts and the
-// variables env, within three minutes, and returns what it wrote; the
-// container is removed when the test ends.
-func (p podman) run(t *testing.T, image string, opts, env []string) ([]byte, error) {
+// run runs image (with the arguments cmd, if any) to its end, with the
+// podman options opts and the variables env, within three minutes, and
+// returns what it wrote; the container is removed when the test ends.
+func (p podman) run(t *testing.T, image string, opts, env []string, cmd ...string) ([]byte, error) {
 	t.Helper()
 	name := "conformance-test-" + randomHex(t, 6)
 	args := append(append([]string{"run", "--name", name}, p.flags...), opts...)
@@ -363,7 +401,7 @@ func (p podman) run(t *testing.T, image string, opts, env []string) ([]byte, err
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	t.Cleanup(func() { p.remove(t, name) })
-	return exec.CommandContext(ctx, p.podman, append(args, image)...).CombinedOutput()
+	return exec.CommandContext(ctx, p.podman, append(append(args, image), cmd...)...).CombinedOutput()
 }
 
 // imageConfig is the part of an image's configuration the test checks.
