@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/server/journal"
 	"eventsvc/server/servertest"
 )
 
@@ -118,5 +119,41 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d routes found", n)
+	}
+}
+
+// TestTheJournalFiltersAreDocumented: every filter the journal reads is
+// a parameter of GET /journal and GET /journal/count in the OpenAPI
+// document.
+func TestTheJournalFiltersAreDocumented(t *testing.T) {
+	var doc struct {
+		Paths      map[string]map[string]struct{ Parameters []map[string]any } `json:"paths"`
+		Components struct {
+			Parameters map[string]struct{ Name, In string } `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/journal", "/journal/count"} {
+		documented := map[string]bool{}
+		for _, p := range doc.Paths[path]["get"].Parameters {
+			name, _ := p["name"].(string)
+			ref, _ := p["$ref"].(string)
+			if ref, ok := strings.CutPrefix(ref, "#/components/parameters/"); ok {
+				if c, ok := doc.Components.Parameters[ref]; ok && c.In == "query" {
+					documented[c.Name] = true
+				}
+				continue
+			}
+			if p["in"] == "query" {
+				documented[name] = true
+			}
+		}
+		for _, name := range journal.FilterParams {
+			if !documented[name] {
+				t.Errorf("GET %s: the filter %q is not a query parameter in openapi.json", path, name)
+			}
+		}
 	}
 }
