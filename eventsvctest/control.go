@@ -29,8 +29,8 @@ func (s *Server) State(tb testing.TB) State {
 }
 
 // Reset puts the server back as it started (POST /reset): its start
-// events, no token, no lockout, no fault rule, an empty journal, the clock
-// not moved. It returns the state after.
+// events, accounts and clients, no token, no lockout, no fault rule, an
+// empty journal, the clock not moved. It returns the state after.
 func (s *Server) Reset(tb testing.TB) State {
 	tb.Helper()
 	var st State

@@ -13,6 +13,11 @@
 //     UserPassword ("user@email.com" / "user", USER) and Admin /
 //     AdminPassword ("admin@email.com" / "admin", ADMIN and USER), their
 //     secrets hashed by bcrypt at its lowest cost so that logins are fast;
+//     AddUser and AddClient add others while the test runs, ChangeUser
+//     and ChangeClient change a password, a secret, roles or scopes, and
+//     RemoveUser and RemoveClient remove one and revoke its tokens (Users
+//     and Clients list them; Reset puts back those the server started
+//     with);
 //   - DemoEvents (25) demo events, dated from the server's clock and
 //     managed in turn by each account; Options.Events or
 //     Options.NoDemoEvents replace them;

@@ -36,6 +36,10 @@ type JournalFilter struct {
 	// Fault is the id of the fault rule applied to the request (AddFault
 	// returns it), or AnyFault, or NoFault.
 	Fault int
+	// GrantType picks token requests (POST /oauth/token) whose form
+	// body's grant_type is this, such as "refresh_token": to count the
+	// refreshes a client made.
+	GrantType string
 	// SinceID picks the entries after the entry of this id; Since those
 	// recorded at this time of the server's clock or later. SinceID, when
 	// set, is used in place of Since.
@@ -57,6 +61,7 @@ func (f JournalFilter) query(withLimit bool) string {
 	set("method", f.Method)
 	set("path", f.Path)
 	set("status", f.Status)
+	set("grantType", f.GrantType)
 	switch {
 	case f.Fault == AnyFault:
 		q.Set("fault", "any")

@@ -35,6 +35,9 @@ func TestTheJournalIsReadCountedAndCleared(t *testing.T) {
 		{eventsvctest.JournalFilter{Fault: eventsvctest.AnyFault}, 1},
 		{eventsvctest.JournalFilter{Fault: eventsvctest.NoFault}, 5},
 		{eventsvctest.JournalFilter{SinceID: 4}, 2},
+		{eventsvctest.JournalFilter{GrantType: "password"}, 1},
+		{eventsvctest.JournalFilter{GrantType: "refresh_token"}, 0},
+		{eventsvctest.JournalFilter{GrantType: "password", Status: "4xx"}, 0},
 	} {
 		if got := srv.JournalCount(t, tt.filter); got != tt.want {
 			t.Errorf("JournalCount(%+v) = %d, want %d", tt.filter, got, tt.want)

@@ -38,8 +38,8 @@ func journalQuery(ctx *fiber.Ctx, allowLimit bool) (journal.Filter, int, error) 
 
 // handleJournal is GET /journal: the last requests to the public server
 // and their answers, masked, oldest first, each with its request as a
-// curl command; filtered by method, path, status, fault and since, the
-// last limit of them (default: all the journal keeps).
+// curl command; filtered by method, path, status, fault, grant type and
+// since, the last limit of them (default: all the journal keeps).
 func (c *Control) handleJournal(ctx *fiber.Ctx) error {
 	f, n, err := journalQuery(ctx, true)
 	if err != nil {

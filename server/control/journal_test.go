@@ -152,3 +152,77 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		t.Fatalf("after DELETE /journal and one request: %v", body)
 	}
 }
+
+// TestTheJournalIsFilteredByGrantType: grantType picks the token requests
+// of one grant type, refused ones too, on GET /journal and GET
+// /journal/count alike; an empty, overlong or impossible grant type is
+// refused with 400 naming it, and the journal is left as it was.
+func TestTheJournalIsFilteredByGrantType(t *testing.T) {
+	r := newRig(t, "")
+	token := func(form url.Values) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, r.public+"/oauth/token", strings.NewReader(form.Encode()))
+		req.SetBasicAuth("myApp", "pass")
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		_, answer := do(t, req)
+		return answer
+	}
+	first := token(url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"user"}})
+	refresh, _ := first["refresh_token"].(string)
+	if refresh == "" {
+		t.Fatalf("the login got no token: %v", first)
+	}
+	token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-refresh-token"}})
+	token(url.Values{"grant_type": {"client_credentials"}})
+	r.raw(t, "GET", "/api/events?grant_type=refresh_token", "", "", "")
+
+	count := func(query string) int {
+		t.Helper()
+		status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
+		if status != http.StatusOK {
+			t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
+		}
+		return int(body["count"].(float64))
+	}
+	for query, want := range map[string]int{
+		"?grantType=password":                   1,
+		"?grantType=refresh_token":              2,
+		"?grantType=refresh_token&status=2xx":   1,
+		"?grantType=client_credentials":         1,
+		"?grantType=authorization_code":         0,
+		"?grantType=refresh_token&method=GET":   0,
+		"?grantType=refresh_token&since=2":      1,
+		"?grantType=refresh_token&path=/api/**": 0,
+	} {
+		if got := count(query); got != want {
+			t.Errorf("count%s = %d, want %d", query, got, want)
+		}
+	}
+	status, body := r.call(t, http.MethodGet, "/journal?grantType=refresh_token&limit=1", "")
+	entries, _ := body["entries"].([]any)
+	if status != http.StatusOK || len(entries) != 1 || entries[0].(map[string]any)["status"] != float64(http.StatusBadRequest) {
+		t.Fatalf("GET /journal?grantType=refresh_token&limit=1 = %d %v, want the refused refresh", status, body)
+	}
+	if raw := mustJSON(t, body); strings.Contains(raw, "not-a-refresh-token") || strings.Contains(raw, "grantType") {
+		t.Errorf("the entry shows the refresh token, or a property the document does not have: %s", raw)
+	}
+	for query, want := range map[string]string{
+		"?grantType=":                                 "grantType is empty",
+		"?grantType=" + strings.Repeat("g", 257):      "257 bytes long; at most 256",
+		"?grantType=refresh%20token":                  `grantType "refresh token" must be a grant type`,
+		"?grantType=password&grantType=refresh_token": `"grantType" is given 2 times`,
+		"?grant_type=password":                        `unknown parameter "grant_type"`,
+	} {
+		for _, path := range []string{"/journal/count", "/journal"} {
+			status, body := r.call(t, http.MethodGet, path+query, "")
+			desc, _ := body["error_description"].(string)
+			if status != http.StatusBadRequest || !strings.Contains(desc, want) {
+				t.Errorf("GET %s%.40s = %d %q, want 400 saying %q", path, query, status, desc, want)
+			}
+		}
+	}
+	if got := count(""); got != 5 {
+		t.Fatalf("refused queries changed the journal: %d entries, want 5", got)
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
+	"eventsvc/server/journal"
 	"eventsvc/server/servertest"
 )
 
@@ -118,5 +120,119 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d routes found", n)
+	}
+}
+
+// TestTheJournalFiltersAreDocumented: every filter the journal reads is
+// a parameter of GET /journal and GET /journal/count in the OpenAPI
+// document.
+func TestTheJournalFiltersAreDocumented(t *testing.T) {
+	var doc struct {
+		Paths      map[string]map[string]struct{ Parameters []map[string]any } `json:"paths"`
+		Components struct {
+			Parameters map[string]struct{ Name, In string } `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/journal", "/journal/count"} {
+		documented := map[string]bool{}
+		for _, p := range doc.Paths[path]["get"].Parameters {
+			name, _ := p["name"].(string)
+			ref, _ := p["$ref"].(string)
+			if ref, ok := strings.CutPrefix(ref, "#/components/parameters/"); ok {
+				if c, ok := doc.Components.Parameters[ref]; ok && c.In == "query" {
+					documented[c.Name] = true
+				}
+				continue
+			}
+			if p["in"] == "query" {
+				documented[name] = true
+			}
+		}
+		for _, name := range journal.FilterParams {
+			if !documented[name] {
+				t.Errorf("GET %s: the filter %q is not a query parameter in openapi.json", path, name)
+			}
+		}
+	}
+}
+
+// TestEveryOperationDocumentsTheRefusalsItGets: the refusals of the
+// control API's app-wide checks reach every operation, and each
+// operation's responses in the OpenAPI document name them: 403 for a
+// request a web page sent, 401 without the control token and 429 once
+// an address is locked out, 415 for a write whose body is not JSON.
+// Each answer is checked against the document too (rig.call).
+func TestEveryOperationDocumentsTheRefusalsItGets(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	concrete := strings.NewReplacer("{email}", "user@email.com", "{id}", "1")
+	type operation struct{ method, path, concrete string }
+	var ops []operation
+	for path, methods := range doc.Paths {
+		for method := range methods {
+			ops = append(ops, operation{strings.ToUpper(method), path, concrete.Replace(path)})
+		}
+	}
+	if len(ops) < 20 {
+		t.Fatalf("only %d operations in the document", len(ops))
+	}
+	documents := func(op operation, status int) bool {
+		_, ok := doc.Paths[op.path][strings.ToLower(op.method)].Responses[strconv.Itoa(status)]
+		return ok
+	}
+	send := func(r *rig, op operation, header map[string]string, body string) int {
+		t.Helper()
+		req, _ := http.NewRequest(op.method, r.control+op.concrete, strings.NewReader(body))
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
+			t.Errorf("%s %s: the answer breaks the document: %v", op.method, op.path, err)
+		}
+		return resp.StatusCode
+	}
+
+	open := newRig(t, "")
+	guarded := newRig(t, "a-control-token-of-the-test")
+	for _, op := range ops {
+		for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests} {
+			if !documents(op, status) {
+				t.Errorf("%s %s does not document %d", op.method, op.path, status)
+			}
+		}
+		if got := send(open, op, map[string]string{"Origin": "http://page.example"}, ""); got != http.StatusForbidden {
+			t.Errorf("%s %s from a web page = %d, want 403", op.method, op.path, got)
+		}
+		// Without the token: 401, until the address is locked out, then 429.
+		if got := send(guarded, op, nil, ""); got != http.StatusUnauthorized && got != http.StatusTooManyRequests {
+			t.Errorf("%s %s without the control token = %d, want 401 or 429", op.method, op.path, got)
+		}
+		if op.method == http.MethodGet {
+			continue
+		}
+		if !documents(op, http.StatusUnsupportedMediaType) {
+			t.Errorf("%s %s does not document 415", op.method, op.path)
+		}
+		if got := send(open, op, map[string]string{"Content-Type": "text/plain"}, "x"); got != http.StatusUnsupportedMediaType {
+			t.Errorf("%s %s with a text body = %d, want 415", op.method, op.path, got)
+		}
+	}
+	if got := send(guarded, operation{http.MethodGet, "/", "/"}, map[string]string{"Authorization": "Bearer a-control-token-of-the-test"}, ""); got != http.StatusTooManyRequests {
+		t.Errorf("GET / with the token after %d failures = %d, want 429", len(ops), got)
 	}
 }

@@ -26,6 +26,9 @@ type Filter struct {
 	// Fault, when set, is a fault rule's id; AnyFault picks every entry a
 	// fault was applied to, NoFault those none was.
 	Fault int
+	// GrantType, when set, picks token requests (POST /oauth/token) of
+	// this grant type, such as "refresh_token".
+	GrantType string
 	// SinceID picks the entries after this id; Since those recorded at
 	// this time or later.
 	SinceID int64
@@ -39,11 +42,11 @@ const (
 )
 
 // FilterParams are the query parameters ParseFilter reads.
-var FilterParams = []string{"method", "path", "status", "fault", "since"}
+var FilterParams = []string{"method", "path", "status", "fault", "grantType", "since"}
 
 // ParseFilter reads a Filter from query parameters: method, path (a
-// pattern), status (404 or 4xx), fault (a rule's id, "any" or "none") and
-// since (an entry's id, or an RFC 3339 time). Any other parameter but
+// pattern), status (404 or 4xx), fault (a rule's id, "any" or "none"),
+// grantType (a token request's grant_type) and since (an entry's id, or an RFC 3339 time). Any other parameter but
 // those of allowed is refused, as is a value it cannot read; the error
 // says which and why.
 func ParseFilter(q url.Values, allowed ...string) (Filter, error) {
@@ -100,6 +103,12 @@ func ParseFilter(q url.Values, allowed ...string) (Filter, error) {
 		}
 		f.Fault = n
 	}
+	if v, ok := q["grantType"]; ok {
+		if err := checkGrantType(v[0]); err != nil {
+			return f, err
+		}
+		f.GrantType = v[0]
+	}
 	if v := q.Get("since"); v != "" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 			f.SinceID = n
@@ -112,6 +121,26 @@ func ParseFilter(q url.Values, allowed ...string) (Filter, error) {
 	return f, nil
 }
 
+// checkGrantType refuses a value no grant type has: a grant type is a
+// name or an absolute URI, of visible ASCII characters (RFC 6749 §A.10,
+// https://www.rfc-editor.org/rfc/rfc6749#appendix-A.10), at most as long
+// as a fault rule's grantType. An empty value is refused too: it would
+// pick every entry, as a misspelt filter must not.
+func checkGrantType(v string) error {
+	switch {
+	case v == "":
+		return fmt.Errorf("grantType is empty: give a grant type such as password or refresh_token, or leave the parameter out")
+	case len(v) > fault.MaxPatternLen:
+		return fmt.Errorf("grantType is %d bytes long; at most %d", len(v), fault.MaxPatternLen)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] > '~' {
+			return fmt.Errorf("grantType %q must be a grant type such as password or refresh_token", v)
+		}
+	}
+	return nil
+}
+
 // Picks reports whether f picks e.
 func (f Filter) Picks(e Entry) bool {
 	switch {
@@ -122,6 +151,7 @@ func (f Filter) Picks(e Entry) bool {
 		f.Fault == AnyFault && e.Fault == 0,
 		f.Fault == NoFault && e.Fault != 0,
 		f.Fault > 0 && e.Fault != f.Fault,
+		f.GrantType != "" && e.grantType != f.GrantType,
 		e.ID <= f.SinceID,
 		!f.Since.IsZero() && e.Time.Before(f.Since):
 		return false

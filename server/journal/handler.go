@@ -10,6 +10,7 @@ import (
 
 	"eventsvc/redact"
 	"eventsvc/server/fault"
+	"eventsvc/server/oauth"
 )
 
 // Handler is the Fiber middleware that records every request that reaches
@@ -38,6 +39,7 @@ func Handler(j *Journal) fiber.Handler {
 			e.Query = mask.Body(fiber.MIMEApplicationForm, q)
 		}
 		e.Request = message(&mask, requestHeaders(c), c.Get(fiber.HeaderContentType), c.Body(), false, strict)
+		e.grantType = grantType(c)
 		err := c.Next()
 		if err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
@@ -71,6 +73,23 @@ func Handler(j *Journal) fiber.Handler {
 // tokenPaths are where the bodies carry passwords, client secrets and
 // tokens: the token endpoint (and anything the router may take for it).
 const tokenPaths = "/oauth/"
+
+// grantType is the grant_type of a token request (a POST to /oauth/token)
+// as the token endpoint reads it from its form-encoded body; "" for any
+// other request, or a body the token endpoint cannot read.
+func grantType(c *fiber.Ctx) string {
+	if c.Method() != fiber.MethodPost || strings.TrimSuffix(c.Path(), "/") != tokenPath {
+		return ""
+	}
+	form, err := oauth.ParseForm(c.Get(fiber.HeaderContentType), c.Body())
+	if err != nil {
+		return ""
+	}
+	return form.Get("grant_type")
+}
+
+// tokenPath is the token endpoint's path.
+const tokenPath = "/oauth/token"
 
 // NotMasked is the body an entry shows in place of a body of the token
 // endpoint that could not be masked.

@@ -46,6 +46,11 @@ type Entry struct {
 	// stays "***", to be filled in by whoever runs it. Find fills it in
 	// when it hands the entry out, not when the request is recorded.
 	Curl string `json:"curl"`
+
+	// grantType is the grant_type of a token request, as the token
+	// endpoint reads it, for Filter.GrantType; it is taken from the
+	// request, not from its recorded body, which may be cut before it.
+	grantType string
 }
 
 // Message is the masked headers and body of a request or an answer.
