@@ -97,7 +97,7 @@ SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([
 .PHONY: run test vet fmt-check unit mutation fuzz explore conformance build release docs openapi-tools bench bench-backends image clean
 
 run:
-	$(GO) run ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
 
 test: vet fmt-check unit mutation fuzz
 
