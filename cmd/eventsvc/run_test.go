@@ -94,7 +94,7 @@ func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
 
 	addr := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	var base string
-	for deadline := time.Now().Add(5 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addr.FindStringSubmatch(out.String()); m != nil {
 			base = m[1]
 		}

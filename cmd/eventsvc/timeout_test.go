@@ -36,7 +36,7 @@ func TestServeClosesSlowAndIdleConnectionsAfterItsTimeouts(t *testing.T) {
 	})
 	listening := regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
 	var addr string
-	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(out.String()); m != nil {
 			addr = m[1]
 		}
