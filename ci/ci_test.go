@@ -1,7 +1,6 @@
 package ci
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,15 +268,7 @@ func runAction(t *testing.T, given map[string]string) ran {
 // its schema.
 func readReport(t *testing.T, dir string) report.Document {
 	t.Helper()
-	reporttest.Check(t, dir)
-	b, err := os.ReadFile(filepath.Join(dir, report.JSONReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc report.Document
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := reporttest.Read(t, dir)
 	if _, err := os.Stat(filepath.Join(dir, report.JUnitReport)); err != nil {
 		t.Error(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"eventsvc/report"
+	"eventsvc/report/reporttest"
 	"eventsvc/steps"
 )
 
@@ -40,7 +41,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 		}
 	}
 
-	doc := readJSONReport(t, dir)
+	doc := reporttest.Read(t, dir)
 	failed := 0
 	for _, s := range doc.Scenarios {
 		if s.Verdict == report.Failed {

@@ -16,22 +16,6 @@ import (
 	"eventsvc/steps"
 )
 
-// readJSONReport reads conformance.json of dir, after checking it against
-// its schema.
-func readJSONReport(t *testing.T, dir string) report.Document {
-	t.Helper()
-	reporttest.Check(t, dir)
-	b, err := os.ReadFile(filepath.Join(dir, report.JSONReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc report.Document
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
 func readHTML(t *testing.T, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, report.HTMLReport))
@@ -47,7 +31,7 @@ func TestTheJSONReportTellsEveryRuleAndScenario(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}
-	doc := readJSONReport(t, dir)
+	doc := reporttest.Read(t, dir)
 	if doc.SchemaVersion != report.ReportSchemaVersion || doc.RunID != "fake" || doc.Suite.Version == "" || doc.Outcome != report.OutcomeFailed || doc.Tags != "not @writes" {
 		t.Errorf("run fields: %+v", doc)
 	}
@@ -111,7 +95,7 @@ func TestAScenarioThatPassesOnARetryIsFlaky(t *testing.T) {
 	if !strings.Contains(out, "flaky (failed, then passed on a retry): SVC-1") || !strings.Contains(out, "1 flaky") {
 		t.Errorf("the output does not say the rule is flaky:\n%s", out)
 	}
-	doc := readJSONReport(t, dir)
+	doc := reporttest.Read(t, dir)
 	if doc.Counts[report.Flaky] != 1 || doc.Counts[report.Passed] != 0 || doc.Retries != 2 {
 		t.Errorf("conformance.json counts %v, retries %d", doc.Counts, doc.Retries)
 	}
@@ -169,7 +153,7 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	if r := ruleNamed(rep, "AUTH-6"); r.Verdict != report.ExpectedFailure || r.Expectation != "TICKET-12: non-managers get 401" {
 		t.Errorf("AUTH-6: %q %q", r.Verdict, r.Expectation)
 	}
-	doc := readJSONReport(t, dir)
+	doc := reporttest.Read(t, dir)
 	for _, r := range doc.Rules {
 		if r.ID == "AUTH-6" && (r.Verdict != report.ExpectedFailure || r.Expectation == "") {
 			t.Errorf("conformance.json AUTH-6: %+v", r)
@@ -196,7 +180,7 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	if !strings.Contains(out, "stale baseline entry: rule AUTH-6") {
 		t.Errorf("the closing line does not name the stale entry:\n%s", out)
 	}
-	if doc := readJSONReport(t, dir); doc.Outcome != report.OutcomeFailed || doc.Baseline[0].Status != report.EntryStale {
+	if doc := reporttest.Read(t, dir); doc.Outcome != report.OutcomeFailed || doc.Baseline[0].Status != report.EntryStale {
 		t.Errorf("conformance.json: outcome %q, baseline %+v", doc.Outcome, doc.Baseline)
 	}
 }
@@ -234,7 +218,7 @@ func TestABaselineEntryNamingNothingKnownStopsTheRun(t *testing.T) {
 
 // comparable is a report without what changes from run to run: times.
 func comparable(t *testing.T, dir string) report.Document {
-	doc := readJSONReport(t, dir)
+	doc := reporttest.Read(t, dir)
 	doc.Started, doc.DurationMs, doc.Concurrency, doc.RunID = "", 0, 0, ""
 	for i := range doc.Scenarios {
 		doc.Scenarios[i].DurationMs = 0

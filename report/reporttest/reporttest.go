@@ -3,6 +3,7 @@
 package reporttest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,22 @@ func Check(t testing.TB, dir string) {
 		t.Fatal(err)
 	}
 	CheckHTML(t, string(page))
+}
+
+// Read checks the reports of dir (Check) and returns what its
+// conformance.json says.
+func Read(t testing.TB, dir string) report.Document {
+	t.Helper()
+	Check(t, dir)
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // CheckJSON fails t when doc does not follow conformance.schema.json.

@@ -87,14 +87,6 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		r.raw(t, "GET", p, "Bearer some-token-value", "", "")
 	}
 	r.raw(t, "POST", "/api/events", "", "application/json", `{"name": "x"}`)
-	count := func(query string) int {
-		t.Helper()
-		status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
-		if status != http.StatusOK {
-			t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
-		}
-		return int(body["count"].(float64))
-	}
 	for query, want := range map[string]int{
 		"":                            7,
 		"?method=get":                 6,
@@ -108,7 +100,7 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		"?since=5":                    2,
 		"?since=2000-01-01T00:00:00Z": 7,
 	} {
-		if got := count(query); got != want {
+		if got := r.journalCount(t, query); got != want {
 			t.Errorf("count%s = %d, want %d", query, got, want)
 		}
 	}
@@ -139,7 +131,7 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 	if status, body := r.call(t, http.MethodGet, "/journal?limit=0", ""); status != http.StatusBadRequest {
 		t.Errorf("limit=0 = %d %v", status, body)
 	}
-	if got := count(""); got != 7 {
+	if got := r.journalCount(t, ""); got != 7 {
 		t.Fatalf("refused queries changed the journal: %d entries", got)
 	}
 	if status, body := r.call(t, http.MethodDelete, "/journal", ""); status != http.StatusOK || body["cleared"] != float64(7) {
@@ -177,14 +169,6 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 	token(url.Values{"grant_type": {"client_credentials"}})
 	r.raw(t, "GET", "/api/events?grant_type=refresh_token", "", "", "")
 
-	count := func(query string) int {
-		t.Helper()
-		status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
-		if status != http.StatusOK {
-			t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
-		}
-		return int(body["count"].(float64))
-	}
 	for query, want := range map[string]int{
 		"?grantType=password":                   1,
 		"?grantType=refresh_token":              2,
@@ -195,7 +179,7 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 		"?grantType=refresh_token&since=2":      1,
 		"?grantType=refresh_token&path=/api/**": 0,
 	} {
-		if got := count(query); got != want {
+		if got := r.journalCount(t, query); got != want {
 			t.Errorf("count%s = %d, want %d", query, got, want)
 		}
 	}
@@ -222,7 +206,18 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 			}
 		}
 	}
-	if got := count(""); got != 5 {
+	if got := r.journalCount(t, ""); got != 5 {
 		t.Fatalf("refused queries changed the journal: %d entries, want 5", got)
 	}
+}
+
+// journalCount is GET /journal/count with query ("?method=GET"), which
+// must answer 200.
+func (r *rig) journalCount(t *testing.T, query string) int {
+	t.Helper()
+	status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
+	if status != http.StatusOK {
+		t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
+	}
+	return int(body["count"].(float64))
 }
