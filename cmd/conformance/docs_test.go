@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"eventsvc/features"
+	"eventsvc/selection"
 )
 
 // TestTheDocsNameOnlyFlagsAndVariablesThatExist reads
@@ -61,5 +65,35 @@ func TestTheDocsNameOnlyFlagsAndVariablesThatExist(t *testing.T) {
 		if !slices.Contains(read, m[1]) {
 			t.Errorf("the docs mention the variable %s, which the binary does not read", m[1])
 		}
+	}
+}
+
+// TestTheDocsNameRealScenarios: every file:line the README and the docs
+// show, as -run would take it or as a run prints it, is a scenario's.
+func TestTheDocsNameRealScenarios(t *testing.T) {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	docs = append(docs, "../../README.md")
+	places := 0
+	for _, path := range docs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, place := range regexp.MustCompile(`[a-z_]+\.feature:[0-9]+`).FindAllString(string(b), -1) {
+			places++
+			plan, err := selection.Load(features.FS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range plan {
+				p.Run = true
+			}
+			if err := selection.Only(plan, []string{place}); err != nil {
+				t.Errorf("%s shows %s: %v", path, place, err)
+			}
+		}
+	}
+	if places == 0 {
+		t.Fatal("no file:line in the docs")
 	}
 }
