@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"eventsvc/features"
@@ -49,18 +48,7 @@ func TestTheDocsNameOnlyFlagsAndVariablesThatExist(t *testing.T) {
 		}
 	}
 
-	var mu sync.Mutex
-	var read []string
-	record := func(name string) (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		read = append(read, name)
-		return "", false
-	}
-	var out, errs bytes.Buffer
-	if code := run([]string{"-list"}, record, &out, &errs); code != exitPassed {
-		t.Fatalf("-list: exit %d: %s", code, errs.String())
-	}
+	read := variablesRead(t)
 	for _, m := range regexp.MustCompile(`\b(CONFORMANCE_[A-Z_]+|BASE_URL|READ_ONLY|HTTPS?_PROXY|NO_PROXY|NO_COLOR)\b`).FindAllStringSubmatch(doc, -1) {
 		if !slices.Contains(read, m[1]) {
 			t.Errorf("the docs mention the variable %s, which the binary does not read", m[1])
