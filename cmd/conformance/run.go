@@ -132,11 +132,11 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if *list {
 		return listScenarios(plan, effective, stdout)
 	}
-	where := o.Target.BaseURL
-	if where == "" {
-		where = "an in-process reference server"
+	if o.Target.BaseURL == "" {
+		fmt.Fprintf(stdout, "Checking an in-process reference server (run %s); to check the one make run started: BASE_URL=http://localhost:8080 make conformance, or conformance -base-url http://localhost:8080\n", o.Target.RunID)
+	} else {
+		fmt.Fprintf(stdout, "Checking %s (run %s)\n", o.Target.BaseURL, o.Target.RunID)
 	}
-	fmt.Fprintf(stdout, "Checking %s (run %s)\n", where, o.Target.RunID)
 	c := o.Target.Credentials
 	creds := fmt.Sprintf("client %q, user %q, other user %q", c.ClientID, c.Username, c.OtherUsername)
 	if o.DemoCredentials {
