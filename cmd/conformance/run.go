@@ -85,7 +85,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			if dir == "" {
 				dir = "reports"
 			}
-			if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
+			w := &report.Writer{Dir: dir, Keep: *rerun} // the report it reads, left to be read again
+			if werr := w.NotStarted(nil, err); werr != nil {
 				fmt.Fprintf(stderr, "conformance: %v\n", werr)
 			}
 		}
@@ -100,12 +101,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		o.Scenarios = strings.Split(*only, ",")
 	}
 	if *rerun != "" {
-		// Read before the reports it names are replaced by this run's.
+		// Kept until a scenario of this run has run, so that a run stopped
+		// midway leaves it to be read again.
 		failed, err := report.FailedScenarios(*rerun)
 		if err != nil {
 			return fail(err)
 		}
 		o.Scenarios = append(o.Scenarios, failed...)
+		o.KeepReport = *rerun
 	}
 	if o.ReportDir == "" {
 		o.ReportDir = "reports"
