@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestTheSummaryTellsARepeatedFailureInOneLine(t *testing.T) {
 		return &ScenarioResult{Planned: p, Verdict: Failed, Attempts: 1,
 			Steps: []StepResult{{PlannedStep: p.Steps[0], Status: "failed"}},
 			Failure: &Failure{Step: "* a caller reads the event list", Line: 1, Message: "GET /api/events answered 500", ServerError: true,
-				Exchange: "request:\n    GET /api/events\nresponse:\n    HTTP/1.1 500 Internal Server Error", ReplayFile: "explore/server-error-" + string(rune('0'+n)) + ".json", SameAs: sameAs}}
+				Exchange: "request:\n    GET /api/events\nresponse:\n    HTTP/1.1 500 Internal Server Error", ReplayFile: fmt.Sprintf("explore/server-error-%d.json", n), SameAs: sameAs}}
 	}
 	rep := &Report{Outcome: OutcomeFailed, Scenarios: []*ScenarioResult{finding(2, "explore:4"), finding(4, ""), finding(7, "explore:4")}}
 	var out bytes.Buffer

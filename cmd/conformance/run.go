@@ -101,8 +101,9 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		o.Scenarios = strings.Split(*only, ",")
 	}
 	if *rerun != "" {
-		// Kept until a scenario of this run has run, so that a run stopped
-		// midway leaves it to be read again.
+		// Left as it is until this run has run and writes its own reports,
+		// so that a run stopped midway, or one that cannot start, leaves it
+		// to be read again.
 		failed, err := report.FailedScenarios(*rerun)
 		if err != nil {
 			return fail(err)
