@@ -14,14 +14,17 @@
 #                             server's control API) also the token validity
 #                             scenarios, which move its clock; every
 #                             CONFORMANCE_* variable reaches the runner.
-#                             Make ends a failed run with its own status 2:
-#                             CI jobs run bin/conformance, whose exit
-#                             statuses are documented
+#                             Make ends a failed run with its own status 2,
+#                             the suite's "could not start": CI jobs run
+#                             bin/conformance, whose exit statuses are the
+#                             suite's (docs/running-against-a-deployment.md)
 #   make explore              generated sequences of actions against the
 #                             same target, with the same variables, checked
 #                             rule by rule; a failing one shrunk to a few
 #                             actions, with a curl script and a replay file
-#                             (docs/explore.md)
+#                             (docs/explore.md). Make ends a failed run with
+#                             its own status 2 here too: CI jobs run
+#                             bin/conformance explore
 #   make build                bin/eventsvc and bin/conformance, stamped
 #                             with VERSION, REVISION and DATE (eventsvc
 #                             version, conformance -version)

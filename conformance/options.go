@@ -33,9 +33,9 @@ var credentialVars = []string{
 }
 
 // FromEnv builds run options from the environment, as `make conformance`
-// passes it: BASE_URL (empty: the in-process reference server), the
-// CONFORMANCE_* credentials, CONFORMANCE_TAGS, CONFORMANCE_REPORT_DIR,
-// CONFORMANCE_EVENT_FILE and READ_ONLY. lookup is os.LookupEnv in
+// passes it: the variables of Variables, such as BASE_URL (empty: the
+// in-process reference server), the CONFORMANCE_* credentials and
+// READ_ONLY, and the standard proxy variables. lookup is os.LookupEnv in
 // production. A credential variable that is set must not be empty, and the
 // two users must be two accounts.
 func FromEnv(lookup func(string) (string, bool)) (Options, error) {
@@ -178,7 +178,7 @@ func parseCount(name, v string, lo, hi int) (int, error) {
 // Variables are the environment variables FromEnv reads, besides the
 // standard proxy variables.
 var Variables = []string{
-	"BASE_URL", "READ_ONLY",
+	"BASE_URL", "READ_ONLY", "CONTROL_URL", "CONFORMANCE_CONTROL_TOKEN",
 	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
 	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
 	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,5 +58,33 @@ func TestFromEnvSaysWhenTheDemoCredentialsAreUsed(t *testing.T) {
 	o, err = FromEnv(lookup(map[string]string{"CONFORMANCE_CLIENT_ID": "qa-app", "CONFORMANCE_TAGS": "@AUTH-6"}))
 	if err != nil || o.DemoCredentials || o.Target.Credentials.ClientID != "qa-app" || o.DefaultTags || o.Tags != "@AUTH-6" {
 		t.Fatalf("with variables: %+v (%v)", o, err)
+	}
+}
+
+// TestVariablesAreWhatFromEnvReads: Variables names every variable
+// FromEnv asks for, against a deployment with a control API too, but for
+// the standard proxy variables, and no other.
+func TestVariablesAreWhatFromEnvReads(t *testing.T) {
+	var read []string
+	set := map[string]string{"BASE_URL": "http://127.0.0.1:8080", "CONTROL_URL": "http://127.0.0.1:9090"}
+	if _, err := FromEnv(func(name string) (string, bool) {
+		if !slices.Contains(read, name) {
+			read = append(read, name)
+		}
+		v, ok := set[name]
+		return v, ok
+	}); err != nil {
+		t.Fatal(err)
+	}
+	proxies := []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"}
+	for _, name := range read {
+		if !slices.Contains(Variables, name) && !slices.Contains(proxies, name) {
+			t.Errorf("FromEnv reads %s, which Variables does not name", name)
+		}
+	}
+	for _, name := range Variables {
+		if !slices.Contains(read, name) {
+			t.Errorf("Variables names %s, which FromEnv does not read", name)
+		}
 	}
 }

@@ -58,6 +58,10 @@ type Options struct {
 	DefaultTags bool
 	// ReportDir receives the reports. Empty: no files.
 	ReportDir string
+	// KeepReport is a report the run reads, the conformance.json of
+	// -rerun-failed: when it is one of ReportDir's, only the reports of a
+	// run in which a scenario ran replace it (report.Writer.Keep).
+	KeepReport string
 	// Output receives the progress report. Default: os.Stdout.
 	Output io.Writer
 	// Format is FormatCompact (the default) or FormatPretty.
@@ -126,9 +130,10 @@ func Run(o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := &report.Writer{Dir: o.ReportDir, Keep: o.KeepReport}
 	plan, effective, err := Plan(o)
 	if err != nil {
-		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
+		if werr := w.NotStarted(rep, err); werr != nil {
 			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 		}
 		return nil, err
@@ -137,7 +142,7 @@ func Run(o Options) (*report.Report, error) {
 	rep.FailedLogins = selection.FailedLogins(plan)
 	if o.Baseline != nil {
 		if err := o.Baseline.Check(catalogue, plan); err != nil {
-			if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
+			if werr := w.NotStarted(rep, err); werr != nil {
 				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 			}
 			return nil, err
@@ -147,7 +152,6 @@ func Run(o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	w := &report.Writer{Dir: o.ReportDir}
 	if err := w.Start(rep); err != nil {
 		return nil, err
 	}

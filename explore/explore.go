@@ -294,6 +294,7 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 	res := r.result(s, original, time.Since(started))
 	if first != 0 && first != s.n {
 		res.Name += fmt.Sprintf(" (another finding of %s; sequence %d shows it shrunk)", kindOf(s.found), first)
+		res.Failure.SameAs = fmt.Sprintf("%s:%d", File, first)
 	}
 	return res
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // File is the place explored sequences are reported at: "explore:7" is
-// sequence 7, as "reading.feature:24" is a scenario.
+// sequence 7, as "reading.feature:20" is a scenario.
 const File = "explore"
 
 // result reports sequence s as the scenario runner reports a scenario: its

@@ -186,8 +186,17 @@ func (c *Console) Summary(rep *Report) {
 	}
 	if len(failed) > 0 && c.format == FormatCompact {
 		fmt.Fprintf(c.w, "\n%s\n", c.paint(bold, "Failures:"))
+		number := map[string]int{} // of each failure told, by place
 		for i, s := range failed {
-			fmt.Fprintf(c.w, "\n%d) %s %s  %s\n", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
+			number[s.Place()] = i + 1
+		}
+		for i, s := range failed {
+			fmt.Fprintf(c.w, "\n%d) %s %s  %s", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
+			if n := number[s.Failure.SameAs]; n != 0 && failed[n-1].Failure.SameAs == "" {
+				fmt.Fprintf(c.w, "%s\n", c.paint(grey, fmt.Sprintf(" — told in full in %d)", n)))
+				continue
+			}
+			fmt.Fprintln(c.w)
 			fmt.Fprintf(c.w, "   %s\n", blameText(s))
 			if s.Expectation != "" {
 				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", s.Name, s.Expectation)

@@ -95,8 +95,8 @@ func reportHTML(rep *Report) ([]byte, error) {
 		Failures          []htmlFailure
 		Rules             []htmlRule
 		Unchecked         []string
-		Ran               int
-	}{Report: rep, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String()}
+		Selected          string
+	}{Report: rep, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), Selected: selectedText(rep)}
 	counts := rep.Counts()
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		if counts[v] > 0 || v == Passed || v == Failed {
@@ -107,9 +107,6 @@ func reportHTML(rep *Report) ([]byte, error) {
 		data.Unchecked = append(data.Unchecked, r.ID)
 	}
 	for _, s := range rep.Scenarios {
-		if s.Attempts > 0 {
-			data.Ran++
-		}
 		if s.Failure == nil || s.Verdict == NotRun || s.Verdict == Passed {
 			continue
 		}
@@ -156,6 +153,42 @@ func reportHTML(rep *Report) ([]byte, error) {
 		return nil, fmt.Errorf("html report: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// selectedText counts the scenarios the run selected by what became of
+// them, "65 selected: 28 passed, 0 failed, 37 not run (29 throttled, 8
+// target)": a run the target stopped tells those that ran from those it
+// did not run.
+func selectedText(rep *Report) string {
+	selected, counts, reasons := 0, map[string]int{}, map[string]int{}
+	var why []string
+	for _, s := range rep.Scenarios {
+		if !s.Run {
+			continue
+		}
+		selected++
+		counts[s.Verdict]++
+		if s.Verdict == NotRun {
+			if reasons[s.Reason] == 0 {
+				why = append(why, s.Reason)
+			}
+			reasons[s.Reason]++
+		}
+	}
+	var parts []string
+	for _, v := range []string{Passed, Failed, SetupFailed, ExpectedFailure, Flaky, NotRun} {
+		if counts[v] > 0 || v == Passed || v == Failed || v == NotRun {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	text := fmt.Sprintf("%d selected: %s", selected, strings.Join(parts, ", "))
+	if len(why) > 0 {
+		for i, r := range why {
+			why[i] = fmt.Sprintf("%d %s", reasons[r], r)
+		}
+		text += " (" + strings.Join(why, ", ") + ")"
+	}
+	return text
 }
 
 // prettyExchange is a masked exchange with its JSON bodies laid out, one

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"eventsvc/selection"
@@ -118,24 +117,6 @@ func MarkBaseline(rep *Report) int {
 		}
 	}
 	return stale
-}
-
-// WriteNotStarted writes in dir the reports of a run that could not
-// start, saying why, in place of an earlier run's: a CI job never reads an
-// old green report after a run that did not happen. rep may be nil.
-func WriteNotStarted(dir string, rep *Report, why error) error {
-	if rep == nil {
-		rep = &Report{Started: time.Now().UTC(), Version: version.Get(), Target: "unknown"}
-	}
-	failed := *rep
-	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
-	failed.Duration = time.Since(rep.Started)
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create the report directory: %w", err)
-		}
-	}
-	return (&Writer{Dir: dir}).Finish(&failed)
 }
 
 // NotStarted is every scenario of plan, not run because the run did not

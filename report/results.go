@@ -126,6 +126,10 @@ type Failure struct {
 	// ReplayFile is where the reports keep an exploration's sequence for
 	// `conformance explore -replay`, under the report folder.
 	ReplayFile string
+	// SameAs is the place of another failure of the same kind, told in
+	// full (an exploration's finding of a kind it shrank in another
+	// sequence): the console tells this one in a line pointing to it.
+	SameAs string
 }
 
 // Text is the failure as one text: message, then exchange.

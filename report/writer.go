@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"eventsvc/server"
+	"eventsvc/version"
 )
 
 // Report file names, written in Options.ReportDir.
@@ -27,6 +30,11 @@ const (
 type Writer struct {
 	// Dir is the folder; "" writes nothing.
 	Dir string
+	// Keep is a file the run reads, such as the conformance.json of
+	// -rerun-failed: only the reports of a run in which a scenario ran
+	// replace it, so that a run stopped before its end, or one that could
+	// not start, leaves it to be read again.
+	Keep string
 }
 
 // reportFiles are the reports and how each is rendered.
@@ -57,12 +65,17 @@ func (w *Writer) Start(rep *Report) error {
 	pending := *rep
 	pending.Outcome = OutcomeIncomplete
 	pending.Error = fmt.Sprintf("the run %s started at %s did not finish: it was stopped, or it is still going", rep.RunID, rep.Started.Format("2006-01-02 15:04:05Z"))
-	return w.Finish(&pending)
+	return w.write(&pending, true)
 }
 
 // Finish writes every report of rep, and the reproduction of every
-// failure.
+// failure; the file it keeps only when a scenario of rep ran.
 func (w *Writer) Finish(rep *Report) error {
+	return w.write(rep, len(rep.Ran()) == 0)
+}
+
+// write writes every report of rep but, with keep, the file w keeps.
+func (w *Writer) write(rep *Report, keep bool) error {
 	if w.Dir == "" {
 		return nil
 	}
@@ -78,15 +91,57 @@ func (w *Writer) Finish(rep *Report) error {
 		}
 	}
 	for _, f := range reportFiles {
+		path := filepath.Join(w.Dir, f.name)
+		if keep && w.keeps(path) {
+			continue
+		}
 		b, err := f.render(rep)
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(w.Dir, f.name), b); err != nil {
+		if err := writeAtomic(path, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// keeps reports whether path is the file w keeps.
+func (w *Writer) keeps(path string) bool {
+	if w.Keep == "" {
+		return false
+	}
+	a, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(w.Keep)
+	return err == nil && os.SameFile(a, b)
+}
+
+// WriteNotStarted writes in dir the reports of a run that could not
+// start, saying why, in place of an earlier run's: a CI job never reads an
+// old green report after a run that did not happen. rep may be nil.
+func WriteNotStarted(dir string, rep *Report, why error) error {
+	return (&Writer{Dir: dir}).NotStarted(rep, why)
+}
+
+// NotStarted writes the reports of a run that could not start, saying
+// why, in place of an earlier run's, but for the file w keeps. rep may be
+// nil.
+func (w *Writer) NotStarted(rep *Report, why error) error {
+	if rep == nil {
+		rep = &Report{Started: time.Now().UTC(), Version: version.Get(), Target: "unknown"}
+	}
+	failed := *rep
+	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
+	failed.Duration = time.Since(rep.Started)
+	if w.Dir != "" {
+		if err := os.MkdirAll(w.Dir, 0o755); err != nil {
+			return fmt.Errorf("create the report directory: %w", err)
+		}
+	}
+	return w.write(&failed, true)
 }
 
 // writeAtomic writes b to path through a temporary file in the same folder.

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+
+	"eventsvc/features"
+	"eventsvc/selection"
 )
 
 // TestTheDocsNameOnlyFlagsAndVariablesThatExist reads
@@ -45,21 +48,40 @@ func TestTheDocsNameOnlyFlagsAndVariablesThatExist(t *testing.T) {
 		}
 	}
 
-	var mu sync.Mutex
-	var read []string
-	record := func(name string) (string, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		read = append(read, name)
-		return "", false
-	}
-	var out, errs bytes.Buffer
-	if code := run([]string{"-list"}, record, &out, &errs); code != exitPassed {
-		t.Fatalf("-list: exit %d: %s", code, errs.String())
-	}
+	read := variablesRead(t)
 	for _, m := range regexp.MustCompile(`\b(CONFORMANCE_[A-Z_]+|BASE_URL|READ_ONLY|HTTPS?_PROXY|NO_PROXY|NO_COLOR)\b`).FindAllStringSubmatch(doc, -1) {
 		if !slices.Contains(read, m[1]) {
 			t.Errorf("the docs mention the variable %s, which the binary does not read", m[1])
 		}
+	}
+}
+
+// TestTheDocsNameRealScenarios: every file:line the README and the docs
+// show, as -run would take it or as a run prints it, is a scenario's.
+func TestTheDocsNameRealScenarios(t *testing.T) {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	docs = append(docs, "../../README.md")
+	places := 0
+	for _, path := range docs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, place := range regexp.MustCompile(`[a-z_]+\.feature:[0-9]+`).FindAllString(string(b), -1) {
+			places++
+			plan, err := selection.Load(features.FS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range plan {
+				p.Run = true
+			}
+			if err := selection.Only(plan, []string{place}); err != nil {
+				t.Errorf("%s shows %s: %v", path, place, err)
+			}
+		}
+	}
+	if places == 0 {
+		t.Fatal("no file:line in the docs")
 	}
 }

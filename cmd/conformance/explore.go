@@ -25,26 +25,23 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	getenv := func(name string) string { v, _ := lookup(name); return v }
 	fs := flag.NewFlagSet("conformance explore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to explore (default $BASE_URL; empty: an in-process reference server)")
-	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
+	// Flags that stand for a variable: given, they replace it.
+	vars := newVariables(fs)
+	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to explore")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", "reports", "directory for the reports")
+	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the sequences; the same seed, with -concurrency 1, explores the same sequences against the same state")
+	vars.add("max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprint(explore.DefaultMaxActions), "how many actions in all, 1 to 1000000")
+	vars.add("max-time", "CONFORMANCE_MAX_TIME", explore.DefaultMaxTime.String(), "how long the exploration may take, shrinking included")
+	vars.add("max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprint(explore.DefaultMaxEvents), "how many events it may create in all, each named with the run id, 0 to 100000")
+	vars.add("failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprint(explore.DefaultFailedLogins), "how many token requests with wrong credentials it may send, below the target's lockout, 0 to 100")
+	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many sequences run at once, 1 to 64")
+	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, such as 2m")
+	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's")
 	readOnly := fs.Bool("read-only", false, "create and change nothing: reads only; also READ_ONLY=1 or true")
 	ref := fs.Bool("ref", false, "also check the reference server's choices: every answer against the OpenAPI document (always against the in-process server)")
 	replay := fs.String("replay", "", "run the actions of this replay file (explore/*.json under the report folder) once, instead of generated sequences")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
-	overlay := map[string]*string{}
-	for _, f := range []struct{ flag, variable, usage string }{
-		{"seed", "CONFORMANCE_SEED", "the seed of the sequences (default: drawn, and printed); the same seed, with -concurrency 1, explores the same sequences against the same state"},
-		{"max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprintf("how many actions in all (1 to 1000000; default %d)", explore.DefaultMaxActions)},
-		{"max-time", "CONFORMANCE_MAX_TIME", fmt.Sprintf("how long the exploration may take, shrinking included (default %s)", explore.DefaultMaxTime)},
-		{"max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprintf("how many events it may create in all, each named with the run id (0 to 100000; default %d)", explore.DefaultMaxEvents)},
-		{"failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprintf("how many token requests with wrong credentials it may send, below the target's lockout (0 to 100; default %d)", explore.DefaultFailedLogins)},
-		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many sequences run at once (1 to 64; default 1)"},
-		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
-		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's"},
-	} {
-		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
-	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
@@ -57,16 +54,14 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return exitPassed
 	}
 	env := func(name string) (string, bool) {
+		if v, ok := vars.given(name); ok {
+			return v, true
+		}
 		switch {
-		case name == "BASE_URL":
-			return *baseURL, true
 		case name == "READ_ONLY" && *readOnly:
 			return "1", true
 		case name == "CONFORMANCE_TAGS" || name == "CONFORMANCE_EXPECTED_FAILURES":
 			return "", false // the scenarios' alone
-		}
-		if v, ok := overlay[name]; ok && *v != "" {
-			return *v, true
 		}
 		return lookup(name)
 	}
@@ -82,10 +77,8 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	}
 	c, err := conformance.FromEnv(env)
 	if err != nil {
-		return fail(getenv("CONFORMANCE_REPORT_DIR"), err)
-	}
-	if *reportDir != "" {
-		c.ReportDir = *reportDir
+		dir, _ := env("CONFORMANCE_REPORT_DIR")
+		return fail(dir, err)
 	}
 	if c.ReportDir == "" {
 		c.ReportDir = "reports"

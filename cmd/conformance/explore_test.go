@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,5 +67,53 @@ func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
 		if code := run(args, env(nil), &out, &errs); code != exitUsage || errs.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, errs.String())
 		}
+	}
+}
+
+// TestARepeatedFindingIsToldInFullOnce: of the findings of one kind, the
+// exploration's summary tells the one it shrunk in full and each other
+// in one line that points to it.
+func TestARepeatedFindingIsToldInFullOnce(t *testing.T) {
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	u, _ := url.Parse(ref.URL)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.Method == http.MethodPost && r.URL.Path == "/api/events" && bytes.Contains(body, []byte(`\"`)) {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
+	defer broken.Close()
+	var out, errs bytes.Buffer
+	code := run([]string{"explore", "-base-url", broken.URL, "-report-dir", t.TempDir(), "-seed", "5", "-max-actions", "200"}, env(nil), &out, &errs)
+	if code != exitFailed {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs.String(), out.String())
+	}
+	_, failures, ok := strings.Cut(out.String(), "\nFailures:\n")
+	if !ok {
+		t.Fatalf("no failures told:\n%s", out.String())
+	}
+	failures, _, _ = strings.Cut(failures, "\nRules: ")
+	entries := regexp.MustCompile(`(?m)^\d+\) `).Split(failures, -1)[1:]
+	full, repeats := 0, 0
+	for _, e := range entries {
+		lines := strings.Split(strings.TrimSpace(e), "\n")
+		if strings.Contains(lines[0], "another finding of server error") {
+			repeats++
+			if len(lines) != 1 || !regexp.MustCompile(`told in full in \d+\)`).MatchString(lines[0]) {
+				t.Errorf("a repeated finding is told in %d lines, or does not point to the one told in full:\n%s", len(lines), e)
+			}
+			continue
+		}
+		full++
+		if len(lines) < 4 {
+			t.Errorf("the finding shrunk is not told in full:\n%s", e)
+		}
+	}
+	if full != 1 || repeats == 0 {
+		t.Errorf("%d findings in full, %d repeated; want 1 and some:\n%s", full, repeats, failures)
 	}
 }

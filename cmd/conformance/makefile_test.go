@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,78 @@ func TestMakeExploreTakesTheSameVariables(t *testing.T) {
 	for _, want := range []string{"BASE_URL=https://staging.example", "CONFORMANCE_SEED=42", "CONFORMANCE_USERNAME=qa@example.org"} {
 		if !strings.Contains(text, "\n"+want+"\n") {
 			t.Errorf("the explorer does not get %s:\n%s", want, text)
+		}
+	}
+}
+
+// TestCIRunsTheBinaryNotMake: make ends a failed recipe with its own
+// status 2, the suite's "could not start", whatever the suite's was (1
+// failed, 3 throttled, 4 unreachable). So the CI templates, the CI
+// sections and every YAML of the docs run the binary, never make
+// conformance or make explore, and the Makefile's help and the README
+// say why.
+func TestCIRunsTheBinaryNotMake(t *testing.T) {
+	if _, err := exec.LookPath("make"); err == nil {
+		fake := filepath.Join(t.TempDir(), "go")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 4\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("make", "-s", "-C", "../..", "conformance", "GO="+fake)
+		cmd.Env = append(os.Environ(), "MAKEFLAGS=")
+		err := cmd.Run()
+		if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 {
+			t.Errorf("make conformance with a suite that exits 4: %v; the docs say make ends it with 2", err)
+		}
+	}
+	runsMake := regexp.MustCompile(`\bmake(\s+-\S+)*\s+(conformance|explore)\b`)
+	read := func(path string) string {
+		b, err := os.ReadFile(filepath.Join("../..", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ci, _ := filepath.Glob("../../ci/gitlab/*.yml")
+	for i := range ci {
+		ci[i], _ = filepath.Rel("../..", ci[i])
+	}
+	for _, path := range append(ci, "action.yml", "ci/conformance.sh") {
+		if m := runsMake.FindString(read(path)); m != "" {
+			t.Errorf("%s runs %q: a CI job must run the binary, whose exit status is the suite's", path, m)
+		}
+	}
+	docs, _ := filepath.Glob("../../docs/*.md")
+	docs = append(docs, "../../README.md")
+	for _, path := range docs {
+		path, _ = filepath.Rel("../..", path)
+		text := read(path)
+		for _, block := range regexp.MustCompile("(?s)```ya?ml\n.*?```").FindAllString(text, -1) {
+			if m := runsMake.FindString(block); m != "" {
+				t.Errorf("%s: a YAML block runs %q, not the binary", path, m)
+			}
+		}
+		for _, section := range regexp.MustCompile(`(?m)^#+ .*\bCI\b.*$`).FindAllStringIndex(text, -1) {
+			body := text[section[1]:]
+			if next := regexp.MustCompile(`(?m)^#+ `).FindStringIndex(body); next != nil {
+				body = body[:next[0]]
+			}
+			if m := runsMake.FindString(body); m != "" {
+				t.Errorf("%s: the section %q runs %q, not the binary", path, text[section[0]:section[1]], m)
+			}
+		}
+	}
+	makefile := read("Makefile")
+	for _, target := range []string{"conformance", "explore"} {
+		_, help, _ := strings.Cut(makefile, "#   make "+target+" ")
+		help, _, _ = strings.Cut(help, "#   make ")
+		if !strings.Contains(help, "status 2") || !strings.Contains(help, "bin/conformance") {
+			t.Errorf("the Makefile's help of make %s does not say that make ends a failure with 2 and CI runs bin/conformance:\n%s", target, help)
+		}
+	}
+	readme := strings.Join(strings.Fields(read("README.md")), " ")
+	for _, want := range []string{"`bin/conformance`, the suite as one binary", "rather than make, which turns every failure into its own exit status 2", "in CI, `bin/conformance explore`"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("the README does not say %q", want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"eventsvc/conformance"
@@ -32,10 +31,17 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	getenv := func(name string) string { v, _ := lookup(name); return v }
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	baseURL := fs.String("base-url", getenv("BASE_URL"), "address of the deployment to check, under which /api is served (default $BASE_URL; empty: an in-process reference server)")
-	controlURL := fs.String("control-url", getenv("CONTROL_URL"), "address of the control API of a reference server run with eventsvc serve -control, to move its clock (default $CONTROL_URL; its token in $CONFORMANCE_CONTROL_TOKEN)")
-	tags := fs.String("tags", "", "tag expression selecting scenarios, such as '@spec && not @local' (default $CONFORMANCE_TAGS, else \""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process)")
-	reportDir := fs.String("report-dir", "", "directory for the reports (default $CONFORMANCE_REPORT_DIR, else reports)")
+	// Flags that stand for a variable: given, they replace it.
+	vars := newVariables(fs)
+	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to check, under which /api is served")
+	vars.add("control-url", "CONTROL_URL", "", "address of the control API of a reference server run with eventsvc serve -control, to move its clock; its token in $CONFORMANCE_CONTROL_TOKEN")
+	vars.add("tags", "CONFORMANCE_TAGS", "\""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process", "tag expression selecting scenarios, such as '@spec && not @local'")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", "reports", "directory for the reports")
+	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many scenarios run at once, 1 to 64; verdicts and reports are those of a serial run")
+	vars.add("retries", "CONFORMANCE_RETRIES", "0", "how many more times a failed scenario runs, 0 to 10; one that then passes is flaky")
+	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, such as 2m")
+	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA")
+	vars.add("expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason")
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
 	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when a rule of the specification it could check was not checked (read-only, the target's data, a failure first); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
@@ -44,19 +50,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	format := fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
-	// Flags that stand for a variable: given, they replace it.
-	overlay := map[string]*string{}
-	for _, f := range []struct{ flag, variable, usage string }{
-		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many scenarios run at once (1 to 64; default 1); verdicts and reports are those of a serial run"},
-		{"retries", "CONFORMANCE_RETRIES", "how many more times a failed scenario runs (0 to 10); one that then passes is flaky"},
-		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
-		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA"},
-		{"expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason"},
-	} {
-		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
-	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]\n       [-version]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: generated sequences of actions against the\n       same target, each answer checked against the rules (conformance explore -h lists its flags; docs/explore.md)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -71,20 +66,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return exitUsage
 	}
 	env := func(name string) (string, bool) {
-		if name == "BASE_URL" {
-			return *baseURL, true
-		}
-		if name == "CONTROL_URL" {
-			return *controlURL, *controlURL != ""
+		if v, ok := vars.given(name); ok {
+			return v, true
 		}
 		if name == "READ_ONLY" && *readOnly {
 			return "1", true
 		}
 		if name == "CONFORMANCE_FAIL_ON_NOT_RUN" && *failOnNotRun {
 			return "1", true
-		}
-		if v, ok := overlay[name]; ok && *v != "" {
-			return *v, true
 		}
 		return lookup(name)
 	}
@@ -96,7 +85,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			if dir == "" {
 				dir = "reports"
 			}
-			if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
+			w := &report.Writer{Dir: dir, Keep: *rerun} // the report it reads, left to be read again
+			if werr := w.NotStarted(nil, err); werr != nil {
 				fmt.Fprintf(stderr, "conformance: %v\n", werr)
 			}
 		}
@@ -104,28 +94,22 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	o, err := conformance.FromEnv(env)
 	if err != nil {
-		dir := *reportDir
-		if dir == "" {
-			dir = getenv("CONFORMANCE_REPORT_DIR")
-		}
+		dir, _ := env("CONFORMANCE_REPORT_DIR")
 		return notStarted(dir, err)
-	}
-	if *tags != "" {
-		o.Tags, o.DefaultTags = *tags, false
 	}
 	if *only != "" {
 		o.Scenarios = strings.Split(*only, ",")
 	}
 	if *rerun != "" {
-		// Read before the reports it names are replaced by this run's.
+		// Left as it is until this run has run and writes its own reports,
+		// so that a run stopped midway, or one that cannot start, leaves it
+		// to be read again.
 		failed, err := report.FailedScenarios(*rerun)
 		if err != nil {
 			return fail(err)
 		}
 		o.Scenarios = append(o.Scenarios, failed...)
-	}
-	if *reportDir != "" {
-		o.ReportDir = *reportDir
+		o.KeepReport = *rerun
 	}
 	if o.ReportDir == "" {
 		o.ReportDir = "reports"
@@ -152,11 +136,11 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if *list {
 		return listScenarios(plan, effective, stdout)
 	}
-	where := o.Target.BaseURL
-	if where == "" {
-		where = "an in-process reference server"
+	if o.Target.BaseURL == "" {
+		fmt.Fprintf(stdout, "Checking an in-process reference server (run %s); to check the one make run started: BASE_URL=http://localhost:8080 make conformance, or conformance -base-url http://localhost:8080\n", o.Target.RunID)
+	} else {
+		fmt.Fprintf(stdout, "Checking %s (run %s)\n", o.Target.BaseURL, o.Target.RunID)
 	}
-	fmt.Fprintf(stdout, "Checking %s (run %s)\n", where, o.Target.RunID)
 	c := o.Target.Credentials
 	creds := fmt.Sprintf("client %q, user %q, other user %q", c.ClientID, c.Username, c.OtherUsername)
 	if o.DemoCredentials {
@@ -331,36 +315,4 @@ func listScenarios(plan []*selection.Planned, effective selection.TagExpr, stdou
 	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, effective.String())
 	fmt.Fprintln(stdout, failedLoginsLine(plan))
 	return exitPassed
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// parse parses args into fs. When the command cannot go on (-h, a bad
-// flag, an argument), it returns false and the exit status.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPassed, false
-		}
-		return exitUsage, false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		return exitUsage, false
-	}
-	return 0, true
-}
-
-// variableFlag is a flag that stands for a variable: given, it replaces
-// it.
-func variableFlag(fs *flag.FlagSet, name, variable, usage string) *string {
-	return fs.String(name, "", usage+" (default $"+variable+")")
 }

@@ -10,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"eventsvc/server"
+	"eventsvc/server/servertest"
 )
 
 func env(vars map[string]string) func(string) (string, bool) {
@@ -222,5 +225,31 @@ func TestARunThatCannotStartReplacesTheLastReports(t *testing.T) {
 	run([]string{"-list", "-tags", "@spce", "-report-dir", dir}, env(nil), &out, &errs)
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("-list wrote reports: %v", entries)
+	}
+}
+
+// TestWithoutBaseURLTheFirstLineSaysHowToCheckMakeRun: a run without
+// BASE_URL says on its first line that it checks an in-process reference
+// server, and how to check the one make run started instead; a run
+// against a deployment names it alone.
+func TestWithoutBaseURLTheFirstLineSaysHowToCheckMakeRun(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir()}, env(nil), &out, &errs); code != exitPassed {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	for _, want := range []string{"Checking an in-process reference server (run ", "BASE_URL=http://localhost:8080 make conformance", "-base-url http://localhost:8080"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first line does not say %q: %q", want, first)
+		}
+	}
+
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	out.Reset()
+	if code := run([]string{"-tags", "@SVC-1", "-report-dir", t.TempDir()}, env(map[string]string{"BASE_URL": ref.URL}), &out, &errs); code != exitPassed {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errs.String())
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); !regexp.MustCompile(`^Checking http://127\.0\.0\.1:\d+ \(run \w+\)$`).MatchString(first) {
+		t.Errorf("against a deployment, the first line is %q", first)
 	}
 }

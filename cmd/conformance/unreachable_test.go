@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"eventsvc/report/reporttest"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
 )
@@ -112,5 +114,58 @@ func TestOneScenarioAndTheLastFailuresRunAgain(t *testing.T) {
 	errs.Reset()
 	if code := run([]string{"-base-url", ref.URL, "-report-dir", dir, "-run", "reading.feature:1"}, env(nil), &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "names no scenario") {
 		t.Fatalf("-run of a place with no scenario: exit %d, %q", code, errs.String())
+	}
+}
+
+// TestAStoppedTargetsPageCountsTheScenariosThatRan: the page of a run
+// whose target stopped answering midway (exit 4), or throttled it (exit
+// 3), counts at its top the scenarios that passed, failed and were not
+// run, as conformance.json tells them.
+func TestAStoppedTargetsPageCountsTheScenariosThatRan(t *testing.T) {
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	u, _ := url.Parse(ref.URL)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	for _, throttled := range []bool{false, true} {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case n.Add(1) <= 60:
+				rp.ServeHTTP(w, r)
+			case throttled:
+				w.Header().Set("Retry-After", "120")
+				w.WriteHeader(http.StatusTooManyRequests)
+			default:
+				if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+					conn.Close()
+				}
+			}
+		}))
+		dir := t.TempDir()
+		var out, errs bytes.Buffer
+		code := run([]string{"-base-url", srv.URL, "-report-dir", dir, "-read-only"}, env(nil), &out, &errs)
+		srv.Close()
+		if want := map[bool]int{false: exitUnreachable, true: exitThrottled}[throttled]; code != want {
+			t.Fatalf("throttled %v: exit %d, want %d: %s", throttled, code, want, errs.String())
+		}
+		doc := reporttest.Read(t, dir)
+		selected, counts := 0, map[string]int{}
+		for _, s := range doc.Scenarios {
+			if s.Attempts > 0 {
+				selected++
+				counts[s.Verdict]++
+			}
+		}
+		if counts["passed"] == 0 || counts["not run"] == 0 {
+			t.Fatalf("throttled %v: the target did not stop midway: %v", throttled, counts)
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "conformance.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, _, _ := strings.Cut(string(page), "</header>")
+		want := fmt.Sprintf("<dt>Scenarios</dt><dd>%d selected: %d passed, %d failed, %d not run (", selected, counts["passed"], counts["failed"], counts["not run"])
+		if !strings.Contains(header, want) {
+			t.Errorf("throttled %v: the page's header does not count the scenarios as conformance.json does (%s):\n%s", throttled, want, header)
+		}
 	}
 }
