@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"net/url"
+	"sort"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -58,19 +59,39 @@ func base64Run(enc *base64.Encoding, s string, k int) string {
 	return encoded[first : last+1]
 }
 
-// view is a text decoded one way, each of its bytes with the span of the
-// text it was decoded from.
+// view is a text decoded one way: the bytes of its parent, the text it
+// was decoded from, with the escapes that marks tell of decoded. The
+// original text is the view with no parent.
 type view struct {
-	b          []byte
-	start, end []int32 // the span in the original text of each byte of b; nil for the text itself
+	b      []byte
+	parent *view
+	marks  []mark // in order
 }
 
-// span is where in the original text the bytes b[i:j] come from.
-func (v view) span(i, j int) (int, int) {
-	if v.start == nil {
-		return i, j
+// mark is an escape decoded: b[at:at+n] stands for parent.b[from:to].
+type mark struct{ at, n, from, to int }
+
+// origin is the span of the original text that b[i] comes from.
+func (v *view) origin(i int) (int, int) {
+	if v.parent == nil {
+		return i, i + 1
 	}
-	return int(v.start[i]), int(v.end[j-1])
+	k := sort.Search(len(v.marks), func(k int) bool { return v.marks[k].at > i }) - 1
+	if k < 0 {
+		return v.parent.origin(i)
+	}
+	m := v.marks[k]
+	if i < m.at+m.n {
+		return v.parent.span(m.from, m.to)
+	}
+	return v.parent.origin(m.to + i - (m.at + m.n))
+}
+
+// span is the span of the original text that b[i:j] comes from.
+func (v *view) span(i, j int) (int, int) {
+	from, _ := v.origin(i)
+	_, to := v.origin(j - 1)
+	return from, to
 }
 
 // decoder decodes the escape at the start of b: what it decodes to and
@@ -91,7 +112,7 @@ var decoders = []decoder{
 }
 
 // apply decodes every escape of d in v; ok is false when there was none.
-func (v view) apply(d decoder) (w view, ok bool) {
+func (v *view) apply(d decoder) (w *view, ok bool) {
 	at := 0 // v.b[:at] is in w
 	for i := 0; i < len(v.b); i++ {
 		next := bytes.IndexByte(v.b[i:], d.trigger)
@@ -103,40 +124,26 @@ func (v view) apply(d decoder) (w view, ok bool) {
 		if n == 0 {
 			continue
 		}
-		if !ok {
-			w = view{b: make([]byte, 0, len(v.b)), start: make([]int32, 0, len(v.b)), end: make([]int32, 0, len(v.b))}
-			ok = true
+		if w == nil {
+			w = &view{b: make([]byte, 0, len(v.b)), parent: v}
 		}
-		w.copy(v, at, i)
-		from, to := v.span(i, i+n)
-		for _, c := range out {
-			w.b, w.start, w.end = append(w.b, c), append(w.start, int32(from)), append(w.end, int32(to))
-		}
+		w.b = append(w.b, v.b[at:i]...)
+		w.marks = append(w.marks, mark{at: len(w.b), n: len(out), from: i, to: i + n})
+		w.b = append(w.b, out...)
 		at, i = i+n, i+n-1
 	}
-	if ok {
-		w.copy(v, at, len(v.b))
+	if w == nil {
+		return nil, false
 	}
-	return w, ok
-}
-
-// copy appends v.b[i:j] to w, as it is.
-func (w *view) copy(v view, i, j int) {
-	w.b = append(w.b, v.b[i:j]...)
-	if v.start != nil {
-		w.start, w.end = append(w.start, v.start[i:j]...), append(w.end, v.end[i:j]...)
-		return
-	}
-	for k := int32(i); k < int32(j); k++ {
-		w.start, w.end = append(w.start, k), append(w.end, k+1)
-	}
+	w.b = append(w.b, v.b[at:]...)
+	return w, true
 }
 
 // eachView calls f with s decoded in every way and every pair of ways a
 // secret is written in text (percent-encoded in a JSON string, JSON in a
 // query…), s as it is first. It holds two decoded views at most at once.
-func eachView(s string, f func(view)) {
-	raw := view{b: []byte(s)}
+func eachView(s string, f func(*view)) {
+	raw := &view{b: []byte(s)}
 	f(raw)
 	for _, d := range decoders {
 		v, ok := raw.apply(d)

@@ -104,6 +104,9 @@ func textForms(s string) map[string]string {
 	for style, f := range jsonStyles(s) {
 		forms["json, "+style] = f
 	}
+	forms["a url's path in json, with \\/"] = strings.ReplaceAll((&url.URL{Path: s}).EscapedPath(), "/", `\/`)
+	forms["json in a query"] = url.QueryEscape(jsonStyles(s)["go"])
+	forms["json in html"] = html.EscapeString(jsonStyles(s)["go, not html"])
 	return forms
 }
 

@@ -100,7 +100,7 @@ type Redactor struct {
 	mu    sync.RWMutex
 	known map[string]bool     // the forms of the secrets (forms), each once
 	index map[uint32][]string // the forms by their first four bytes
-	pairs *[1 << 16]bool      // the first two bytes of the forms
+	pairs *[1 << 10]uint64    // a bit for the first two bytes of each form
 }
 
 // New returns a Redactor that knows the given secrets.
@@ -121,16 +121,19 @@ func (r *Redactor) Add(secret string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.known == nil {
-		r.known, r.index, r.pairs = map[string]bool{}, map[uint32][]string{}, new([1 << 16]bool)
+		r.known, r.index, r.pairs = map[string]bool{}, map[uint32][]string{}, new([1 << 10]uint64)
 	}
 	for _, f := range forms(secret) {
 		if !r.known[f] {
 			r.known[f] = true
 			r.index[prefix4(f)] = append(r.index[prefix4(f)], f)
-			r.pairs[uint16(f[0])|uint16(f[1])<<8] = true
+			p := pair(f[0], f[1])
+			r.pairs[p/64] |= 1 << (p % 64)
 		}
 	}
 }
+
+func pair(a, b byte) uint16 { return uint16(a) | uint16(b)<<8 }
 
 // prefix4 is the first four bytes of s, which has at least four.
 func prefix4(s string) uint32 {
@@ -149,9 +152,9 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	var found [][2]int
-	eachView(s, func(v view) {
+	eachView(s, func(v *view) {
 		for i := 0; i+4 <= len(v.b); i++ {
-			if !r.pairs[uint16(v.b[i])|uint16(v.b[i+1])<<8] {
+			if p := pair(v.b[i], v.b[i+1]); r.pairs[p/64]&(1<<(p%64)) == 0 {
 				continue
 			}
 			for _, f := range r.index[prefix4(string(v.b[i:i+4]))] {
