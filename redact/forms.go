@@ -12,9 +12,11 @@ import (
 
 // minRun is the shortest run of base64 characters masked as the sign of a
 // secret. A secret of MinLength bytes gives runs of 7 or 8 characters
-// (42 or 48 bits, as many as its own 6 bytes carry); runs of 4 or 5,
-// such as a secret of 4 bytes would give, turn up by chance in a page of
-// other base64 (one position in 64^4, 17 million).
+// (42 or 48 bits, about as many as its own 6 characters carry, so that a
+// run is no likelier than the secret itself to turn up by chance); the
+// runs of 4 or 5 that a secret of 4 bytes would give match one position
+// in 17 million (64^4) of any other base64, which long tokens and bodies
+// reach.
 const minRun = 7
 
 // forms are the strings that show a secret in text once the text is
