@@ -73,7 +73,7 @@ func (r *runner) writeReplays(results []*report.ScenarioResult) error {
 			return fmt.Errorf("create the replays' folder: %w", err)
 		}
 		name := fmt.Sprintf("%s-%d.json", fileWord(findingName(f)), res.Line)
-		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), append(report.EscapeJSON(b), '\n'), 0o644); err != nil {
 			return fmt.Errorf("write a replay: %w", err)
 		}
 		f.ReplayFile = ReplayDir + "/" + name

@@ -7,17 +7,20 @@
 // secret, password, session or credential), and the form fields and JSON
 // properties that carry secrets, whatever their value and the case of
 // their names or media type. By value: every secret it has been told
-// about, wherever it appears, also in its URL-encoded and base64 forms.
+// about, wherever it appears and in every form it takes there: percent-
+// and form-encoded, escaped in JSON or HTML, and in base64 alone or after
+// anything else, as in a Basic credential (forms.go). A JSON document is
+// masked in its decoded strings and written back with the characters it
+// had.
 package redact
 
 import (
-	"encoding/base64"
+	"bytes"
 	"encoding/json"
 	"mime"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -94,8 +97,10 @@ func isJSON(contentType string) bool {
 // Redactor masks the secrets it knows. The zero value is ready to use and
 // masks by place only. A Redactor is safe for concurrent use.
 type Redactor struct {
-	mu      sync.RWMutex
-	secrets []string // with their encoded forms, longest first
+	mu    sync.RWMutex
+	known map[string]bool     // the forms of the secrets (forms), each once
+	index map[uint32][]string // the forms by their first four bytes
+	pairs *[1 << 10]uint64    // a bit for the first two bytes of each form
 }
 
 // New returns a Redactor that knows the given secrets.
@@ -113,31 +118,70 @@ func (r *Redactor) Add(secret string) {
 	if len(secret) < MinLength {
 		return
 	}
-	forms := []string{
-		secret,
-		url.QueryEscape(secret),
-		url.PathEscape(secret),
-		base64.StdEncoding.EncodeToString([]byte(secret)),
-		strings.TrimRight(base64.StdEncoding.EncodeToString([]byte(secret)), "="),
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, f := range forms {
-		if !slices.Contains(r.secrets, f) {
-			r.secrets = append(r.secrets, f)
+	if r.known == nil {
+		r.known, r.index, r.pairs = map[string]bool{}, map[uint32][]string{}, new([1 << 10]uint64)
+	}
+	for _, f := range forms(secret) {
+		if !r.known[f] {
+			r.known[f] = true
+			r.index[prefix4(f)] = append(r.index[prefix4(f)], f)
+			p := pair(f[0], f[1])
+			r.pairs[p/64] |= 1 << (p % 64)
 		}
 	}
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
 }
 
-// String masks every known secret in s.
+func pair(a, b byte) uint16 { return uint16(a) | uint16(b)<<8 }
+
+// prefix4 is the first four bytes of s, which has at least four.
+func prefix4(s string) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// String masks every known secret in s, in every form it takes in text:
+// as it is, percent- or form-encoded (in either case of hex), escaped in a
+// JSON string (\" \/ \u0026 … in either case) or as an HTML reference,
+// one inside the other, and in base64 (forms). Overlapping forms are
+// masked as one.
 func (r *Redactor) String(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, secret := range r.secrets {
-		s = strings.ReplaceAll(s, secret, Mask)
+	if len(r.index) == 0 || len(s) < 4 {
+		return s
 	}
-	return s
+	var found [][2]int
+	eachView(s, func(v *view) {
+		for i := 0; i+4 <= len(v.b); i++ {
+			if p := pair(v.b[i], v.b[i+1]); r.pairs[p/64]&(1<<(p%64)) == 0 {
+				continue
+			}
+			for _, f := range r.index[prefix4(string(v.b[i:i+4]))] {
+				if bytes.HasPrefix(v.b[i:], []byte(f)) {
+					from, to := v.span(i, i+len(f))
+					found = append(found, [2]int{from, to})
+				}
+			}
+		}
+	})
+	if len(found) == 0 {
+		return s
+	}
+	slices.SortFunc(found, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(found); {
+		from, to := found[i][0], found[i][1]
+		for i++; i < len(found) && found[i][0] <= to; i++ {
+			to = max(to, found[i][1])
+		}
+		b.WriteString(s[at:from])
+		b.WriteString(Mask)
+		at = to
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
 
 // Header returns a copy of h with the credential headers masked (keeping the
@@ -207,7 +251,7 @@ func (r *Redactor) body(contentType string, body []byte) (string, bool) {
 	case IsForm(contentType):
 		s, ok = maskForm(s)
 	case isJSON(contentType):
-		s, ok = maskJSON(s)
+		s, ok = r.maskJSON(s)
 	}
 	return r.String(s), ok
 }
@@ -231,33 +275,43 @@ func maskForm(s string) (string, bool) {
 	return strings.Join(pairs, "&"), ok
 }
 
-// maskJSON masks the values of secret properties at any depth; ok is false
-// when s is not JSON.
-func maskJSON(s string) (string, bool) {
+// maskJSON masks the values of secret properties at any depth, and every
+// known secret in the names and strings of the document, decoded; it
+// writes the document back with the characters it had (no \u0026 for &)
+// and its numbers as they were written. ok is false when s is not JSON.
+func (r *Redactor) maskJSON(s string) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
 	var doc any
-	if err := json.Unmarshal([]byte(s), &doc); err != nil {
+	if err := d.Decode(&doc); err != nil || strings.Trim(s[d.InputOffset():], " \t\r\n") != "" {
 		return s, false
 	}
-	out, err := json.Marshal(maskValue(doc))
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r.maskValue(doc)); err != nil {
 		return s, false
 	}
-	return string(out), true
+	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
-func maskValue(v any) any {
+func (r *Redactor) maskValue(v any) any {
 	switch t := v.(type) {
+	case string:
+		return r.String(t)
 	case map[string]any:
+		out := make(map[string]any, len(t))
 		for k, child := range t {
 			if sensitiveField(k) {
-				t[k] = Mask
+				out[r.String(k)] = Mask
 			} else {
-				t[k] = maskValue(child)
+				out[r.String(k)] = r.maskValue(child)
 			}
 		}
+		return out
 	case []any:
 		for i, child := range t {
-			t[i] = maskValue(child)
+			t[i] = r.maskValue(child)
 		}
 	}
 	return v

@@ -102,6 +102,8 @@ func TestStrictBodyTellsWhenTheSecretsCouldNotBeFound(t *testing.T) {
 		{"text/plain", "password=x", "password=x", false},
 		{"", "password=x", "password=x", false},
 		{"application/json", `{"password":"x"`, `{"password":"x"`, false},
+		{"application/json", `{"password":"x"}}`, `{"password":"x"}}`, false},
+		{"application/json", `{"password":"x"} {"password":"y"}`, `{"password":"x"} {"password":"y"}`, false},
 		{"application/x-www-form-urlencoded", "pass%ZZword=x&a=1", "***&a=1", false},
 	} {
 		got, ok := New().StrictBody(c.ct, []byte(c.body))

@@ -91,7 +91,7 @@ func (c *Console) ScenarioEnded(r *ScenarioResult) {
 		c.pretty(r, attempt)
 		return
 	}
-	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, r.Place()), r.Name)
+	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, Visible(r.Place())), Visible(r.Name))
 	if r.Failure != nil && r.Verdict != NotRun {
 		line += c.paint(grey, " — "+blameText(r))
 	}
@@ -103,22 +103,22 @@ func (c *Console) ScenarioEnded(r *ScenarioResult) {
 	fmt.Fprintln(c.w, line)
 }
 
-// why is the reason a scenario was not run.
+// why is the reason a scenario was not run, safe for a terminal.
 func (c *Console) why(r *ScenarioResult) string {
 	if r.Detail != "" {
-		return r.Detail
+		return Visible(r.Detail)
 	}
 	return reasonsText([]string{r.Reason}, "")
 }
 
 func (c *Console) pretty(r *ScenarioResult, attempt string) {
 	if r.Feature != c.feature {
-		fmt.Fprintf(c.w, "\n%s %s\n", c.paint(bold, "Feature:"), r.Feature)
+		fmt.Fprintf(c.w, "\n%s %s\n", c.paint(bold, "Feature:"), Visible(r.Feature))
 		c.feature = r.Feature
 	}
-	fmt.Fprintf(c.w, "\n  %s %s  %s\n", c.paint(bold, "Scenario:"), r.Name, c.paint(grey, r.Place()+attempt))
+	fmt.Fprintf(c.w, "\n  %s %s  %s\n", c.paint(bold, "Scenario:"), Visible(r.Name), c.paint(grey, Visible(r.Place())+attempt))
 	for _, s := range r.Steps {
-		text := s.Keyword + " " + s.Text
+		text := Visible(s.Keyword + " " + s.Text)
 		switch s.Status {
 		case "passed":
 			text = c.paint(green, text)
@@ -129,7 +129,7 @@ func (c *Console) pretty(r *ScenarioResult, attempt string) {
 		}
 		fmt.Fprintf(c.w, "    %s\n", text)
 		if s.Error != "" {
-			fmt.Fprintln(c.w, indent(s.Error, "      "))
+			fmt.Fprintln(c.w, indent(Visible(s.Error), "      "))
 		}
 	}
 	if r.Verdict == NotRun {
@@ -158,7 +158,7 @@ func (c *Console) Watch(running func(time.Duration) map[*ScenarioResult]time.Dur
 					if slices.Contains(r.Tags, "@slow") {
 						note = "; @slow: it waits for tokens to expire"
 					}
-					lines = append(lines, fmt.Sprintf("  … still running after %s: %s (%s%s)", roundDuration(d), r.Name, r.Place(), note))
+					lines = append(lines, fmt.Sprintf("  … still running after %s: %s (%s%s)", roundDuration(d), Visible(r.Name), Visible(r.Place()), note))
 				}
 				slices.Sort(lines)
 				c.mu.Lock()
@@ -191,7 +191,7 @@ func (c *Console) Summary(rep *Report) {
 			number[s.Place()] = i + 1
 		}
 		for i, s := range failed {
-			fmt.Fprintf(c.w, "\n%d) %s %s  %s", i+1, c.verdictLabel(s.Verdict, 0), s.Name, c.paint(grey, s.Place()))
+			fmt.Fprintf(c.w, "\n%d) %s %s  %s", i+1, c.verdictLabel(s.Verdict, 0), Visible(s.Name), c.paint(grey, Visible(s.Place())))
 			if n := number[s.Failure.SameAs]; n != 0 && failed[n-1].Failure.SameAs == "" {
 				fmt.Fprintf(c.w, "%s\n", c.paint(grey, fmt.Sprintf(" — told in full in %d)", n)))
 				continue
@@ -199,20 +199,21 @@ func (c *Console) Summary(rep *Report) {
 			fmt.Fprintln(c.w)
 			fmt.Fprintf(c.w, "   %s\n", blameText(s))
 			if s.Expectation != "" {
-				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", s.Name, s.Expectation)
+				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", Visible(s.Name), Visible(s.Expectation))
 			}
 			for _, st := range s.Steps {
+				text := Visible(st.Keyword + " " + st.Text)
 				if st.Status == "failed" || st.Status == "undefined" || st.Status == "pending" || st.Status == "ambiguous" {
-					fmt.Fprintf(c.w, "   %s %s  %s\n", c.paint(red, st.Keyword+" "+st.Text), "", c.paint(grey, fmt.Sprintf("%s:%d", s.File, st.Line)))
+					fmt.Fprintf(c.w, "   %s %s  %s\n", c.paint(red, text), "", c.paint(grey, Visible(fmt.Sprintf("%s:%d", s.File, st.Line))))
 					break
 				}
-				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, st.Keyword+" "+st.Text))
+				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, text))
 			}
-			fmt.Fprintln(c.w, indent(s.Failure.Text(), "     "))
+			fmt.Fprintln(c.w, indent(Visible(s.Failure.Text()), "     "))
 			if len(s.Failure.Exchanges) > 1 {
 				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, "the scenario's requests:"))
 				for i, x := range s.Failure.Exchanges {
-					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, fmt.Sprintf("%d. %s", i+1, exchangeLine(x))))
+					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, fmt.Sprintf("%d. %s", i+1, Visible(exchangeLine(x)))))
 				}
 			}
 			if s.Failure.ScriptFile != "" && c.ReportDir != "" {
@@ -245,7 +246,7 @@ func (c *Console) Summary(rep *Report) {
 		detail := ""
 		switch r.Verdict {
 		case NotRun:
-			detail = reasonsText(r.Reasons, firstDetail(r))
+			detail = Visible(reasonsText(r.Reasons, firstDetail(r)))
 		default:
 			detail = scenarioCounts(r.Counts)
 			if r.Checks > 0 {
@@ -253,7 +254,7 @@ func (c *Console) Summary(rep *Report) {
 			}
 		}
 		if r.Expectation != "" {
-			detail += "; baseline: " + r.Expectation
+			detail += "; baseline: " + Visible(r.Expectation)
 		}
 		if r.Stale {
 			detail += c.paint(red, " — STALE: the baseline expects it to fail; remove the entry")
@@ -309,14 +310,14 @@ func (c *Console) closing(rep *Report) string {
 	}
 	switch rep.Outcome {
 	case OutcomeThrottled:
-		return c.paint(yellow, "THROTTLED: "+rep.Error)
+		return c.paint(yellow, "THROTTLED: "+Visible(rep.Error))
 	case OutcomeUnreachable:
-		return c.paint(yellow, "UNREACHABLE: "+rep.Error+"; the rules not yet checked were not run")
+		return c.paint(yellow, "UNREACHABLE: "+Visible(rep.Error)+"; the rules not yet checked were not run")
 	case OutcomeFailed:
 		what := rulesWith(rep, Failed)
 		for _, b := range rep.Baseline {
 			if b.Status == EntryStale {
-				what = append(what, "stale baseline entry: "+b.Expectation.String())
+				what = append(what, "stale baseline entry: "+Visible(b.Expectation.String()))
 			}
 		}
 		if n := rep.SetupFailures(); n > 0 {

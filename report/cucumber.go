@@ -97,5 +97,5 @@ func cucumberJSON(rep *Report) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cucumber report: %w", err)
 	}
-	return append(b, '\n'), nil
+	return append(EscapeJSON(b), '\n'), nil
 }

@@ -182,5 +182,5 @@ func reportJSON(rep *Report) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("conformance report: %w", err)
 	}
-	return b.Bytes(), nil
+	return EscapeJSON(b.Bytes()), nil
 }

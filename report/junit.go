@@ -81,7 +81,7 @@ func junitXML(rep *Report) ([]byte, error) {
 			OutcomeIncomplete: "the run did not finish", OutcomeNotStarted: "the run could not start", OutcomeThrottled: "throttled by the target",
 		}[rep.Outcome]
 		s.Cases = []junitCase{{Name: name, Classname: "conformance run", Time: seconds(rep.Duration),
-			Error: &junitProblem{Message: firstLine(rep.Error), Type: rep.Outcome, Text: rep.Error}}}
+			Error: &junitProblem{Message: Visible(firstLine(rep.Error)), Type: rep.Outcome, Text: Visible(rep.Error)}}}
 		doc.Suites = append(doc.Suites, s)
 		doc.Tests, doc.Errors = 1, 1
 		return marshalXML(doc)
@@ -113,16 +113,16 @@ func junitXML(rep *Report) ([]byte, error) {
 		c.Props = &junitPropsList{Props: props}
 		switch sc.Verdict {
 		case Failed:
-			c.Failure = &junitProblem{Message: blameText(sc) + ": " + firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
+			c.Failure = &junitProblem{Message: blameText(sc) + ": " + Visible(firstLine(sc.Failure.Message)), Type: Visible(sc.Failure.Step), Text: failureText(sc)}
 			s.Failures++
 		case SetupFailed:
-			c.Error = &junitProblem{Message: "setup failed: " + firstLine(sc.Failure.Message), Type: sc.Failure.Step, Text: failureText(sc)}
+			c.Error = &junitProblem{Message: "setup failed: " + Visible(firstLine(sc.Failure.Message)), Type: Visible(sc.Failure.Step), Text: failureText(sc)}
 			s.Errors++
 		case NotRun:
 			c.Skipped = &junitSkipped{Message: (&Console{}).why(sc)}
 			s.Skipped++
 		case ExpectedFailure:
-			c.Skipped = &junitSkipped{Message: "expected failure (baseline: " + sc.Expectation + ")"}
+			c.Skipped = &junitSkipped{Message: "expected failure (baseline: " + Visible(sc.Expectation) + ")"}
 			c.SystemOut = failureText(sc)
 			s.Skipped++
 		case Flaky:
@@ -148,7 +148,7 @@ func junitXML(rep *Report) ([]byte, error) {
 	if rep.Outcome == OutcomeThrottled {
 		doc.Suites = append(doc.Suites, junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Props: built, Cases: []junitCase{{
 			Name: "throttled by the target", Classname: "conformance run",
-			Error: &junitProblem{Message: firstLine(rep.Error), Type: OutcomeThrottled, Text: rep.Error},
+			Error: &junitProblem{Message: Visible(firstLine(rep.Error)), Type: OutcomeThrottled, Text: Visible(rep.Error)},
 		}}})
 		doc.Tests++
 		doc.Errors++
@@ -167,7 +167,7 @@ func suiteProps(rep *Report) *junitPropsList {
 }
 
 // failureText is a failed scenario's steps up to the failing one, and the
-// failure.
+// failure, safe for a terminal (Visible): a CI job may print it.
 func failureText(sc *ScenarioResult) string {
 	if sc.Failure == nil {
 		return ""
@@ -189,7 +189,7 @@ func failureText(sc *ScenarioResult) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(sc.Failure.Text())
-	return b.String()
+	return Visible(b.String())
 }
 
 // Ran returns the scenarios that ran, at least once.

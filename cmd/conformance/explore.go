@@ -66,7 +66,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return lookup(name)
 	}
 	fail := func(dir string, err error) int {
-		fmt.Fprintf(stderr, "conformance explore: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))
+		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": ")))
 		if dir == "" {
 			dir = "reports"
 		}
@@ -156,7 +156,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		c.ReportDir + "/" + report.JUnitReport, c.ReportDir + "/" + report.CucumberReport}, ", ")
 	switch {
 	case errors.Is(err, explore.ErrSetup):
-		fmt.Fprintf(stderr, "conformance explore: %v\n", err)
+		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(err.Error()))
 		return exitUsage
 	case err == nil:
 		fmt.Fprintln(stdout, reports)
@@ -167,11 +167,11 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return exitFailed
 	case errors.Is(err, explore.ErrUnreachable):
 		fmt.Fprintln(stdout, reports)
-		fmt.Fprintf(stderr, "conformance explore: %v; check that the target is up, then run again\n", err)
+		fmt.Fprintf(stderr, "conformance explore: %s; check that the target is up, then run again\n", report.Visible(err.Error()))
 		return exitUnreachable
 	case errors.Is(err, explore.ErrThrottled):
 		fmt.Fprintln(stdout, reports)
-		fmt.Fprintf(stderr, "conformance explore: %v; run with a lower -max-actions or -concurrency, or ask for a higher limit for the test accounts\n", err)
+		fmt.Fprintf(stderr, "conformance explore: %s; run with a lower -max-actions or -concurrency, or ask for a higher limit for the test accounts\n", report.Visible(err.Error()))
 		return exitThrottled
 	}
 	return fail(c.ReportDir, err)

@@ -62,7 +62,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return exitPassed
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "conformance: %v\n", strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": "))
+		fmt.Fprintf(stderr, "conformance: %s\n", report.Visible(strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": ")))
 		return exitUsage
 	}
 	env := func(name string) (string, bool) {
@@ -175,11 +175,11 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return exitFailed
 	case errors.Is(err, conformance.ErrUnreachable):
 		fmt.Fprintf(stdout, "%s\n", reports)
-		fmt.Fprintf(stderr, "conformance: %v; the rules not yet checked were not run: check that the target is up, then run again\n", err)
+		fmt.Fprintf(stderr, "conformance: %s; the rules not yet checked were not run: check that the target is up, then run again\n", report.Visible(err.Error()))
 		return exitUnreachable
 	case errors.Is(err, conformance.ErrThrottled):
 		fmt.Fprintf(stdout, "%s\n", reports)
-		fmt.Fprintf(stderr, "conformance: %v; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", err)
+		fmt.Fprintf(stderr, "conformance: %s; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", report.Visible(err.Error()))
 		return exitThrottled
 	default:
 		if rep != nil {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"eventsvc/server"
 	"eventsvc/server/servertest"
@@ -251,5 +252,28 @@ func TestWithoutBaseURLTheFirstLineSaysHowToCheckMakeRun(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(out.String(), "\n"); !regexp.MustCompile(`^Checking http://127\.0\.0\.1:\d+ \(run \w+\)$`).MatchString(first) {
 		t.Errorf("against a deployment, the first line is %q", first)
+	}
+}
+
+// TestWhatAFailingTargetSaidIsPrintedVisibly: the preflight's error
+// quotes the answer of a failing target; a title change, an erased line,
+// an 8-bit CSI and a right-to-left override in it reach stderr written
+// out, never obeyed.
+func TestWhatAFailingTargetSaidIsPrintedVisibly(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte("\x1b]0;pwned\x07 \x1b[2K\rall rules passed \x9b31m \u202eevil"))
+	}))
+	defer srv.Close()
+	var out, errs bytes.Buffer
+	run([]string{"-base-url", srv.URL, "-report-dir", t.TempDir()}, env(nil), &out, &errs)
+	msg := errs.String()
+	if !utf8.ValidString(msg) || regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e]").MatchString(msg) {
+		t.Errorf("stderr holds what a terminal acts on: %q", msg)
+	}
+	for _, shown := range []string{`\x1b]0;pwned\x07`, `\x1b[2K`, `\x9b31m`, `\u202eevil`} {
+		if !strings.Contains(msg, shown) {
+			t.Errorf("stderr does not show %s: %q", shown, msg)
+		}
 	}
 }
