@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/selection"
 	"eventsvc/version"
 )
@@ -76,6 +77,11 @@ type Report struct {
 	// all.
 	Waits  int
 	Waited time.Duration
+	// Foreign are the origins other than the target's that the run sent
+	// requests to, where a link, a Location or a redirect of the target
+	// led: without credentials, which go to the target's origin only
+	// (package origin).
+	Foreign []origin.Foreign
 }
 
 // Outcomes of a run.
