@@ -110,7 +110,7 @@ func TestAGuardSendsCredentialsOnlyToItsTargetsOrigin(t *testing.T) {
 
 	send(context.Background(), http.MethodPost, target.URL+"/api/events") // a creation: its Location names the other origin
 	send(context.Background(), http.MethodGet, other.URL+"/api/events/1")
-	send(Via(context.Background(), `the "self" link of GET /api/events`), http.MethodGet, other.URL+"/api/events/1")
+	send(Via(context.Background(), `the "self" link in the answer to GET /api/events`), http.MethodGet, other.URL+"/api/events/1")
 	send(context.Background(), http.MethodGet, target.URL+"/moved") // a redirect there, which the client follows
 
 	if n, got := target.seen(); n != 2 || !slices.Contains(got, "Authorization: Bearer the-token") || !slices.Contains(got, "Cookie: session=target-session") {
@@ -129,7 +129,7 @@ func TestAGuardSendsCredentialsOnlyToItsTargetsOrigin(t *testing.T) {
 	if len(foreign) != 1 || foreign[0].Origin != Of(mustParse(t, other.URL)) || foreign[0].Requests != 3 {
 		t.Fatalf("the log says %+v, want the other origin with 3 requests", foreign)
 	}
-	for _, want := range []string{"named by the Location of POST /api/events", `the "self" link of GET /api/events`, "a redirect (307) of GET /moved"} {
+	for _, want := range []string{"named by the Location of POST /api/events", `the "self" link in the answer to GET /api/events`, "a redirect (307) of GET /moved"} {
 		if !slices.Contains(foreign[0].Via, want) {
 			t.Errorf("the log does not say %q led there: %q", want, foreign[0].Via)
 		}

@@ -23,8 +23,8 @@ import (
 func TestEveryReportSaysWhereTheRunWentWithoutCredentials(t *testing.T) {
 	const elsewhere = "http://127.0.0.1:40001"
 	rep := versioned(t, version.Get())
-	rep.Foreign = []origin.Foreign{{Origin: elsewhere, Requests: 3, Via: []string{"named by the Location of POST /api/events", `the "self" link of GET /api/events`}}}
-	const line = `http://127.0.0.1:40001: 3 requests, without Authorization or cookies (named by the Location of POST /api/events; the "self" link of GET /api/events)`
+	rep.Foreign = []origin.Foreign{{Origin: elsewhere, Requests: 3, Via: []string{"named by the Location of POST /api/events", `the "self" link in the answer to GET /api/events`}}}
+	const line = `http://127.0.0.1:40001: 3 requests, without Authorization or cookies (named by the Location of POST /api/events; the "self" link in the answer to GET /api/events)`
 	dir := t.TempDir()
 	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/steps"
 )
@@ -33,7 +34,9 @@ const defaultRequestTimeout = 30 * time.Second
 // API, that it is well and not throttling, that it takes the run's
 // credentials and, when the run writes, the run's event body,
 // so that a setup problem gives one line that names its cause instead of a
-// page of rule failures. Its messages hold no secret. A 429 is returned as a
+// page of rule failures. Its messages hold no secret, and it sends
+// credentials to the target's origin only, telling target.Origins of any
+// other origin the target's links lead it to. A 429 is returned as a
 // *ThrottledError inside the error. It returns the target, with
 // Credentials.BasicAsIs set when the target takes the client credentials
 // only as they are, not form-encoded (RFC 6749 §2.3.1).
@@ -88,9 +91,12 @@ func newPreflight(target steps.Target) *preflight {
 	if timeout == 0 {
 		timeout = defaultRequestTimeout
 	}
+	// Credentials go to the target's origin only, whatever origin the
+	// event list's links name.
+	guard := &origin.Guard{Target: target.BaseURL, Base: target.Transport, Log: target.Origins}
 	return &preflight{
 		target:   target,
-		client:   &http.Client{Transport: target.Transport, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		client:   &http.Client{Transport: guard, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		redactor: redact.New(target.Credentials.Secrets()...),
 	}
 }
