@@ -3,8 +3,11 @@ package conformance
 import (
 	"bytes"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,5 +80,51 @@ func TestThePreflightSendsNoCredentialsToAnotherOrigin(t *testing.T) {
 	if !errors.Is(err, target.ErrPreflight) || rep == nil || rep.Outcome != report.OutcomeNotStarted {
 		t.Fatalf("Run = %v, want the preflight to stop it\n%s", err, out.String())
 	}
+	if want := "the event list is at " + x.Other + ", another origin than BASE_URL's, where the run sends no credentials"; !strings.Contains(err.Error(), want) {
+		t.Errorf("the preflight's error does not say %q:\n%v", want, err)
+	}
 	reporttest.Foreign(t, dir, x.Other)
+}
+
+// TestThePreflightSaysWhenTheCreateLinkLeadsToAnotherOrigin: the event
+// list's create-new-event link names another origin, which refuses a
+// creation without a token. The preflight sent it none, and says why the
+// creation failed rather than blaming the event body.
+func TestThePreflightSaysWhenTheCreateLinkLeadsToAnotherOrigin(t *testing.T) {
+	var mu sync.Mutex
+	var sent []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.Header.Values("Authorization")...)
+		mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer other.Close()
+	tgt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api":
+			w.Write([]byte(`{"_links": {"events": {"href": "/api/events"}}}`))
+		case "/oauth/token":
+			w.Write([]byte(`{"access_token": "a-token-of-the-target", "token_type": "bearer"}`))
+		case "/api/events":
+			w.Write([]byte(`{"_links": {"create-new-event": {"href": "` + other.URL + `/api/events"}}}`))
+		}
+	}))
+	defer tgt.Close()
+	log := &origin.Log{}
+	checked := remote(tgt.URL)
+	checked.Origins = log
+	_, err := target.Preflight(checked, writing)
+	if want := "the create-new-event link is at " + other.URL + ", another origin than BASE_URL's, where the run sends no credentials"; !errors.Is(err, target.ErrPreflight) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Preflight = %v, want it to say %q", err, want)
+	}
+	mu.Lock()
+	if len(sent) > 0 {
+		t.Errorf("the other origin was sent %d Authorization headers", len(sent))
+	}
+	mu.Unlock()
+	if f := log.Foreign(); len(f) != 1 || f[0].Origin != other.URL || f[0].Requests != 1 {
+		t.Errorf("the log says %+v", f)
+	}
 }
