@@ -21,6 +21,7 @@ import (
 
 	"eventsvc/docs"
 	"eventsvc/features"
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/report"
 	"eventsvc/selection"
@@ -158,9 +159,13 @@ func Run(o Options) (*report.Report, error) {
 
 	watch := &target.Watch{}
 	o.Target.Transport = watch.Transport(o.Target.Transport)
+	origins := &origin.Log{}
+	o.Target.Origins = origins
+	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	checked, err := target.Preflight(o.Target, writes(plan))
 	if err != nil {
 		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
+		rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
 		var throttled *target.ThrottledError
 		if errors.As(err, &throttled) {
 			rep.Outcome = report.OutcomeThrottled
@@ -186,7 +191,6 @@ func Run(o Options) (*report.Report, error) {
 		o.Target.Pool = &steps.Pool{}
 	}
 
-	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
 	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
@@ -209,6 +213,7 @@ func Run(o Options) (*report.Report, error) {
 	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
+	rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
 	rep.Scenarios = col.finish()
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"eventsvc/hal"
+	"eventsvc/origin"
 	"eventsvc/repro"
 )
 
@@ -53,6 +54,7 @@ type request struct {
 	auth            string // the Authorization header; "" for none
 	contentType     string
 	body            []byte
+	via             string // the link it follows, if it follows one
 }
 
 // send sends req, records it and its answer in the sequence's log, and
@@ -60,6 +62,9 @@ type request struct {
 func (s *sequence) send(req request) (*answer, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.r.timeout)
 	defer cancel()
+	if req.via != "" {
+		ctx = origin.Via(ctx, req.via)
+	}
 	var body io.Reader
 	if req.body != nil {
 		body = bytes.NewReader(req.body)
@@ -80,17 +85,24 @@ func (s *sequence) send(req request) (*answer, error) {
 		hr.Header.Set("Content-Type", req.contentType)
 	}
 	resp, err := s.r.client.Do(hr)
+	// The log holds the request as it was sent: without credentials to
+	// another origin than the target's.
+	sent := hr
+	if s.r.guard.Withholds(hr) {
+		sent = hr.Clone(ctx)
+		sent.Header = origin.Strip(hr.Header)
+	}
 	if err != nil {
-		s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, nil, nil))
+		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, nil, nil))
 		return nil, fmt.Errorf("%s %s: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, resp, b))
+		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
-	s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, resp, b))
+	s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		// The target protects itself, or a gateway answers for it (the

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/report"
 	"eventsvc/steps"
@@ -102,6 +103,7 @@ type runner struct {
 	o        Options
 	target   steps.Target
 	client   *http.Client
+	guard    *origin.Guard // the client's transport: credentials go to the target's origin only
 	timeout  time.Duration
 	watch    *target.Watch
 	redactor *redact.Redactor
@@ -157,9 +159,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}
+	origins := &origin.Log{}
+	o.Target.Origins = origins
+	foreign := func() []origin.Foreign {
+		return origin.Mask(origins.Foreign(), redact.New(o.Target.Credentials.Secrets()...).String)
+	}
 	r, stop, err := start(ctx, o)
 	var throttled *target.ThrottledError
 	if errors.As(err, &throttled) {
+		rep.Foreign = foreign()
 		rep.Outcome, rep.Error, rep.Duration = report.OutcomeThrottled, throttled.Error(), time.Since(rep.Started)
 		if werr := (&report.Writer{Dir: o.ReportDir}).Finish(rep); werr != nil {
 			return rep, werr
@@ -168,6 +176,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrSetup, err)
+		rep.Foreign = foreign()
 		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
 			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
 		}
@@ -186,6 +195,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	results := r.explore(ctx, out)
 	rep.Scenarios = results
 	rep.Waits, rep.Waited = r.watch.SlowedDown()
+	rep.Foreign = origin.Mask(origins.Foreign(), r.redactor.String)
 	if err := r.writeReplays(results); err != nil {
 		return rep, err
 	}

@@ -383,9 +383,12 @@ func (s *sequence) follow(a Action) (*finding, error) {
 		}
 		address = hal.Expand(address, map[string]string{"id": ev.id})
 	}
-	y, f, err := s.get(address, a.As, a.Scheme)
-	if err != nil || f != nil {
-		return f, err
+	y, err := s.send(request{method: http.MethodGet, address: address, auth: s.auth(a.As, a.Scheme), via: fmt.Sprintf("the %q link in the answer to GET %s", rel, x.url.Path)})
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(y); f != nil {
+		return f, nil
 	}
 	if y.status < 200 || y.status > 299 {
 		return s.breaks("API-10", y, "the %q link of %s leads to an answer of %d", rel, s.r.redactor.String(x.url.String()), y.status), nil

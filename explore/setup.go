@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/steps"
 	"eventsvc/target"
@@ -48,10 +49,11 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		timeout = 30 * time.Second
 	}
 	watch := &target.Watch{}
+	guard := &origin.Guard{Target: t.BaseURL, Base: watch.Transport(t.Transport), Log: t.Origins}
 	r = &runner{
-		o: o, target: t, timeout: timeout, watch: watch, readOnly: o.ReadOnly,
+		o: o, target: t, timeout: timeout, watch: watch, readOnly: o.ReadOnly, guard: guard,
 		client: &http.Client{
-			Transport:     watch.Transport(t.Transport),
+			Transport:     guard,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		redactor: redact.New(t.Credentials.Secrets()...),

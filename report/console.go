@@ -284,6 +284,12 @@ func (c *Console) Summary(rep *Report) {
 		fmt.Fprintf(c.w, "The target asked the run to slow down %d time%s (429 with a short Retry-After); it waited %s in all.\n",
 			rep.Waits, plural(rep.Waits), rep.Waited.Round(100*time.Millisecond))
 	}
+	if len(rep.Foreign) > 0 {
+		fmt.Fprintln(c.w, c.paint(yellow, foreignHeading))
+		for _, f := range foreignTexts(rep) {
+			fmt.Fprintf(c.w, "  %s\n", f)
+		}
+	}
 	fmt.Fprintln(c.w, c.closing(rep))
 }
 

@@ -11,8 +11,9 @@ import (
 // file, an element per scenario that ran, each step with its status,
 // duration in nanoseconds and, on failure, the masked message, led by the
 // rules the failure blames. The format has no field for the tool that
-// wrote it: each feature's description, which report tools show under its
-// name, names the suite's build.
+// wrote it, nor for the run: each feature's description, which report
+// tools show under its name, names the suite's build and the origins other
+// than the target's the run went to without credentials.
 type cucumberFeatureDoc struct {
 	URI         string           `json:"uri"`
 	ID          string           `json:"id"`
@@ -60,6 +61,10 @@ func cucumberID(s string) string {
 func cucumberJSON(rep *Report) ([]byte, error) {
 	out := []cucumberFeatureDoc{}
 	index := map[string]int{}
+	description := "Checked by the Event Service conformance suite " + rep.Version.String()
+	if f := foreignTexts(rep); len(f) > 0 {
+		description += ". " + foreignHeading + " " + strings.Join(f, "; ")
+	}
 	for _, sc := range rep.Scenarios {
 		if sc.Attempts == 0 {
 			continue
@@ -69,7 +74,7 @@ func cucumberJSON(rep *Report) ([]byte, error) {
 			i = len(out)
 			index[sc.File] = i
 			out = append(out, cucumberFeatureDoc{URI: sc.File, ID: cucumberID(sc.Feature), Keyword: "Feature", Name: sc.Feature,
-				Description: "Checked by the Event Service conformance suite " + rep.Version.String(), Line: 1, Elements: []cucumberScenar{}})
+				Description: description, Line: 1, Elements: []cucumberScenar{}})
 		}
 		el := cucumberScenar{ID: cucumberID(sc.Feature) + ";" + cucumberID(sc.Name), Keyword: "Scenario", Name: sc.Name, Line: sc.Line, Type: "scenario", Tags: []cucumberTag{}, Steps: []cucumberStep{}}
 		for _, t := range sc.Tags {

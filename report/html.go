@@ -96,7 +96,9 @@ func reportHTML(rep *Report) ([]byte, error) {
 		Rules             []htmlRule
 		Unchecked         []string
 		Selected          string
-	}{Report: rep, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), Selected: selectedText(rep)}
+		Elsewhere         []string // the origins other than the target's the run went to
+		ElsewhereHeading  string
+	}{Report: rep, Elsewhere: foreignTexts(rep), ElsewhereHeading: foreignHeading, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), Selected: selectedText(rep)}
 	counts := rep.Counts()
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		if counts[v] > 0 || v == Passed || v == Failed {

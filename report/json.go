@@ -27,26 +27,29 @@ var ReportSchema []byte
 // Document is conformance.json, as a Go program reads it; its fields are
 // described by conformance.schema.json.
 type Document struct {
-	SchemaVersion int                   `json:"schemaVersion"`
-	Suite         DocumentSuite         `json:"suite"`
-	Target        string                `json:"target"`
-	RunID         string                `json:"runId"`
-	Tags          string                `json:"tags"`
-	Selection     string                `json:"selection"`
-	ReadOnly      bool                  `json:"readOnly"`
-	Concurrency   int                   `json:"concurrency"`
-	Retries       int                   `json:"retries"`
-	Started       string                `json:"started"`
-	DurationMs    int64                 `json:"durationMs"`
-	Outcome       string                `json:"outcome"`
-	Error         string                `json:"error,omitempty"`
-	FailedLogins  int                   `json:"failedLogins"`
-	Waits         int                   `json:"waits"`
-	WaitedMs      int64                 `json:"waitedMs"`
-	Counts        map[string]int        `json:"counts"`
-	Baseline      []DocumentExpectation `json:"baseline"`
-	Rules         []DocumentRule        `json:"rules"`
-	Scenarios     []DocumentScenario    `json:"scenarios"`
+	SchemaVersion int            `json:"schemaVersion"`
+	Suite         DocumentSuite  `json:"suite"`
+	Target        string         `json:"target"`
+	RunID         string         `json:"runId"`
+	Tags          string         `json:"tags"`
+	Selection     string         `json:"selection"`
+	ReadOnly      bool           `json:"readOnly"`
+	Concurrency   int            `json:"concurrency"`
+	Retries       int            `json:"retries"`
+	Started       string         `json:"started"`
+	DurationMs    int64          `json:"durationMs"`
+	Outcome       string         `json:"outcome"`
+	Error         string         `json:"error,omitempty"`
+	FailedLogins  int            `json:"failedLogins"`
+	Waits         int            `json:"waits"`
+	WaitedMs      int64          `json:"waitedMs"`
+	Counts        map[string]int `json:"counts"`
+	// ForeignOrigins are the origins other than the target's that the
+	// run sent requests to, without credentials (Report.Foreign).
+	ForeignOrigins []DocumentForeign     `json:"foreignOrigins"`
+	Baseline       []DocumentExpectation `json:"baseline"`
+	Rules          []DocumentRule        `json:"rules"`
+	Scenarios      []DocumentScenario    `json:"scenarios"`
 }
 
 // DocumentSuite is the suite that wrote a Document: its name, and the
@@ -56,6 +59,14 @@ type DocumentSuite struct {
 	Version  string `json:"version"`
 	Revision string `json:"revision"`
 	Date     string `json:"date"`
+}
+
+// DocumentForeign is an origin other than the target's that a run sent
+// requests to, without credentials.
+type DocumentForeign struct {
+	Origin   string   `json:"origin"`
+	Requests int      `json:"requests"`
+	Via      []string `json:"via"`
 }
 
 // DocumentExpectation is a baseline entry of a Document, with what became of it.
@@ -132,6 +143,14 @@ func reportJSON(rep *Report) ([]byte, error) {
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
 		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
 		Counts: map[string]int{}, Baseline: []DocumentExpectation{}, Rules: []DocumentRule{}, Scenarios: []DocumentScenario{},
+		ForeignOrigins: []DocumentForeign{},
+	}
+	for _, f := range rep.Foreign {
+		via := f.Via
+		if via == nil {
+			via = []string{}
+		}
+		doc.ForeignOrigins = append(doc.ForeignOrigins, DocumentForeign{Origin: f.Origin, Requests: f.Requests, Via: via})
 	}
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		doc.Counts[v] = 0

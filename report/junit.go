@@ -157,13 +157,18 @@ func junitXML(rep *Report) ([]byte, error) {
 }
 
 // suiteProps are the properties of every test suite: the version,
-// revision and build date of the suite that ran.
+// revision and build date of the suite that ran, and each origin other
+// than the target's that the run went to without credentials.
 func suiteProps(rep *Report) *junitPropsList {
-	return &junitPropsList{Props: []junitProp{
+	props := []junitProp{
 		{Name: "suite version", Value: rep.Version.Version},
 		{Name: "suite revision", Value: rep.Version.Revision},
 		{Name: "suite date", Value: rep.Version.Date},
-	}}
+	}
+	for _, f := range foreignTexts(rep) {
+		props = append(props, junitProp{Name: "foreign origin", Value: f})
+	}
+	return &junitPropsList{Props: props}
 }
 
 // failureText is a failed scenario's steps up to the failing one, and the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/selection"
 	"eventsvc/version"
 )
@@ -75,6 +76,11 @@ type Report struct {
 	// all.
 	Waits  int
 	Waited time.Duration
+	// Foreign are the origins other than the target's that the run sent
+	// requests to, where a link, a Location or a redirect of the target
+	// led: without credentials, which go to the target's origin only
+	// (package origin).
+	Foreign []origin.Foreign
 }
 
 // Outcomes of a run.

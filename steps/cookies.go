@@ -11,7 +11,8 @@ import (
 // them ("with every cookie received so far"). A client of this API needs
 // none (spec SVC-4), and a cookie sent unasked would let a target's
 // session stand in for a token in a scenario about something else, which
-// would then blame the wrong rule.
+// would then blame the wrong rule. To another origin than the target's
+// they never go: the scenario's origin.Guard strips them.
 type cookies struct {
 	jar  http.CookieJar
 	send atomic.Bool

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/hal"
+	"eventsvc/origin"
 )
 
 // Following links (spec API-10): every href of an answer resolves, against
@@ -78,7 +80,7 @@ func (s *scenario) linksLeadTo(x *exchange) error {
 			}
 			address = filled
 		}
-		y, err := s.follow(x.who, address)
+		y, err := s.follow(x.who, address, fmt.Sprintf("the %q link in the answer to %s %s", rel, x.method, x.url.Path))
 		if err != nil {
 			return err
 		}
@@ -116,8 +118,8 @@ func readRule(x *exchange, rel string) string {
 }
 
 // follow GETs address on who's behalf, once a scenario: the answers are
-// kept by address without its fragment.
-func (s *scenario) follow(who, address string) (*exchange, error) {
+// kept by address without its fragment. why says which link it follows.
+func (s *scenario) follow(who, address, why string) (*exchange, error) {
 	key := address
 	if i := strings.IndexByte(key, '#'); i >= 0 {
 		key = key[:i]
@@ -128,7 +130,7 @@ func (s *scenario) follow(who, address string) (*exchange, error) {
 	if who == "" {
 		who = "a caller"
 	}
-	req, err := s.as(who, s.at("GET", key))
+	req, err := s.as(who, s.at("GET", key).WithContext(origin.Via(context.Background(), why)))
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +250,7 @@ func (s *scenario) listedEventsLeadTo(sample bool) error {
 		if sample && i != 0 && i != len(items)-1 && s.events.manager(x.resolve(self)) == "" {
 			continue
 		}
-		y, err := s.follow(x.who, x.resolve(self))
+		y, err := s.follow(x.who, x.resolve(self), fmt.Sprintf("the \"self\" link of an event listed in the answer to %s %s", x.method, x.url.Path))
 		if err != nil {
 			return err
 		}

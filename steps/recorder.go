@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/repro"
 )
@@ -21,6 +22,9 @@ import (
 // masked.
 type recorder struct {
 	redactor *redact.Redactor
+	// guard, when set, is the transport's: a request it sends without
+	// credentials is written down without them, as it was sent.
+	guard *origin.Guard
 
 	mu         sync.Mutex
 	failure    string
@@ -42,7 +46,7 @@ func (r *recorder) Errorf(message string, args ...any) {
 	}
 }
 
-// Request writes down the request about to be sent.
+// Request writes down the request about to be sent, as it will be sent.
 func (r *recorder) Request(req *http.Request) {
 	var body []byte
 	switch {
@@ -56,6 +60,11 @@ func (r *recorder) Request(req *http.Request) {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	if r.guard != nil && r.guard.Withholds(req) {
+		sent := *req
+		sent.Header = origin.Strip(req.Header)
+		req = &sent
 	}
 	text := repro.RequestText(r.redactor, req, body)
 	r.mu.Lock()

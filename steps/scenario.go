@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 )
 
@@ -31,6 +32,9 @@ type scenario struct {
 	rec         *recorder
 	client      *http.Client
 	jar         *cookies
+	// guard sends credentials to the origin of base only: the client's
+	// transport, under whatever a step wraps it in.
+	guard *origin.Guard
 
 	base     string             // the address requests go to
 	e        *httpexpect.Expect // requests; paths are under base
@@ -105,7 +109,8 @@ func watchesCookies(p *godog.Scenario) bool {
 // in-process, its own reference server with the run's credentials.
 func (s *scenario) start() error {
 	s.redactor = redact.New(s.creds.Secrets()...)
-	s.rec = &recorder{redactor: s.redactor}
+	s.guard = &origin.Guard{Base: s.target.Transport, Log: s.target.Origins}
+	s.rec = &recorder{redactor: s.redactor, guard: s.guard}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
@@ -116,7 +121,7 @@ func (s *scenario) start() error {
 	}
 	s.jar = &cookies{jar: jar}
 	s.client = &http.Client{
-		Transport: s.target.Transport,
+		Transport: s.guard,
 		Jar:       s.jar,
 		Timeout:   timeout,
 		// The suite looks at redirects instead of following them.
@@ -157,9 +162,11 @@ func (s *scenario) launch(cfg ServerConfig) error {
 	return nil
 }
 
-// use points the scenario's requests at base.
+// use points the scenario's requests at base, the only origin its
+// credentials go to.
 func (s *scenario) use(base string) {
 	s.base, s.eventsURL = base, ""
+	s.guard.Target = base
 	s.e = httpexpect.WithConfig(httpexpect.Config{
 		BaseURL:  base,
 		Client:   s.client,

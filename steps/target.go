@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"eventsvc/origin"
 )
 
 // Target is the deployment a run checks.
@@ -42,8 +44,12 @@ type Target struct {
 	Contract Contract
 	// Transport, when set, carries every request of the scenarios: the
 	// runner's TLS settings and proxy, and its watch for 429 answers. Nil:
-	// http.DefaultTransport.
+	// http.DefaultTransport. Each scenario sends it credentials for the
+	// target's origin only (origin.Guard).
 	Transport http.RoundTripper
+	// Origins, when set, is told of every request of the run to another
+	// origin than the target's, which went without credentials.
+	Origins *origin.Log
 	// Timeout bounds every request. Zero: 30 seconds.
 	Timeout time.Duration
 	// Discovery, when set, shares among the scenarios of a run what they

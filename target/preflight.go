@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/steps"
 )
@@ -33,7 +34,9 @@ const defaultRequestTimeout = 30 * time.Second
 // API, that it is well and not throttling, that it takes the run's
 // credentials and, when the run writes, the run's event body,
 // so that a setup problem gives one line that names its cause instead of a
-// page of rule failures. Its messages hold no secret. A 429 is returned as a
+// page of rule failures. Its messages hold no secret, and it sends
+// credentials to the target's origin only, telling target.Origins of any
+// other origin the target's links lead it to. A 429 is returned as a
 // *ThrottledError inside the error. It returns the target, with
 // Credentials.BasicAsIs set when the target takes the client credentials
 // only as they are, not form-encoded (RFC 6749 §2.3.1).
@@ -79,6 +82,7 @@ func (r refusal) Unwrap() error      { return r.error }
 type preflight struct {
 	target   steps.Target
 	client   *http.Client
+	guard    *origin.Guard // the client's transport
 	redactor *redact.Redactor
 	events   string // the address of the event list, from GET /api
 }
@@ -88,9 +92,13 @@ func newPreflight(target steps.Target) *preflight {
 	if timeout == 0 {
 		timeout = defaultRequestTimeout
 	}
+	// Credentials go to the target's origin only, whatever origin the
+	// event list's links name.
+	guard := &origin.Guard{Target: target.BaseURL, Base: target.Transport, Log: target.Origins}
 	return &preflight{
 		target:   target,
-		client:   &http.Client{Transport: target.Transport, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		guard:    guard,
+		client:   &http.Client{Transport: guard, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		redactor: redact.New(target.Credentials.Secrets()...),
 	}
 }
@@ -274,8 +282,12 @@ func (p *preflight) eventBody(token string) error {
 	}
 	_ = json.Unmarshal(list.Links["create-new-event"], &create)
 	if resp.StatusCode != http.StatusOK || create.Href == "" {
-		return p.failf("%s does not offer the user %q a create-new-event link on the event list (GET %s gave %s): the scenarios that write cannot run; check that the client has the scope write and access to the API's resource, or run read-only (-read-only, READ_ONLY=1)",
-			p.target.BaseURL, p.target.Credentials.Username, p.events, resp.Status)
+		hint := "check that the client has the scope write and access to the API's resource, or run read-only (-read-only, READ_ONLY=1)"
+		if elsewhere := p.elsewhere("the event list", req); elsewhere != "" {
+			hint = elsewhere
+		}
+		return p.failf("%s does not offer the user %q a create-new-event link on the event list (GET %s gave %s): the scenarios that write cannot run; %s",
+			p.target.BaseURL, p.target.Credentials.Username, p.events, resp.Status, hint)
 	}
 	ref, err := url.Parse(create.Href)
 	if err != nil {
@@ -298,7 +310,20 @@ func (p *preflight) eventBody(token string) error {
 		return err
 	}
 	if presp.StatusCode/100 != 2 {
+		if elsewhere := p.elsewhere("the create-new-event link", post); elsewhere != "" {
+			return p.failf("%s refused the creation of an event: POST %s gave %s; %s", p.target.BaseURL, post.URL, presp.Status, elsewhere)
+		}
 		return p.failf("%s refused the event body of %s: POST %s gave %s%s", p.target.BaseURL, source, post.URL.Path, presp.Status, excerpt(p.redactor.String(string(praw))))
 	}
 	return nil
+}
+
+// elsewhere says, of a request to another origin than the target's, what
+// the link that led there is and that the run sent it no credentials; ""
+// for a request to the target's origin.
+func (p *preflight) elsewhere(what string, req *http.Request) string {
+	if !p.guard.Withholds(req) {
+		return ""
+	}
+	return fmt.Sprintf("%s is at %s, another origin than BASE_URL's, where the run sends no credentials (give that origin as BASE_URL if it is the API's)", what, origin.Of(req.URL))
 }
