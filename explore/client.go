@@ -2,9 +2,9 @@ package explore
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -12,12 +12,10 @@ import (
 	"net/url"
 	"strings"
 
+	"eventsvc/bound"
 	"eventsvc/hal"
 	"eventsvc/repro"
 )
-
-// maxBody bounds what the explorer reads of an answer.
-const maxBody = 4 << 20
 
 // answer is one answer of the target, with its request.
 type answer struct {
@@ -56,15 +54,15 @@ type request struct {
 }
 
 // send sends req, records it and its answer in the sequence's log, and
-// reads the answer. An error is a request that got no answer.
+// reads the answer, within the run's bounds (Target.MaxAnswer, Timeout).
+// An error is a request that got no answer, or not a whole one: one that
+// a bound cut wraps its *bound.CutError.
 func (s *sequence) send(req request) (*answer, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.r.timeout)
-	defer cancel()
 	var body io.Reader
 	if req.body != nil {
 		body = bytes.NewReader(req.body)
 	}
-	hr, err := http.NewRequestWithContext(ctx, req.method, req.address, body)
+	hr, err := http.NewRequestWithContext(s.ctx, req.method, req.address, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", req.method, s.r.redactor.String(req.address), err)
 	}
@@ -85,8 +83,13 @@ func (s *sequence) send(req request) (*answer, error) {
 		return nil, fmt.Errorf("%s %s: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
+	b, err := io.ReadAll(resp.Body)
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, resp, bound.Excerpt(b)))
+		return nil, cut
+	case err != nil:
 		s.log = append(s.log, repro.Record(s.r.redactor, hr, req.body, resp, b))
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"eventsvc/redact"
 	"eventsvc/steps"
@@ -43,17 +42,12 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 			stop()
 		}
 	}()
-	timeout := t.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
 	watch := &target.Watch{}
+	watched := t
+	watched.Transport = watch.Transport(t.Transport)
 	r = &runner{
-		o: o, target: t, timeout: timeout, watch: watch, readOnly: o.ReadOnly,
-		client: &http.Client{
-			Transport:     watch.Transport(t.Transport),
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
+		o: o, target: t, watch: watch, readOnly: o.ReadOnly,
+		client:   watched.Client(), // every answer bounded (Target.MaxAnswer, Timeout)
 		redactor: redact.New(t.Credentials.Secrets()...),
 		base:     strings.TrimRight(t.BaseURL, "/"),
 		madeUp:   "made-up-" + t.RunID,

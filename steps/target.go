@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"eventsvc/bound"
 )
 
 // Target is the deployment a run checks.
@@ -44,14 +46,29 @@ type Target struct {
 	// runner's TLS settings and proxy, and its watch for 429 answers. Nil:
 	// http.DefaultTransport.
 	Transport http.RoundTripper
-	// Timeout bounds every request. Zero: 30 seconds.
+	// Timeout bounds every request, from its start to the end of its
+	// answer's body. Zero: bound.DefaultTimeout, 30 seconds.
 	Timeout time.Duration
+	// MaxAnswer bounds the body of every answer, in bytes, counted after
+	// the transport decompressed it. Zero: bound.DefaultMaxAnswer, 4 MiB.
+	MaxAnswer int64
 	// Discovery, when set, shares among the scenarios of a run what they
 	// read from the API root. Nil: each scenario reads it itself.
 	Discovery *Discovery
 	// Pool, when set, shares the accounts' access tokens among the
 	// scenarios of a run. Nil: each scenario asks for its own.
 	Pool *Pool
+}
+
+// Client returns a client for the target: its Transport, with every
+// answer bounded by MaxAnswer and Timeout (an answer past them is cut:
+// its body ends with a *bound.CutError), and redirects not followed, for
+// the suite looks at them.
+func (t Target) Client() *http.Client {
+	return &http.Client{
+		Transport:     bound.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(t.Transport),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // Discovery keeps the addresses the scenarios of one run read from the

@@ -19,15 +19,13 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/bound"
 	"eventsvc/redact"
 	"eventsvc/steps"
 )
 
 // ErrPreflight is wrapped by the errors of Preflight.
 var ErrPreflight = errors.New("preflight")
-
-// defaultRequestTimeout bounds each request when the target sets none.
-const defaultRequestTimeout = 30 * time.Second
 
 // Preflight checks, before any scenario runs, that a remote target is this
 // API, that it is well and not throttling, that it takes the run's
@@ -79,6 +77,7 @@ func (r refusal) Unwrap() error      { return r.error }
 type preflight struct {
 	target   steps.Target
 	client   *http.Client
+	timeout  time.Duration // how long a request may take
 	redactor *redact.Redactor
 	events   string // the address of the event list, from GET /api
 }
@@ -86,11 +85,12 @@ type preflight struct {
 func newPreflight(target steps.Target) *preflight {
 	timeout := target.Timeout
 	if timeout == 0 {
-		timeout = defaultRequestTimeout
+		timeout = bound.DefaultTimeout
 	}
 	return &preflight{
 		target:   target,
-		client:   &http.Client{Transport: target.Transport, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		client:   target.Client(),
+		timeout:  timeout,
 		redactor: redact.New(target.Credentials.Secrets()...),
 	}
 }
@@ -99,15 +99,22 @@ func (p *preflight) failf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPreflight, p.redactor.String(fmt.Sprintf(format, args...)))
 }
 
-// do sends req and reads at most 1 MiB of the answer. A network error is
-// told with what to check.
+// do sends req and reads the answer, within the target's bounds. A
+// network error is told with what to check.
 func (p *preflight) do(req *http.Request) (*http.Response, []byte, error) {
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.client.Timeout))
+		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.timeout))
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, err := io.ReadAll(resp.Body)
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		return nil, nil, p.failf("%v", cut)
+	case err != nil:
+		return nil, nil, p.failf("%s %s: the answer (%s) could not be read whole: %v", req.Method, req.URL.Path, resp.Status, err)
+	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		throttled := &ThrottledError{Method: req.Method, Path: req.URL.Path, RetryAfter: resp.Header.Get("Retry-After")}
 		return nil, nil, fmt.Errorf("%w: %w: the target is throttling (it may lock out an account after failed logins); wait for it to let the client and users in again, then run again", ErrPreflight, throttled)

@@ -40,13 +40,14 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		{"max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprintf("how many events it may create in all, each named with the run id (0 to 100000; default %d)", explore.DefaultMaxEvents)},
 		{"failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprintf("how many token requests with wrong credentials it may send, below the target's lockout (0 to 100; default %d)", explore.DefaultFailedLogins)},
 		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many sequences run at once (1 to 64; default 1)"},
-		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
+		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, its answer read whole, such as 30s (the default) or 2m; an answer not over by then is cut, a finding that blames no rule"},
+		{"max-answer", "CONFORMANCE_MAX_ANSWER", "how much of an answer's body is read at most, counted after decompression, such as 4MiB (the default), 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule"},
 		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's"},
 	} {
 		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]\n       [-version]")
+		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {

@@ -49,14 +49,15 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	for _, f := range []struct{ flag, variable, usage string }{
 		{"concurrency", "CONFORMANCE_CONCURRENCY", "how many scenarios run at once (1 to 64; default 1); verdicts and reports are those of a serial run"},
 		{"retries", "CONFORMANCE_RETRIES", "how many more times a failed scenario runs (0 to 10); one that then passes is flaky"},
-		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, such as 30s (the default) or 2m"},
+		{"timeout", "CONFORMANCE_TIMEOUT", "how long one request may take, its answer read whole, such as 30s (the default) or 2m; an answer not over by then is cut, a finding that blames no rule"},
+		{"max-answer", "CONFORMANCE_MAX_ANSWER", "how much of an answer's body is read at most, counted after decompression, such as 4MiB (the default), 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule"},
 		{"ca-file", "CONFORMANCE_CA_FILE", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA"},
 		{"expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason"},
 	} {
 		overlay[f.variable] = variableFlag(fs, f.flag, f.variable, f.usage)
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]\n       [-version]")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -227,6 +228,9 @@ func failedRules(rep *report.Report) string {
 	}
 	if n := rep.ServerErrors(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d server error%s (5xx)", n, plural(n)))
+	}
+	if n := rep.AnswersCut(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d answer%s cut (longer than -max-answer or slower than -timeout)", n, plural(n)))
 	}
 	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
 		var ids []string
