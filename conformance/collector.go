@@ -10,6 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/bound"
 	"eventsvc/redact"
 	"eventsvc/report"
 	"eventsvc/selection"
@@ -102,6 +103,11 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 				if r, ok := steps.ReproductionOf(ctx); ok && run.repro == nil {
 					run.repro = &r
 				}
+				if cut := steps.CutOf(ctx); cut != nil {
+					// An answer cut is the step's failure, whatever
+					// else the step met on the way.
+					status, err = godog.StepFailed, cut
+				}
 				c.step(run, st, status, err)
 			}
 			return ctx, nil
@@ -161,7 +167,11 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 			BrokenRules() []string
 			Required() bool
 		}
-		if errors.As(err, &broken) {
+		var cut *bound.CutError
+		switch {
+		case errors.As(err, &cut):
+			sr.AnswerCut = true // a finding of its own kind: no rule
+		case errors.As(err, &broken):
 			sr.Rules, sr.Required = broken.BrokenRules(), broken.Required()
 		}
 		if run.err == nil {
@@ -203,8 +213,8 @@ func (c *collector) end(run *scenarioRun) {
 		if s.Status == "failed" || s.Status == "undefined" || s.Status == "pending" || s.Status == "ambiguous" {
 			failedNow = true
 			if r.Failure == nil {
-				f := &report.Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required}
-				f.Setup = s.Arranges && len(s.Rules) == 0
+				f := &report.Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required, AnswerCut: s.AnswerCut}
+				f.Setup = s.Arranges && len(s.Rules) == 0 && !s.AnswerCut
 				f.Message, f.Exchange, _ = strings.Cut(s.Error, "\n\n")
 				if run.repro != nil {
 					for _, x := range run.repro.Exchanges {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/bound"
 	"eventsvc/report"
 	"eventsvc/selection"
 	"eventsvc/steps"
@@ -80,6 +81,10 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
+	maxAnswer, err := ParseSize("CONFORMANCE_MAX_ANSWER", get("CONFORMANCE_MAX_ANSWER"))
+	if err != nil {
+		return Options{}, err
+	}
 	transport, err := target.Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: target.ProxyFromEnv(lookup)}.Transport()
 	if err != nil {
 		return Options{}, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -96,7 +101,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	tagsSet = tagsSet && strings.TrimSpace(tags) != ""
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
+		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		o.Tags, o.DefaultTags = selection.InProcessTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
@@ -109,7 +114,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 		if u.RawQuery != "" || u.Fragment != "" {
 			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
 		}
-		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout}
+		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		o.Tags, o.DefaultTags = selection.RemoteTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
@@ -162,6 +167,19 @@ func ParseDuration(name, v string) (time.Duration, error) {
 	return d, nil
 }
 
+// ParseSize reads a size variable or flag: "4MiB", "512KiB", or a number
+// of bytes (bound.ParseSize). Empty is zero: the default.
+func ParseSize(name, v string) (int64, error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, nil
+	}
+	n, err := bound.ParseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s=%q: %v", ErrUsage, name, v, err)
+	}
+	return n, nil
+}
+
 // parseCount reads a whole number between lo and hi; empty is lo.
 func parseCount(name, v string, lo, hi int) (int, error) {
 	v = strings.TrimSpace(v)
@@ -182,7 +200,7 @@ var Variables = []string{
 	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
 	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
 	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",
-	"CONFORMANCE_TIMEOUT", "CONFORMANCE_CA_FILE", "CONFORMANCE_FAIL_ON_NOT_RUN",
+	"CONFORMANCE_TIMEOUT", "CONFORMANCE_MAX_ANSWER", "CONFORMANCE_CA_FILE", "CONFORMANCE_FAIL_ON_NOT_RUN",
 }
 
 // runID names one run: the time it started, to the second, in UTC.

@@ -32,6 +32,8 @@ func TestFromEnvRefusesWhatWouldSilentlyMisleadARun(t *testing.T) {
 		{"truncated JSON", map[string]string{"CONFORMANCE_EVENT_FILE": truncated}, "line 3, column 12: unexpected end of JSON input"},
 		{"READ_ONLY=yes", map[string]string{"READ_ONLY": "yes"}, `READ_ONLY="yes": want 1 or true`},
 		{"a BASE_URL with a query", map[string]string{"BASE_URL": "https://staging.example/?x=1"}, "has a query or fragment"},
+		{"a size without its unit's name", map[string]string{"CONFORMANCE_MAX_ANSWER": "4M"}, `CONFORMANCE_MAX_ANSWER="4M": want a number of bytes, or a number with KiB, MiB or GiB`},
+		{"no answer at all", map[string]string{"CONFORMANCE_MAX_ANSWER": "0"}, `CONFORMANCE_MAX_ANSWER="0": want a size from 1 B to 1 GiB`},
 	}
 	for _, tt := range tests {
 		_, err := FromEnv(lookup(tt.vars))
@@ -85,6 +87,15 @@ func TestVariablesAreWhatFromEnvReads(t *testing.T) {
 	for _, name := range Variables {
 		if !slices.Contains(read, name) {
 			t.Errorf("Variables names %s, which FromEnv does not read", name)
+		}
+	}
+}
+
+func TestTheMaxAnswerIsReadAsASize(t *testing.T) {
+	for v, want := range map[string]int64{"": 0, "512KiB": 512 << 10, "8 MiB": 8 << 20, "65536": 65536} {
+		o, err := FromEnv(lookup(map[string]string{"CONFORMANCE_MAX_ANSWER": v}))
+		if err != nil || o.Target.MaxAnswer != want {
+			t.Errorf("CONFORMANCE_MAX_ANSWER=%q: %d (%v), want %d", v, o.Target.MaxAnswer, err, want)
 		}
 	}
 }

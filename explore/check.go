@@ -17,7 +17,8 @@ import (
 
 // The oracle: every answer of a sequence is checked against the rules of
 // the specification that apply to it, each check naming its rule; a
-// server error (5xx) is a finding of its own kind. The checks accept what
+// server error (5xx) is a finding of its own kind, and so is an answer
+// cut by a bound of the run (sequence.play). The checks accept what
 // the specification leaves open: any 4xx for a refused token request, 401
 // or 403 for a request refused as unauthenticated, a refused event body,
 // hrefs relative or absolute, token_type in any case, scope in any order.
@@ -33,17 +34,22 @@ var Rules = []string{
 	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-5", "AUTH-6", "AUTH-7", "TOK-11",
 }
 
-// finding is an answer that breaks a rule, or a server error.
+// finding is an answer that breaks a rule, a server error, or an answer
+// cut by a bound of the run.
 type finding struct {
-	rule        string // the rule it breaks; "" for a server error
+	rule        string // the rule it breaks; "" for a server error or a cut
 	serverError bool
+	cut         bool
 	message     string
 	log         int // the exchange it speaks of, in the sequence's log; -1 for none
 }
 
 func (f *finding) String() string {
-	if f.serverError {
+	switch {
+	case f.serverError:
 		return "server error: " + f.message
+	case f.cut:
+		return "answer cut: " + f.message
 	}
 	return f.rule + ": " + f.message
 }

@@ -2,9 +2,9 @@ package explore
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -12,13 +12,11 @@ import (
 	"net/url"
 	"strings"
 
+	"eventsvc/bound"
 	"eventsvc/hal"
 	"eventsvc/origin"
 	"eventsvc/repro"
 )
-
-// maxBody bounds what the explorer reads of an answer.
-const maxBody = 4 << 20
 
 // answer is one answer of the target, with its request.
 type answer struct {
@@ -58,10 +56,11 @@ type request struct {
 }
 
 // send sends req, records it and its answer in the sequence's log, and
-// reads the answer. An error is a request that got no answer.
+// reads the answer, within the run's bounds (Target.MaxAnswer, Timeout).
+// An error is a request that got no answer, or not a whole one: one that
+// a bound cut wraps its *bound.CutError.
 func (s *sequence) send(req request) (*answer, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.r.timeout)
-	defer cancel()
+	ctx := s.ctx
 	if req.via != "" {
 		ctx = origin.Via(ctx, req.via)
 	}
@@ -97,8 +96,13 @@ func (s *sequence) send(req request) (*answer, error) {
 		return nil, fmt.Errorf("%s %s: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
+	b, err := io.ReadAll(resp.Body)
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, bound.Excerpt(b)))
+		return nil, cut
+	case err != nil:
 		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}

@@ -37,8 +37,8 @@ import (
 // Errors of Run, as those of conformance.Run: the binary's exit status
 // follows from them.
 var (
-	// ErrFailed: a sequence found an answer that breaks a rule, or a
-	// server error.
+	// ErrFailed: a sequence found an answer that breaks a rule, a
+	// server error, or an answer cut.
 	ErrFailed = report.ErrFailed
 	// ErrThrottled: the target answered 429 Too Many Requests.
 	ErrThrottled = report.ErrThrottled
@@ -104,7 +104,6 @@ type runner struct {
 	target   steps.Target
 	client   *http.Client
 	guard    *origin.Guard // the client's transport: credentials go to the target's origin only
-	timeout  time.Duration
 	watch    *target.Watch
 	redactor *redact.Redactor
 	contract steps.Contract
@@ -321,10 +320,14 @@ func (r *runner) claim(f *finding, n int) int {
 	return n
 }
 
-// kindOf is the kind of a finding: its rule, or "server error".
+// kindOf is the kind of a finding: its rule, "server error" or "answer
+// cut".
 func kindOf(f *finding) string {
-	if f.serverError {
+	switch {
+	case f.serverError:
 		return "server error"
+	case f.cut:
+		return "answer cut"
 	}
 	return f.rule
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"eventsvc/report"
 )
@@ -21,7 +22,7 @@ type Replay struct {
 	Seed     uint64   `json:"seed"`
 	Sequence int      `json:"sequence"`
 	Target   string   `json:"target"`
-	Finding  string   `json:"finding"` // the rule it breaks, or "server error"
+	Finding  string   `json:"finding"` // the rule it breaks, "server error" or "answer cut"
 	Message  string   `json:"message"`
 	Actions  []Action `json:"actions"`
 }
@@ -81,18 +82,17 @@ func (r *runner) writeReplays(results []*report.ScenarioResult) error {
 	return nil
 }
 
-// findingName is the rule a failure blames, or "server error".
+// findingName is the rule a failure blames, "answer cut" or "server
+// error".
 func findingName(f *report.Failure) string {
-	if f.ServerError || len(f.Rules) == 0 {
+	switch {
+	case f.AnswerCut:
+		return "answer cut"
+	case f.ServerError || len(f.Rules) == 0:
 		return "server error"
 	}
 	return f.Rules[0]
 }
 
 // fileWord is s as a word of a file name.
-func fileWord(s string) string {
-	if s == "server error" {
-		return "server-error"
-	}
-	return s
-}
+func fileWord(s string) string { return strings.ReplaceAll(s, " ", "-") }

@@ -61,7 +61,7 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 	case s.found != nil:
 		res.Verdict = report.Failed
 		f := s.found
-		fail := &report.Failure{Step: "* " + s.done[s.foundAt].action.String(), Line: s.foundAt + 1, Message: f.message, Required: true, ServerError: f.serverError}
+		fail := &report.Failure{Step: "* " + s.done[s.foundAt].action.String(), Line: s.foundAt + 1, Message: f.message, Required: true, ServerError: f.serverError, AnswerCut: f.cut}
 		if f.rule != "" {
 			fail.Rules = []string{f.rule}
 		}

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"eventsvc/bound"
 	"eventsvc/hal"
 	"eventsvc/repro"
 )
@@ -57,7 +59,12 @@ func (s *sequence) play(a Action) bool {
 		return true // nothing to do: an event the sequence does not have
 	}
 	s.done = append(s.done, done{action: a, from: from})
+	var cut *bound.CutError
 	switch {
+	case errors.As(err, &cut):
+		// An answer past the run's bounds is a finding of its own
+		// kind: the last exchange logged.
+		s.found, s.foundAt = &finding{cut: true, message: s.r.redactor.String(cut.Error()), log: len(s.log) - 1}, len(s.done)-1
 	case err != nil:
 		s.lost = err
 	case f != nil:

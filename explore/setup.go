@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"eventsvc/origin"
 	"eventsvc/redact"
@@ -44,18 +43,13 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 			stop()
 		}
 	}()
-	timeout := t.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
 	watch := &target.Watch{}
 	guard := &origin.Guard{Target: t.BaseURL, Base: watch.Transport(t.Transport), Log: t.Origins}
+	guarded := t
+	guarded.Transport = guard
 	r = &runner{
-		o: o, target: t, timeout: timeout, watch: watch, readOnly: o.ReadOnly, guard: guard,
-		client: &http.Client{
-			Transport:     guard,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
+		o: o, target: t, watch: watch, readOnly: o.ReadOnly, guard: guard,
+		client:   guarded.Client(), // every answer bounded (Target.MaxAnswer, Timeout)
 		redactor: redact.New(t.Credentials.Secrets()...),
 		base:     strings.TrimRight(t.BaseURL, "/"),
 		madeUp:   "made-up-" + t.RunID,

@@ -8,7 +8,7 @@ import (
 
 // Shrinking: a failing sequence is replayed with fewer actions, then with
 // simpler data, and every change that still finds a fault of the same
-// kind (the same rule, or a server error) is kept. What is left is the
+// kind (the same rule, a server error, an answer cut) is kept. What is left is the
 // shortest sequence found that shows the fault: the one reported.
 
 // shrink returns the smallest sequence it finds that fails as s does,
@@ -118,7 +118,7 @@ func dependencies(actions []Action) []Action {
 
 // sameFault reports whether f is a fault of the same kind as g.
 func sameFault(f, g *finding) bool {
-	return f.serverError == g.serverError && f.rule == g.rule
+	return f.serverError == g.serverError && f.cut == g.cut && f.rule == g.rule
 }
 
 // simplify returns simpler forms of a, simplest first.

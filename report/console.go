@@ -332,6 +332,9 @@ func (c *Console) closing(rep *Report) string {
 		if n := rep.ServerErrors(); n > 0 {
 			what = append(what, fmt.Sprintf("%d server error%s", n, plural(n)))
 		}
+		if n := rep.AnswersCut(); n > 0 {
+			what = append(what, fmt.Sprintf("%d answer%s cut", n, plural(n)))
+		}
 		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
 			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
 		}

@@ -126,6 +126,9 @@ type DocumentFailure struct {
 	// ServerError is, of an exploration, an answer of 5xx: it blames no
 	// rule.
 	ServerError bool `json:"serverError,omitempty"`
+	// AnswerCut is an answer cut by a bound of the run, on its size or
+	// its time: it blames no rule.
+	AnswerCut bool `json:"answerCut,omitempty"`
 	// Replay is, of an exploration, the file conformance explore -replay
 	// runs again, under the report folder.
 	Replay string `json:"replay,omitempty"`
@@ -189,7 +192,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
 			js.Failure = &DocumentFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
-				Exchanges: f.Exchanges, Reproduction: f.ScriptFile, ServerError: f.ServerError, Replay: f.ReplayFile}
+				Exchanges: f.Exchanges, Reproduction: f.ScriptFile, ServerError: f.ServerError, AnswerCut: f.AnswerCut, Replay: f.ReplayFile}
 			js.Blamed = s.Blamed()
 		}
 		doc.Scenarios = append(doc.Scenarios, js)

@@ -42,14 +42,14 @@ type ScenarioResult struct {
 // Blamed returns the rules the scenario's failure proves broken: those
 // its failing check names, among the scenario's rules (all of them when
 // the check names none of them), or as they are when the check requires
-// them; none for a setup failure.
+// them; none for a setup failure, a server error or an answer cut.
 func (s *ScenarioResult) Blamed() []string {
 	switch s.Verdict {
 	case Failed, ExpectedFailure, Flaky:
 	default:
 		return nil
 	}
-	if s.Failure != nil && s.Failure.ServerError {
+	if s.Failure != nil && (s.Failure.ServerError || s.Failure.AnswerCut) {
 		return nil
 	}
 	if s.Failure == nil || len(s.Failure.Rules) == 0 {
@@ -99,6 +99,9 @@ type StepResult struct {
 	Error    string   // masked
 	Rules    []string // the rules its failure proves broken, when it names them
 	Required bool     // blamed whatever the scenario checks (Failure.Required)
+	// AnswerCut is true when an answer of the step was cut
+	// (Failure.AnswerCut).
+	AnswerCut bool
 }
 
 // Failure says where and how a scenario failed. Every text is masked.
@@ -123,6 +126,10 @@ type Failure struct {
 	// ServerError is true for an answer of 5xx an exploration met: a
 	// fault of its own kind, which blames no rule.
 	ServerError bool
+	// AnswerCut is true when the failure is an answer cut by a bound of
+	// the run (bound.CutError): longer than it may be, or not over in
+	// time. It is a finding of its own kind, which blames no rule.
+	AnswerCut bool
 	// ReplayFile is where the reports keep an exploration's sequence for
 	// `conformance explore -replay`, under the report folder.
 	ReplayFile string
@@ -148,6 +155,9 @@ func blameText(s *ScenarioResult) string {
 	}
 	if s.Failure != nil && s.Failure.ServerError {
 		return "server error: the target failed (5xx), which no rule allows"
+	}
+	if s.Failure != nil && s.Failure.AnswerCut {
+		return "answer cut: an answer of the target was longer than -max-answer or slower than -timeout; no rule is blamed"
 	}
 	blamed := s.Blamed()
 	text := "fails " + strings.Join(blamed, ", ")
@@ -186,6 +196,17 @@ func (r *Report) ServerErrors() int {
 	return n
 }
 
+// AnswersCut counts the failures that are answers cut.
+func (r *Report) AnswersCut() int {
+	n := 0
+	for _, s := range r.Scenarios {
+		if s.Verdict == Failed && s.Failure != nil && s.Failure.AnswerCut {
+			n++
+		}
+	}
+	return n
+}
+
 // SetupFailures counts the scenarios of the run whose setup failed.
 func (r *Report) SetupFailures() int {
 	n := 0
@@ -212,6 +233,9 @@ func NameReproductions(scenarios []*ScenarioResult) {
 		}
 		if f.ServerError {
 			what = "server-error"
+		}
+		if f.AnswerCut {
+			what = "answer-cut"
 		}
 		f.ScriptFile = fmt.Sprintf("%s/%s-%s-%d.sh", ReproDir, what, strings.TrimSuffix(s.File, ".feature"), s.Line)
 	}

@@ -74,7 +74,8 @@ func firstLine(s string) string {
 }
 
 // answerLog is a RoundTripper that keeps every answer it carries, with its
-// body, until take.
+// body, until take. An answer it cannot read whole it does not keep, and
+// its body gives what came, then the error that stopped it.
 type answerLog struct {
 	base http.RoundTripper
 
@@ -97,15 +98,21 @@ func (l *answerLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 		return resp, nil // the step reading it meets the same failure
 	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
 	l.mu.Lock()
 	l.answers = append(l.answers, answer{req: req, status: resp.StatusCode, header: resp.Header.Clone(), body: body})
 	l.mu.Unlock()
 	return resp, nil
 }
+
+// errReader is a Reader that fails with err.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 func (l *answerLog) take() []answer {
 	l.mu.Lock()

@@ -45,10 +45,14 @@ const (
 	kindUpdated = "the answer to an update"
 )
 
-// send sends req and reads its answer. An error means no answer came.
+// send sends req and reads its answer. An error means no answer came, or
+// not a whole one (a readError).
 func (s *scenario) send(req *httpexpect.Request) (*exchange, error) {
 	resp := req.Expect()
-	transcript, failure := s.rec.take()
+	transcript, failure, readErr := s.rec.take()
+	if readErr != nil {
+		return nil, readErr
+	}
 	if failure != "" {
 		return nil, fmt.Errorf("no answer: %s\n\n%s", failure, transcript)
 	}

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/bound"
 	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/repro"
@@ -31,6 +33,8 @@ type recorder struct {
 	request    string
 	response   string
 	setCookies []string
+	readErr    error // the last answer's, when it could not be read whole
+	cut        error // the first answer cut since takeCut
 	// log is every exchange of the scenario, as sent and answered, for
 	// its reproduction (repro.go). It is never shown as it is.
 	log []repro.Exchange
@@ -73,21 +77,39 @@ func (r *recorder) Request(req *http.Request) {
 	r.mu.Unlock()
 }
 
-// Response writes down the answer, leaving its body readable.
+// Response writes down the answer, leaving its body readable. An answer
+// that cannot be read whole is kept as a readError, and of one that a
+// bound cut, only the start of its body.
 func (r *recorder) Response(resp *http.Response, _ time.Duration) {
-	body, _ := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var cut *bound.CutError
+	if errors.As(err, &cut) {
+		body = bound.Excerpt(body)
+	}
 	text := repro.ResponseText(r.redactor, resp, body)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.response = text
 	r.setCookies = append(r.setCookies, resp.Header.Values("Set-Cookie")...)
+	transcript := repro.Transcript(r.request, r.response)
 	if n := len(r.log); n > 0 {
 		last := &r.log[n-1]
 		last.Status, last.RespHeader, last.RespBody = resp.StatusCode, resp.Header.Clone(), body
-		last.Transcript = repro.Transcript(r.request, r.response)
+		last.Transcript = transcript
 	}
-	r.mu.Unlock()
+	r.readErr = nil
+	if err != nil {
+		msg := "the answer could not be read whole: " + err.Error()
+		if cut != nil {
+			msg = cut.Error()
+		}
+		r.readErr = &readError{text: r.redactor.String(msg) + "\n\n" + transcript, err: err}
+	}
+	if cut != nil && r.cut == nil {
+		r.cut = r.readErr
+	}
 }
 
 // exchanges returns the scenario's exchanges so far.
@@ -97,17 +119,29 @@ func (r *recorder) exchanges() []repro.Exchange {
 	return slices.Clone(r.log)
 }
 
-// take returns the transcript of the last exchange and httpexpect's failure
-// to complete it, if any, and clears both.
-func (r *recorder) take() (transcript, failure string) {
+// take returns the transcript of the last exchange, httpexpect's failure
+// to complete it, if any, and the error of an answer that could not be
+// read whole (a readError), if any, and clears them.
+func (r *recorder) take() (transcript, failure string, readErr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.request != "" {
 		transcript = repro.Transcript(r.request, r.response)
 	}
 	failure = strings.TrimSpace(r.redactor.String(r.failure))
-	r.failure, r.request, r.response = "", "", ""
-	return transcript, failure
+	readErr = r.readErr
+	r.failure, r.request, r.response, r.readErr = "", "", "", nil
+	return transcript, failure, readErr
+}
+
+// takeCut returns the first answer a bound cut since the last takeCut (a
+// readError), or nil, and clears it.
+func (r *recorder) takeCut() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cut := r.cut
+	r.cut = nil
+	return cut
 }
 
 // cookies returns the Set-Cookie headers received so far, masked.

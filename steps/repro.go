@@ -37,10 +37,10 @@ func ReproductionOf(ctx context.Context) (Reproduction, bool) {
 }
 
 // registerReproduction leaves the scenario's reproduction in the context
-// of every step that fails.
+// of every step that fails, or during which an answer was cut.
 func (s *scenario) registerReproduction(sc *godog.ScenarioContext) {
 	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, status godog.StepResultStatus, _ error) (context.Context, error) {
-		if status == godog.StepFailed && s.rec != nil {
+		if (status == godog.StepFailed || CutOf(ctx) != nil) && s.rec != nil {
 			ctx = context.WithValue(ctx, reproKey{}, s.reproduction())
 		}
 		return ctx, nil

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
-	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
@@ -15,9 +14,6 @@ import (
 	"eventsvc/origin"
 	"eventsvc/redact"
 )
-
-// requestTimeout bounds every request of the suite.
-const requestTimeout = 30 * time.Second
 
 // scenario is the state of one running scenario. The scenario initializer
 // makes a new one for every scenario, so scenarios share nothing.
@@ -88,6 +84,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerConfigSteps(sc)
 		s.registerClockSteps(sc)
 		s.registerControl(sc)
+		s.registerCuts(sc) // before the hooks that look at a step's failure
 		s.registerContract(sc)
 		s.registerReproduction(sc)
 	}
@@ -115,18 +112,11 @@ func (s *scenario) start() error {
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
 	}
-	timeout := s.target.Timeout
-	if timeout == 0 {
-		timeout = requestTimeout
-	}
 	s.jar = &cookies{jar: jar}
-	s.client = &http.Client{
-		Transport: s.guard,
-		Jar:       s.jar,
-		Timeout:   timeout,
-		// The suite looks at redirects instead of following them.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	guarded := s.target
+	guarded.Transport = s.guard
+	s.client = guarded.Client() // every answer bounded (Target.MaxAnswer, Timeout)
+	s.client.Jar = s.jar
 	s.clientAuth = clientAuth{id: s.creds.ClientID, secret: s.creds.ClientSecret}
 	if s.target.Launcher == nil {
 		s.use(s.target.BaseURL)

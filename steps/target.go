@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/bound"
 	"eventsvc/origin"
 )
 
@@ -50,14 +51,29 @@ type Target struct {
 	// Origins, when set, is told of every request of the run to another
 	// origin than the target's, which went without credentials.
 	Origins *origin.Log
-	// Timeout bounds every request. Zero: 30 seconds.
+	// Timeout bounds every request, from its start to the end of its
+	// answer's body. Zero: bound.DefaultTimeout, 30 seconds.
 	Timeout time.Duration
+	// MaxAnswer bounds the body of every answer, in bytes, counted after
+	// the transport decompressed it. Zero: bound.DefaultMaxAnswer, 4 MiB.
+	MaxAnswer int64
 	// Discovery, when set, shares among the scenarios of a run what they
 	// read from the API root. Nil: each scenario reads it itself.
 	Discovery *Discovery
 	// Pool, when set, shares the accounts' access tokens among the
 	// scenarios of a run. Nil: each scenario asks for its own.
 	Pool *Pool
+}
+
+// Client returns a client for the target: its Transport, with every
+// answer bounded by MaxAnswer and Timeout (an answer past them is cut:
+// its body ends with a *bound.CutError), and redirects not followed, for
+// the suite looks at them.
+func (t Target) Client() *http.Client {
+	return &http.Client{
+		Transport:     bound.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(t.Transport),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // Discovery keeps the addresses the scenarios of one run read from the

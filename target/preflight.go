@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/bound"
 	"eventsvc/origin"
 	"eventsvc/redact"
 	"eventsvc/steps"
@@ -26,9 +27,6 @@ import (
 
 // ErrPreflight is wrapped by the errors of Preflight.
 var ErrPreflight = errors.New("preflight")
-
-// defaultRequestTimeout bounds each request when the target sets none.
-const defaultRequestTimeout = 30 * time.Second
 
 // Preflight checks, before any scenario runs, that a remote target is this
 // API, that it is well and not throttling, that it takes the run's
@@ -83,6 +81,7 @@ type preflight struct {
 	target   steps.Target
 	client   *http.Client
 	guard    *origin.Guard // the client's transport
+	timeout  time.Duration // how long a request may take
 	redactor *redact.Redactor
 	events   string // the address of the event list, from GET /api
 }
@@ -90,15 +89,18 @@ type preflight struct {
 func newPreflight(target steps.Target) *preflight {
 	timeout := target.Timeout
 	if timeout == 0 {
-		timeout = defaultRequestTimeout
+		timeout = bound.DefaultTimeout
 	}
 	// Credentials go to the target's origin only, whatever origin the
 	// event list's links name.
 	guard := &origin.Guard{Target: target.BaseURL, Base: target.Transport, Log: target.Origins}
+	guarded := target
+	guarded.Transport = guard
 	return &preflight{
 		target:   target,
 		guard:    guard,
-		client:   &http.Client{Transport: guard, Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		client:   guarded.Client(),
+		timeout:  timeout,
 		redactor: redact.New(target.Credentials.Secrets()...),
 	}
 }
@@ -107,15 +109,22 @@ func (p *preflight) failf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPreflight, p.redactor.String(fmt.Sprintf(format, args...)))
 }
 
-// do sends req and reads at most 1 MiB of the answer. A network error is
-// told with what to check.
+// do sends req and reads the answer, within the target's bounds. A
+// network error is told with what to check.
 func (p *preflight) do(req *http.Request) (*http.Response, []byte, error) {
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.client.Timeout))
+		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.timeout))
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, err := io.ReadAll(resp.Body)
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		return nil, nil, p.failf("%v", cut)
+	case err != nil:
+		return nil, nil, p.failf("%s %s: the answer (%s) could not be read whole: %v", req.Method, req.URL.Path, resp.Status, err)
+	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		throttled := &ThrottledError{Method: req.Method, Path: req.URL.Path, RetryAfter: resp.Header.Get("Retry-After")}
 		return nil, nil, fmt.Errorf("%w: %w: the target is throttling (it may lock out an account after failed logins); wait for it to let the client and users in again, then run again", ErrPreflight, throttled)

@@ -126,6 +126,11 @@ func (w *Watch) wait(d time.Duration) {
 	time.Sleep(d)
 }
 
+// maxDrained bounds what is read of a 429 before its request is sent
+// again, so that its connection may serve again: a longer answer's
+// connection is closed.
+const maxDrained = 64 << 10
+
 // maxReplayBody bounds the body replayable keeps to send again.
 const maxReplayBody = 1 << 20
 
@@ -221,7 +226,7 @@ func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 				break
 			}
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		resp.Body.Close()
 		t.w.wait(d)
 		resp, err = t.base.RoundTrip(again)

@@ -64,3 +64,35 @@ func TestWatchNotesATargetThatStopsAnswering(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+// TestWatchDoesNotReadAnEndless429: the answer of a 429 it waits out is
+// read only so far before the request is sent again.
+func TestWatchDoesNotReadAnEndless429(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 1 {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		chunk := make([]byte, 32<<10)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	var w Watch
+	client := &http.Client{Transport: w.Transport(nil), Timeout: 10 * time.Second}
+	start := time.Now()
+	resp, err := client.Get(srv.URL + "/endless")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("after an endless 429: %v %v, after %s", resp, err, time.Since(start))
+	}
+	resp.Body.Close()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("waiting out an endless 429 took %s", took)
+	}
+}

@@ -35,7 +35,8 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	vars.add("max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprint(explore.DefaultMaxEvents), "how many events it may create in all, each named with the run id, 0 to 100000")
 	vars.add("failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprint(explore.DefaultFailedLogins), "how many token requests with wrong credentials it may send, below the target's lockout, 0 to 100")
 	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many sequences run at once, 1 to 64")
-	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, such as 2m")
+	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, its answer read whole, such as 2m; an answer not over by then is cut, a finding that blames no rule")
+	vars.add("max-answer", "CONFORMANCE_MAX_ANSWER", "4MiB", "how much of an answer's body is read at most, counted after decompression, such as 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule")
 	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's")
 	readOnly := fs.Bool("read-only", false, "create and change nothing: reads only; also READ_ONLY=1 or true")
 	ref := fs.Bool("ref", false, "also check the reference server's choices: every answer against the OpenAPI document (always against the in-process server)")
@@ -43,7 +44,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-ca-file FILE]\n       [-version]")
+		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {

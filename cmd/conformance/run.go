@@ -39,7 +39,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", "reports", "directory for the reports")
 	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many scenarios run at once, 1 to 64; verdicts and reports are those of a serial run")
 	vars.add("retries", "CONFORMANCE_RETRIES", "0", "how many more times a failed scenario runs, 0 to 10; one that then passes is flaky")
-	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, such as 2m")
+	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, its answer read whole, such as 2m; an answer not over by then is cut, a finding that blames no rule")
+	vars.add("max-answer", "CONFORMANCE_MAX_ANSWER", "4MiB", "how much of an answer's body is read at most, counted after decompression, such as 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule")
 	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA")
 	vars.add("expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason")
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
@@ -51,7 +52,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-ca-file FILE]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: generated sequences of actions against the\n       same target, each answer checked against the rules (conformance explore -h lists its flags; docs/explore.md)")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: generated sequences of actions against the\n       same target, each answer checked against the rules (conformance explore -h lists its flags; docs/explore.md)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -211,6 +212,9 @@ func failedRules(rep *report.Report) string {
 	}
 	if n := rep.ServerErrors(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d server error%s (5xx)", n, plural(n)))
+	}
+	if n := rep.AnswersCut(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d answer%s cut (longer than -max-answer or slower than -timeout)", n, plural(n)))
 	}
 	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
 		var ids []string
