@@ -36,7 +36,7 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 	}
 	got := s.String()
 	for _, want := range []string{
-		`: "${BASE_URL:=http://target.example}"`,
+		`if [ -z "${BASE_URL:-}" ]; then BASE_URL='http://target.example'; fi`,
 		`--data-urlencode "username=${CONFORMANCE_USERNAME}" --data-urlencode "password=${CONFORMANCE_PASSWORD}"`,
 		`ACCESS_USER=$(field access_token "$out")`,
 		`-H "Authorization: Bearer ${ACCESS_USER}"`,
