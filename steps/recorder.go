@@ -26,6 +26,7 @@ type recorder struct {
 	failure    string
 	request    string
 	response   string
+	current    int // the index in log of the last exchange
 	setCookies []string
 	// log is every exchange of the scenario, as sent and answered, for
 	// its reproduction (repro.go). It is never shown as it is.
@@ -60,7 +61,9 @@ func (r *recorder) Request(req *http.Request) {
 	text := repro.RequestText(r.redactor, req, body)
 	r.mu.Lock()
 	r.request, r.response = text, ""
-	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body})
+	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body,
+		Transcript: repro.Transcript(text, "")})
+	r.current = len(r.log) - 1
 	r.mu.Unlock()
 }
 
@@ -88,9 +91,10 @@ func (r *recorder) exchanges() []repro.Exchange {
 	return slices.Clone(r.log)
 }
 
-// take returns the transcript of the last exchange and httpexpect's failure
-// to complete it, if any, and clears both.
-func (r *recorder) take() (transcript, failure string) {
+// take returns the transcript of the last exchange, its index in the log
+// and httpexpect's failure to complete it, if any, and clears the
+// transcript and the failure.
+func (r *recorder) take() (transcript string, at int, failure string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.request != "" {
@@ -98,7 +102,7 @@ func (r *recorder) take() (transcript, failure string) {
 	}
 	failure = strings.TrimSpace(r.redactor.String(r.failure))
 	r.failure, r.request, r.response = "", "", ""
-	return transcript, failure
+	return transcript, r.current, failure
 }
 
 // cookies returns the Set-Cookie headers received so far, masked.
