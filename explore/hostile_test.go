@@ -22,6 +22,8 @@ import (
 	"eventsvc/conformance"
 	"eventsvc/report"
 	"eventsvc/selection"
+	"eventsvc/server"
+	"eventsvc/server/servertest"
 	"eventsvc/steps"
 )
 
@@ -32,10 +34,11 @@ import (
 //
 //   - Its tokens end with such text; it takes them back without it.
 //   - A creation's Location is the event's address followed by such text,
-//     in turn as it is, percent-encoded, in double quotes, in backquotes,
-//     and between semicolons; there, it answers 404 with such text in its
-//     status text (with an escape sequence), a header, and a body that
-//     holds escape sequences, line breaks and a NUL.
+//     in turn as it is, percent-encoded, in double quotes, in backquotes
+//     and between semicolons, or by curl's globs; there, it answers 404
+//     with such text in its status text (with an escape sequence), a
+//     header, and a body that holds escape sequences, line breaks and a
+//     NUL.
 //   - Every answer has such a header; every JSON object of /api holds
 //     such a "remark", with a line break and a NUL.
 type hostileProxy struct {
@@ -59,6 +62,7 @@ func (p *hostileProxy) locationTails() []string {
 		`";` + p.touch + `;"`,
 		"`" + p.touch + "`",
 		"';" + p.touch + ";'",
+		"{a,b}[1-2]", // curl's globs
 	}
 }
 
@@ -148,15 +152,13 @@ func (p *hostileProxy) rawNotFound(w http.ResponseWriter) {
 }
 
 // startHostile starts a reference server and the hostile proxy in front
-// of it, whose texts touch marker, and returns the proxy's address.
+// of it, whose texts touch marker, and returns the proxy's address. The
+// server has the demo credentials and no budget of token requests: the
+// runs and the scripts' replays ask for some ninety tokens in seconds.
 func startHostile(t *testing.T, marker string) string {
 	t.Helper()
-	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(steps.ServerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inst.Close() })
-	srv := httptest.NewServer(&hostileProxy{backend: inst.BaseURL(), touch: "touch${IFS}" + marker})
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t), TokenRate: -1}))
+	srv := httptest.NewServer(&hostileProxy{backend: ref.URL, touch: "touch${IFS}" + marker})
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -183,7 +185,7 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "pwned")
 	base := startHostile(t, marker)
-	target := steps.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 5 * time.Second}
+	target := steps.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
 
 	var failures []*report.ScenarioResult
 	scenarios, explored := t.TempDir(), t.TempDir()

@@ -123,7 +123,7 @@ func (s Script) String() string {
 			continue
 		}
 		fmt.Fprintf(&b, "\n# The %s token the run shared among its checks.\n", comment(sh.What))
-		fmt.Fprintf(&b, "out=$(curl -sS -i -X POST \"$BASE_URL/oauth/token\" %s --data-urlencode grant_type=password --data-urlencode %s --data-urlencode %s)\n",
+		fmt.Fprintf(&b, "out=$(curl -sS -i -g -X POST \"$BASE_URL/oauth/token\" %s --data-urlencode grant_type=password --data-urlencode %s --data-urlencode %s)\n",
 			s.basicExpr("Basic", s.ClientID, s.ClientSecret, subs), `"username=${`+sh.UserVar+`}"`, `"password=${`+sh.PassVar+`}"`)
 		field := sh.Field
 		if field == "" {
@@ -140,7 +140,9 @@ func (s Script) String() string {
 			failing = text(" (the failing request)")
 		}
 		fmt.Fprintf(&b, "\nsay %s\n", word(text(fmt.Sprintf("== %d. %s ", n, x.Method)), s.split(x.URL, subs), failing))
-		args := []string{"-sS", "-i", "-X", method(x.Method), word(s.split(x.URL, subs))}
+		// -g: an address is sent as it is, never expanded as curl's
+		// globs ({a,b}, [1-2]) into several requests.
+		args := []string{"-sS", "-i", "-g", "-X", method(x.Method), word(s.split(x.URL, subs))}
 		for _, name := range slices.Sorted(maps.Keys(x.Header)) {
 			for _, v := range x.Header[name] {
 				switch strings.ToLower(name) {

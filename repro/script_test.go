@@ -35,6 +35,8 @@ func needShells(t *testing.T) {
 // them as anything but data: in single quotes, in double quotes, unquoted,
 // after a comment. Each is balanced for one of these, so that the others
 // are not a syntax error that stops the shell before it runs anything.
+// The last are globs, which curl would expand in an address into several
+// requests.
 func hostile(marker string) map[string]string {
 	touch := "touch${IFS}" + marker
 	return map[string]string{
@@ -44,6 +46,7 @@ func hostile(marker string) map[string]string {
 		"backquotes":    "`" + touch + "`",
 		"semicolons":    "';" + touch + ";'",
 		"lines":         "\n" + touch + "\n#",
+		"curl's globs":  "{a,b}[1-2]",
 	}
 }
 
