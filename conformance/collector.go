@@ -220,7 +220,12 @@ func (c *collector) end(run *scenarioRun) {
 					for _, x := range run.repro.Exchanges {
 						f.Exchanges = append(f.Exchanges, c.redactor.String(x))
 					}
-					f.Script = c.redactor.String(run.repro.Script)
+					if run.repro.LastFails {
+						f.FailingExchange = len(f.Exchanges)
+					}
+					// Masked as it was written: masking a script
+					// afterwards could cut its quoting.
+					f.Script = run.repro.Script
 				}
 				r.Failure = f
 			}

@@ -65,13 +65,20 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 		if f.rule != "" {
 			fail.Rules = []string{f.rule}
 		}
-		if f.log >= 0 && f.log < len(s.log) {
+		// The evidence ends with the exchange the finding is about: those
+		// sent after it, to tell which rule is broken, are left out.
+		log, failing := s.log, f.log >= 0 && f.log < len(s.log)
+		if failing {
 			fail.Exchange = s.log[f.log].Transcript
+			log = s.log[:f.log+1]
 		}
-		for _, x := range s.log {
+		for _, x := range log {
 			fail.Exchanges = append(fail.Exchanges, x.Transcript)
 		}
-		fail.Script = r.script(s)
+		if failing {
+			fail.FailingExchange = len(fail.Exchanges)
+		}
+		fail.Script = r.script(s, log, failing)
 		res.Failure = fail
 		actions := make([]Action, len(s.done))
 		for i, d := range s.done {
@@ -89,19 +96,22 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 	return res
 }
 
-// script is the curl script that replays s's requests.
-func (r *runner) script(s *sequence) string {
+// script is the curl script that replays log, s's requests up to its
+// finding; lastFails says that the last of them is the one the finding is
+// about.
+func (r *runner) script(s *sequence, log []repro.Exchange, lastFails bool) string {
 	c := r.target.Credentials
-	return r.redactor.String(repro.Script{
-		Title: fmt.Sprintf("exploration sequence %d (seed %d)", s.n, r.o.Seed),
-		Base:  r.base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
+	return repro.Script{
+		Title:     fmt.Sprintf("exploration sequence %d (seed %d)", s.n, r.o.Seed),
+		LastFails: lastFails, Redactor: r.redactor,
+		Base: r.base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
 		Shared: []repro.Shared{
 			{Token: r.pool[AsUser].access, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"},
 			{Token: r.pool[AsUser].refresh, Name: "REFRESH_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's refresh", Field: "refresh_token"},
 			{Token: r.pool[AsOther].access, Name: "ACCESS_OTHER", UserVar: "CONFORMANCE_OTHER_USERNAME", PassVar: "CONFORMANCE_OTHER_PASSWORD", What: "other user's"},
 		},
-		Log: s.log,
-	}.String())
+		Log: log,
+	}.String()
 }
 
 // ruleResults gives every rule of the catalogue its verdict from the

@@ -213,7 +213,11 @@ func (c *Console) Summary(rep *Report) {
 			if len(s.Failure.Exchanges) > 1 {
 				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, "the scenario's requests:"))
 				for i, x := range s.Failure.Exchanges {
-					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, fmt.Sprintf("%d. %s", i+1, Visible(exchangeLine(x)))))
+					line := fmt.Sprintf("%d. %s", i+1, Visible(exchangeLine(x)))
+					if i+1 == s.Failure.FailingExchange {
+						line += "  (the failing exchange)"
+					}
+					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, line))
 				}
 			}
 			if s.Failure.ScriptFile != "" && c.ReportDir != "" {

@@ -64,6 +64,10 @@ type htmlFailure struct {
 	Blame     string
 	Rules     []htmlRuleText
 	Exchanges []string
+	// Failing is the number, from 1, of the exchange the failure is
+	// about, marked as such (0: none); Open is the one shown open: that
+	// one, or else the last.
+	Failing, Open int
 }
 
 type htmlRuleText struct{ ID, Text string }
@@ -119,8 +123,13 @@ func reportHTML(rep *Report) ([]byte, error) {
 		for _, x := range s.Failure.Exchanges {
 			f.Exchanges = append(f.Exchanges, prettyExchange(x))
 		}
+		f.Failing = s.Failure.FailingExchange
 		if len(f.Exchanges) == 0 && s.Failure.Exchange != "" {
-			f.Exchanges = []string{prettyExchange(s.Failure.Exchange)}
+			f.Exchanges, f.Failing = []string{prettyExchange(s.Failure.Exchange)}, 1
+		}
+		f.Open = f.Failing
+		if f.Open == 0 {
+			f.Open = len(f.Exchanges)
 		}
 		data.Failures = append(data.Failures, f)
 	}

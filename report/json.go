@@ -120,6 +120,9 @@ type DocumentFailure struct {
 	Setup    bool     `json:"setup,omitempty"`
 	// Exchanges are the scenario's requests up to the failure, masked.
 	Exchanges []string `json:"exchanges,omitempty"`
+	// FailingExchange is the number, from 1, of the exchange the failure
+	// is about, the last of Exchanges; 0 (left out) for none.
+	FailingExchange int `json:"failingExchange,omitempty"`
 	// Reproduction is the script that replays them, under the report
 	// folder.
 	Reproduction string `json:"reproduction,omitempty"`
@@ -192,7 +195,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		}
 		if f := s.Failure; f != nil && s.Verdict != NotRun {
 			js.Failure = &DocumentFailure{Step: f.Step, Line: f.Line, Message: f.Message, Exchange: f.Exchange, Rules: f.Rules, Setup: f.Setup,
-				Exchanges: f.Exchanges, Reproduction: f.ScriptFile, ServerError: f.ServerError, AnswerCut: f.AnswerCut, Replay: f.ReplayFile}
+				Exchanges: f.Exchanges, FailingExchange: f.FailingExchange, Reproduction: f.ScriptFile, ServerError: f.ServerError, AnswerCut: f.AnswerCut, Replay: f.ReplayFile}
 			js.Blamed = s.Blamed()
 		}
 		doc.Scenarios = append(doc.Scenarios, js)

@@ -118,8 +118,13 @@ type Failure struct {
 	// Setup is true when a step that only arranges failed.
 	Setup bool
 	// Exchanges are the scenario's requests and answers up to the
-	// failure, masked, in order.
+	// failure, masked, in order: up to and including the failing one,
+	// when the failure is about one; those sent after it (the checks'
+	// probes that tell which rule is broken) are left out.
 	Exchanges []string
+	// FailingExchange is the number, from 1, of the exchange of Exchanges
+	// the failure is about: the last. 0 when it is about none of them.
+	FailingExchange int
 	// Script replays them with curl (steps.Reproduction); ScriptFile is
 	// where the reports keep it, under the report folder.
 	Script, ScriptFile string

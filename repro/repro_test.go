@@ -36,7 +36,7 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 	}
 	got := s.String()
 	for _, want := range []string{
-		`: "${BASE_URL:=http://target.example}"`,
+		`if [ -z "${BASE_URL:-}" ]; then BASE_URL='http://target.example'; fi`,
 		`--data-urlencode "username=${CONFORMANCE_USERNAME}" --data-urlencode "password=${CONFORMANCE_PASSWORD}"`,
 		`ACCESS_USER=$(field access_token "$out")`,
 		`-H "Authorization: Bearer ${ACCESS_USER}"`,
@@ -45,7 +45,7 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 		`ACCESS_2=$(field access_token "$out")`,
 		`-H "Authorization: Bearer ${ACCESS_2}"`,
 		`LOCATION_3=$(header Location "$out")`,
-		`-X PUT "${LOCATION_3}"`,
+		`-g -X PUT "${LOCATION_3}"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the script lacks %s\n%s", want, got)

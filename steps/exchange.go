@@ -34,6 +34,7 @@ type exchange struct {
 	json       any    // the decoded body, when the answer is JSON
 	jsonErr    error  // why json is nil
 	transcript string // the request and the answer, masked
+	at         int    // its index in the scenario's log (recorder.log)
 }
 
 // What an answer is, as the step that asked for it knows: the kinds of
@@ -49,17 +50,17 @@ const (
 // not a whole one (a readError).
 func (s *scenario) send(req *httpexpect.Request) (*exchange, error) {
 	resp := req.Expect()
-	transcript, failure, readErr := s.rec.take()
+	transcript, at, failure, readErr := s.rec.take()
 	if readErr != nil {
-		return nil, readErr
+		return nil, &exchangeError{at: at, err: readErr}
 	}
 	if failure != "" {
-		return nil, fmt.Errorf("no answer: %s\n\n%s", failure, transcript)
+		return nil, &exchangeError{at: at, err: fmt.Errorf("no answer: %s\n\n%s", failure, transcript)}
 	}
 	raw := resp.Raw()
 	x := &exchange{
 		url: raw.Request.URL, method: raw.Request.Method, status: raw.StatusCode,
-		header: raw.Header, body: resp.Body().Raw(), transcript: transcript,
+		header: raw.Header, body: resp.Body().Raw(), transcript: transcript, at: at,
 		cookies: s.jar != nil && s.jar.send.Load(),
 	}
 	x.json, x.jsonErr = decodeJSON(x.header.Get("Content-Type"), x.body)

@@ -32,6 +32,7 @@ type recorder struct {
 	failure    string
 	request    string
 	response   string
+	current    int // the index in log of the last exchange
 	setCookies []string
 	readErr    error // the last answer's, when it could not be read whole
 	cut        error // the first answer cut since takeCut
@@ -73,7 +74,9 @@ func (r *recorder) Request(req *http.Request) {
 	text := repro.RequestText(r.redactor, req, body)
 	r.mu.Lock()
 	r.request, r.response = text, ""
-	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body})
+	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body,
+		Transcript: repro.Transcript(text, "")})
+	r.current = len(r.log) - 1
 	r.mu.Unlock()
 }
 
@@ -108,7 +111,7 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 		r.readErr = &readError{text: r.redactor.String(msg) + "\n\n" + transcript, err: err}
 	}
 	if cut != nil && r.cut == nil {
-		r.cut = r.readErr
+		r.cut = &exchangeError{at: r.current, err: r.readErr}
 	}
 }
 
@@ -119,10 +122,11 @@ func (r *recorder) exchanges() []repro.Exchange {
 	return slices.Clone(r.log)
 }
 
-// take returns the transcript of the last exchange, httpexpect's failure
-// to complete it, if any, and the error of an answer that could not be
-// read whole (a readError), if any, and clears them.
-func (r *recorder) take() (transcript, failure string, readErr error) {
+// take returns the transcript of the last exchange, its index in the log,
+// httpexpect's failure to complete it, if any, and the error of an answer
+// that could not be read whole (a readError), if any, and clears the
+// transcript, the failure and the error.
+func (r *recorder) take() (transcript string, at int, failure string, readErr error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.request != "" {
@@ -131,11 +135,11 @@ func (r *recorder) take() (transcript, failure string, readErr error) {
 	failure = strings.TrimSpace(r.redactor.String(r.failure))
 	readErr = r.readErr
 	r.failure, r.request, r.response, r.readErr = "", "", "", nil
-	return transcript, failure, readErr
+	return transcript, r.current, failure, readErr
 }
 
 // takeCut returns the first answer a bound cut since the last takeCut (a
-// readError), or nil, and clears it.
+// readError, about its exchange), or nil, and clears it.
 func (r *recorder) takeCut() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

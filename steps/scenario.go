@@ -176,13 +176,38 @@ func (s *scenario) use(base string) {
 func (s *scenario) learn(secret string) { s.redactor.Add(secret) }
 
 // failf is the failure of a step about x: the message, then x's request
-// and answer, all masked.
+// and answer, all masked. It says which exchange of the scenario it is
+// about (exchangeError), for its reproduction.
 func (s *scenario) failf(x *exchange, format string, args ...any) error {
 	msg := s.redactor.String(fmt.Sprintf(format, args...))
-	if x == nil || x.transcript == "" {
+	if x == nil {
 		return errors.New(msg)
 	}
-	return fmt.Errorf("%s\n\n%s", msg, x.transcript)
+	if x.transcript == "" {
+		return &exchangeError{at: x.at, err: errors.New(msg)}
+	}
+	return &exchangeError{at: x.at, err: fmt.Errorf("%s\n\n%s", msg, x.transcript)}
+}
+
+// exchangeError is a step's failure about one exchange of the scenario:
+// the one at index at of the recorder's log. It survives the wrapping of
+// breaks and requires (errors.As).
+type exchangeError struct {
+	at  int
+	err error
+}
+
+func (e *exchangeError) Error() string { return e.err.Error() }
+func (e *exchangeError) Unwrap() error { return e.err }
+
+// failingExchange returns the index in the scenario's log of the exchange
+// err is about, if it is about one.
+func failingExchange(err error) (int, bool) {
+	var xe *exchangeError
+	if errors.As(err, &xe) {
+		return xe.at, true
+	}
+	return 0, false
 }
 
 // about is failf for an error met while reading x; nil stays nil.
