@@ -254,7 +254,7 @@ func (s Script) bodyArgs(contentType string, body []byte, subs []Var) (stdin str
 				k, _, _ := strings.Cut(pair, "=")
 				name, _ := url.QueryUnescape(k)
 				if vs, ok := form[name]; ok && len(vs) > 0 {
-					field := s.split(name+"="+vs[0], subs)
+					field := append(s.split(name+"=", nil), s.split(vs[0], subs)...)
 					if !printable(field) {
 						out = nil
 						break

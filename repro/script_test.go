@@ -250,3 +250,23 @@ func TestAScriptSaysWhichRequestFails(t *testing.T) {
 		}
 	}
 }
+
+// TestAShortCredentialIsReplacedOnlyWhereItIsTheWholeValue: the demo
+// password "user" and secret "pass" are words inside others ("username",
+// "password"); a script reads them from their variables where a value is
+// them, and leaves the other words as they are.
+func TestAShortCredentialIsReplacedOnlyWhereItIsTheWholeValue(t *testing.T) {
+	form := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Authorization": {"Basic bXlBcHA6cGFzcw=="}}
+	log := []Exchange{{Method: "POST", URL: "http://target.example/oauth/token", Header: form,
+		Body: []byte("grant_type=password&username=user%40email.com&password=user")}}
+	got := Script{Title: "a token request", Base: "http://target.example", ClientID: "myApp", ClientSecret: "pass", Log: log,
+		Vars: []Var{{Value: "pass", Name: "${CONFORMANCE_CLIENT_SECRET}"}, {Value: "user", Name: "${CONFORMANCE_PASSWORD}"},
+			{Value: "user@email.com", Name: "${CONFORMANCE_USERNAME}"}, {Value: "myApp", Name: "${CONFORMANCE_CLIENT_ID}"}}}.String()
+	want := `--data-urlencode "grant_type=password" --data-urlencode "username=${CONFORMANCE_USERNAME}" --data-urlencode "password=${CONFORMANCE_PASSWORD}"`
+	if !strings.Contains(got, want) {
+		t.Errorf("the script does not send the form as\n  %s\n%s", want, got)
+	}
+	if want := `"$(formenc "${CONFORMANCE_CLIENT_SECRET}")"`; !strings.Contains(got, want) {
+		t.Errorf("the script does not read the client secret from its variable (%s):\n%s", want, got)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"eventsvc/redact"
 )
 
 // How a script writes a value: nothing a target chose is ever read by the
@@ -27,8 +29,12 @@ type segment struct {
 }
 
 // split cuts v into text and the expressions of the values of subs it
-// holds, the longest first; the text is masked.
+// holds, the longest first; the text is masked. A value shorter than
+// redact.MinLength (the demo password "user") is replaced only when it is
+// the whole of v: inside a longer text it is as likely a part of another
+// word ("username") as itself.
 func (s Script) split(v string, subs []Var) []segment {
+	whole := v
 	subs = slices.Clone(subs)
 	sort.SliceStable(subs, func(i, j int) bool { return len(subs[i].Value) > len(subs[j].Value) })
 	var out []segment
@@ -42,7 +48,10 @@ func (s Script) split(v string, subs []Var) []segment {
 	for len(v) > 0 {
 		matched := false
 		for _, sb := range subs {
-			if sb.Value != "" && strings.HasPrefix(v, sb.Value) {
+			if sb.Value == "" || len(sb.Value) < redact.MinLength && sb.Value != whole {
+				continue
+			}
+			if strings.HasPrefix(v, sb.Value) {
 				flush()
 				out = append(out, segment{text: sb.Name, expr: true})
 				v = v[len(sb.Value):]
