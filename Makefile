@@ -37,7 +37,7 @@
 #                             when it is out of date)
 #   make openapi-tools        the pinned Node tools the OpenAPI document's
 #                             tests run (Redocly CLI, Spectral, Prism), in
-#                             openapi/lint/node_modules; needs npm; without
+#                             docs/openapi/lint/node_modules; needs npm; without
 #                             them those tests are skipped (in CI they fail)
 #   make bench                wrk against eventsvc and against a bare Fiber
 #                             app that answers the same bytes, in one run:
@@ -84,7 +84,7 @@ DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 VERSION := $(VERSION)
 REVISION := $(REVISION)
 DATE := $(DATE)
-LDFLAGS := -s -w -X eventsvc/version.Version=$(VERSION) -X eventsvc/version.Revision=$(REVISION) -X eventsvc/version.Date=$(DATE)
+LDFLAGS := -s -w -X eventsvc/internal/version.Version=$(VERSION) -X eventsvc/internal/version.Revision=$(REVISION) -X eventsvc/internal/version.Date=$(DATE)
 # make release: the platforms, as OS/ARCH, and the folder of the archives.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 DIST ?= dist
@@ -121,7 +121,7 @@ unit:
 # the race detector, which would make it take minutes (unit runs the rest
 # of package explore under it).
 mutation:
-	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./explore
+	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance/explore
 
 # A short run of every fuzz target (their seed corpora also run in unit).
 fuzz:
@@ -147,12 +147,12 @@ explore:
 docs:
 	$(GO) run ./cmd/docgen
 
-# The versions of openapi/lint/package-lock.json, exactly: those that run on
+# The versions of docs/openapi/lint/package-lock.json, exactly: those that run on
 # Node 18.20.1 and later, as Debian 12 ships it (18.20.4); Redocly CLI 2
 # and Prism 5.15 need Node 20.19 or 24. No install script runs: the only two of those
 # packages are a banner and a usage report.
 openapi-tools:
-	npm ci --prefix openapi/lint --ignore-scripts --no-audit --no-fund --loglevel=error
+	npm ci --prefix docs/openapi/lint --ignore-scripts --no-audit --no-fund --loglevel=error
 
 # Each row of BenchmarkBackends as a ratio to the in-memory server of the
 # same run, then the page latencies of BenchmarkPostgresList1M.

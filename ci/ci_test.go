@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
 )

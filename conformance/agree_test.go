@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/steps"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/server"
 	"eventsvc/server/event"
 	"eventsvc/steps"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"eventsvc/browsertest"
-	"eventsvc/report"
+	"eventsvc/conformance/report"
+	"eventsvc/internal/browsertest"
 )
 
 // TestTheHTMLReportInARealBrowser opens the conformance.html of a failing

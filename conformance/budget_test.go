@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/server"
 	"eventsvc/steps"
 )

@@ -10,12 +10,12 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/bound"
-	"eventsvc/redact"
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
+	"eventsvc/internal/redact"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // collector records every scenario of a godog run through hooks of its

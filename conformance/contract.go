@@ -3,7 +3,7 @@ package conformance
 import (
 	"fmt"
 
-	"eventsvc/contract"
+	"eventsvc/conformance/contract"
 	"eventsvc/steps"
 )
 

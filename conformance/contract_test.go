@@ -7,8 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"eventsvc/contract"
-	"eventsvc/openapi"
+	"eventsvc/conformance/contract"
+	"eventsvc/docs/openapi"
 	"eventsvc/steps"
 )
 

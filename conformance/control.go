@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"eventsvc/selection"
+	"eventsvc/conformance/selection"
 )
 
 // controlFromEnv reads CONTROL_URL, the address of the control API of a

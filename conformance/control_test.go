@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"eventsvc/contract"
+	"eventsvc/conformance/contract"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/target"
+	"eventsvc/docs/openapi"
 	"eventsvc/eventsvctest"
-	"eventsvc/openapi"
-	"eventsvc/report"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 const cutFeature = `Feature: Answers past the run's bounds

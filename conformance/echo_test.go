@@ -19,7 +19,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"eventsvc/report"
+	"eventsvc/conformance/report"
 	"eventsvc/steps"
 )
 

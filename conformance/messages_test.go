@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 )
 
 // TestAFailureSaysWhatWasThere checks that a failure's message shows a

@@ -25,9 +25,9 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // testCA makes a CA and a certificate it signs for 127.0.0.1, and writes

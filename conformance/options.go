@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/bound"
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/selection"
+	"eventsvc/conformance/selection"
 )
 
 func lookup(vars map[string]string) func(string) (string, bool) {

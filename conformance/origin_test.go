@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/origin"
-	"eventsvc/origin/origintest"
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/origin/origintest"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
+	"eventsvc/conformance/target"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // TestCredentialsGoOnlyToTheTargetsOrigin runs the scenarios that create

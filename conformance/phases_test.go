@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"eventsvc/selection"
+	"eventsvc/conformance/selection"
 )
 
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,

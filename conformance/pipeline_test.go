@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
+	"eventsvc/conformance/selection"
 	"eventsvc/steps"
 )
 

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/features"
-	"eventsvc/report"
-	"eventsvc/selection"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // runOther runs the scenarios a remote run selects against a second

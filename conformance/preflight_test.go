@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
 	"eventsvc/steps"
-	"eventsvc/target"
 )
 
 // startReference starts a reference server on a loopback port with the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/steps"
 )
 

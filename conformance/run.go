@@ -3,6 +3,10 @@
 // in-process reference server or a deployed URL. It selects the scenarios,
 // checks a remote target before any of them, prints a line per scenario
 // and a verdict per rule, and writes the reports.
+//
+// The suite's parts are the packages under it: explore (generated
+// sequences of actions), selection, report, target, bound, origin, repro,
+// hal, value and contract.
 package conformance
 
 import (
@@ -19,15 +23,15 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/docs"
 	"eventsvc/features"
-	"eventsvc/origin"
-	"eventsvc/redact"
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/internal/redact"
+	"eventsvc/internal/version"
 	"eventsvc/steps"
-	"eventsvc/target"
-	"eventsvc/version"
 )
 
 // Errors of Run; the binary's exit status follows from them.

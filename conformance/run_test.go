@@ -14,9 +14,9 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
+	"eventsvc/conformance/selection"
 	"eventsvc/steps"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/steps"
 )
 

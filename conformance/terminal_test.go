@@ -18,7 +18,7 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
-	"eventsvc/report"
+	"eventsvc/conformance/report"
 	"eventsvc/steps"
 )
 

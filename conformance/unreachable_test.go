@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"eventsvc/report"
-	"eventsvc/selection"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/steps"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"eventsvc/redact"
+	"eventsvc/internal/redact"
 )
 
 // recoverPanic turns a panic of a later handler into an error, so that the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/openapi"
+	"eventsvc/docs/openapi"
 )
 
 func TestTheOpenAPIDocumentIsAPublicFile(t *testing.T) {

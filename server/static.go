@@ -12,7 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
-	"eventsvc/openapi"
+	"eventsvc/docs/openapi"
 )
 
 // staticFiles are the public files: the documentation page and the static

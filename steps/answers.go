@@ -10,7 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // The steps that check the answer of the last When step, whatever the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/bound"
+	"eventsvc/conformance/bound"
 )
 
 // TestACutAnswerFailsItsStepWhateverTheStepMadeOfIt: an answer longer than

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
-	"eventsvc/value"
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/value"
 )
 
 // Reading and updating the event a scenario created.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // DefaultEventBody is a body the reference server's POST /api/events

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gavv/httpexpect/v2"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // exchange is one request the suite sent and the answer it got, read once:

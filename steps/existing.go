@@ -5,7 +5,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // maxProbedEvents bounds the events a read-only run reads, one by one, to

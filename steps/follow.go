@@ -11,8 +11,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
-	"eventsvc/origin"
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/origin"
 )
 
 // Following links (spec API-10): every href of an answer resolves, against

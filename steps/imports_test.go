@@ -31,7 +31,7 @@ func TestStepsImportNothingFromTheServer(t *testing.T) {
 		}
 	}
 	walk("eventsvc/steps", ".", nil)
-	if !seen["eventsvc/redact"] {
+	if !seen["eventsvc/internal/redact"] {
 		t.Fatal("the walk did not reach eventsvc/redact, which steps imports: it reads nothing")
 	}
 }

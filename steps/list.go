@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // Reading the event list, and what the reference server says of a page.

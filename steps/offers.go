@@ -7,7 +7,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // What an answer offers its caller (spec SVC-3): one check, offersExactly,

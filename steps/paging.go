@@ -11,7 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/hal"
+	"eventsvc/conformance/hal"
 )
 
 // maxPages bounds a walk through the event list.

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"eventsvc/bound"
-	"eventsvc/origin"
-	"eventsvc/redact"
-	"eventsvc/repro"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/repro"
+	"eventsvc/internal/redact"
 )
 
 // recorder is the httpexpect Reporter and Printer of one scenario. It

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/repro"
+	"eventsvc/conformance/repro"
 )
 
 // Reproduction is how to see a scenario's failure again: the requests it

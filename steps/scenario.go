@@ -11,8 +11,8 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 
-	"eventsvc/origin"
-	"eventsvc/redact"
+	"eventsvc/conformance/origin"
+	"eventsvc/internal/redact"
 )
 
 // scenario is the state of one running scenario. The scenario initializer

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"eventsvc/redact"
+	"eventsvc/internal/redact"
 )
 
 // TestAFailureSaysWhichExchangeItIsAbout: the failure of a check about an

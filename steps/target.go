@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"eventsvc/bound"
-	"eventsvc/origin"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/origin"
 )
 
 // Target is the deployment a run checks.

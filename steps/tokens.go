@@ -8,7 +8,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/value"
+	"eventsvc/conformance/value"
 )
 
 // tokenPath is the address of the token endpoint (spec: Endpoints). The

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/selection"
 	"eventsvc/features"
-	"eventsvc/selection"
 )
 
 // TestTheDocsNameOnlyFlagsAndVariablesThatExist reads

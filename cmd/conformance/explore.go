@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"eventsvc/conformance"
-	"eventsvc/explore"
-	"eventsvc/report"
-	"eventsvc/version"
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/report"
+	"eventsvc/internal/version"
 )
 
 // runExplore is `conformance explore`: generated sequences of actions

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/eventsvctest"
-	"eventsvc/report/reporttest"
 )
 
 // anEvent is the path of one event, whose GET the scenarios of @API-7 and

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/report"
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
 )
 
 // maxPeakRSS is the most memory a run may take against a hostile answer.

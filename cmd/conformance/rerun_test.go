@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"eventsvc/report"
+	"eventsvc/conformance/report"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
 )

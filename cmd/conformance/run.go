@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"eventsvc/conformance"
-	"eventsvc/report"
-	"eventsvc/selection"
-	"eventsvc/version"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/internal/version"
 )
 
 // Exit statuses (docs/running-against-a-deployment.md).

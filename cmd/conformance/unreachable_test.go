@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"eventsvc/report/reporttest"
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
 )

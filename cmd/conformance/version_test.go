@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"eventsvc/version"
+	"eventsvc/internal/version"
 )
 
 // TestVersionFlagPrintsTheVersionAndRunsNothing: -version, of the suite

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 
-	"eventsvc/docsite"
 	"eventsvc/features"
+	"eventsvc/internal/docsite"
 )
 
 func main() {

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"eventsvc/internal/version"
 	"eventsvc/server"
 	"eventsvc/server/backend"
 	"eventsvc/server/config"
@@ -20,7 +21,6 @@ import (
 	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
-	"eventsvc/version"
 )
 
 // Exit codes.

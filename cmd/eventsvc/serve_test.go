@@ -42,7 +42,7 @@ func startServe(t *testing.T, args ...string) *served {
 	for _, a := range args {
 		wantControl = wantControl || a == "-control"
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := listeningOn.FindStringSubmatch(s.out.String()); m != nil {
 			s.base = m[1]
 		}

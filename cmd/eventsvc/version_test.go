@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/version"
+	"eventsvc/internal/version"
 )
 
 func TestVersionPrintsTheVersionRevisionAndDate(t *testing.T) {

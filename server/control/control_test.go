@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"eventsvc/contract"
+	"eventsvc/conformance/contract"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/event"

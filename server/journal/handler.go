@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"eventsvc/redact"
+	"eventsvc/internal/redact"
 	"eventsvc/server/fault"
 	"eventsvc/server/oauth"
 )

@@ -1,0 +1,381 @@
+// Package explore runs generated, stateful sequences of actions against a
+// target and checks every answer against the rules of the specification
+// that apply to it: the faults no scenario was written for, those that
+// depend on data (a name in another script, a page size, a boundary date)
+// or on a sequence (refresh, then update; update, then update again).
+//
+// A sequence is a list of actions a client could take with what the
+// answers offer it (Action), drawn from a seed. A model of what a correct
+// target holds (its events, who manages each, what each token may do,
+// what was last written) is the oracle. A failing sequence is shrunk to a
+// short one with the simplest data, and reported as the scenario runner
+// reports a failed scenario: the rule it breaks, the exchanges, a curl
+// script, and a replay file that `conformance explore -replay` runs again.
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/target"
+	"eventsvc/internal/redact"
+	"eventsvc/internal/version"
+	"eventsvc/steps"
+)
+
+// Errors of Run, as those of conformance.Run: the binary's exit status
+// follows from them.
+var (
+	// ErrFailed: a sequence found an answer that breaks a rule, a
+	// server error, or an answer cut.
+	ErrFailed = report.ErrFailed
+	// ErrThrottled: the target answered 429 Too Many Requests.
+	ErrThrottled = report.ErrThrottled
+	// ErrUnreachable: the target stopped answering.
+	ErrUnreachable = report.ErrUnreachable
+	// ErrSetup: the exploration could not start.
+	ErrSetup = errors.New("explore")
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxActions     = 400
+	DefaultMaxTime        = 2 * time.Minute
+	DefaultMaxEvents      = 200
+	DefaultSequenceLength = 20
+	DefaultFailedLogins   = 3
+	DefaultShrinkTrials   = 150
+)
+
+// Options configure an exploration.
+type Options struct {
+	// Target is what it explores: a deployment (BaseURL), or, with a
+	// Launcher, one in-process reference server for the whole run.
+	Target steps.Target
+	// Seed draws every sequence; 0 draws one from the clock. The same
+	// seed, run alone (Concurrency 1) against a target in the same state,
+	// explores the same sequences.
+	Seed uint64
+	// MaxActions bounds the actions of all sequences; MaxTime the run's
+	// time. Zero: the defaults.
+	MaxActions int
+	MaxTime    time.Duration
+	// Concurrency is how many sequences run at once. Default 1.
+	Concurrency int
+	// SequenceLength is how many actions a sequence runs at most.
+	SequenceLength int
+	// MaxEvents bounds the events the run creates, shrinking included.
+	MaxEvents int
+	// FailedLogins bounds the token requests with wrong credentials the
+	// run sends, below the target's lockout.
+	FailedLogins int
+	// ShrinkTrials bounds the replays that shrink one failing sequence.
+	ShrinkTrials int
+	// ReadOnly creates and changes nothing: reads only.
+	ReadOnly bool
+	// Ref also checks the reference server's choices: every answer against
+	// the OpenAPI document (Target.Contract).
+	Ref bool
+	// Replay, when set, runs these actions once, as one sequence, instead
+	// of generating sequences.
+	Replay *Replay
+	// ReportDir receives the reports; "" writes none.
+	ReportDir string
+	// Output receives the progress report. Default: os.Stdout.
+	Output io.Writer
+	// Color colours the output, for a terminal.
+	Color bool
+}
+
+// runner is one exploration.
+type runner struct {
+	o        Options
+	target   steps.Target
+	client   *http.Client
+	guard    *origin.Guard // the client's transport: credentials go to the target's origin only
+	watch    *target.Watch
+	redactor *redact.Redactor
+	contract steps.Contract
+	readOnly bool
+
+	base   string // the target's address
+	root   string // the API root
+	events string // the list, as the root's "events" link gives it (API-1)
+	create string // where events are created: the list's "create-new-event"
+	madeUp string // the invalid token
+
+	pool      map[string]tokens // the accounts' shared tokens
+	body      map[string]any    // the target's accepted event body, named with mark
+	mark      string            // the run's marks on every name it writes
+	sizeParam string            // the query parameter of a page size, if the target has one
+
+	actions      atomic.Int64
+	created      atomic.Int64
+	failedLogins atomic.Int64
+
+	mu      sync.Mutex
+	checks  map[string]int   // by rule, over the run
+	replays map[int][]Action // the actions of each finding, by sequence
+	shrunk  map[string]int   // the sequence shrunk for each kind of finding
+}
+
+// tokens are an account's shared tokens.
+type tokens struct{ access, refresh string }
+
+// Run explores the target and reports what it found, as conformance.Run
+// reports a run of the scenarios: a verdict per sequence and per rule,
+// and the reports in ReportDir. The report is returned with every error
+// but ErrSetup.
+func Run(ctx context.Context, o Options) (*report.Report, error) {
+	if o.Output == nil {
+		o.Output = os.Stdout
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	o.MaxActions = orDefault(o.MaxActions, DefaultMaxActions)
+	o.MaxTime = time.Duration(orDefault(int(o.MaxTime), int(DefaultMaxTime)))
+	o.Concurrency = orDefault(o.Concurrency, 1)
+	o.SequenceLength = orDefault(o.SequenceLength, DefaultSequenceLength)
+	o.MaxEvents = orDefault(o.MaxEvents, DefaultMaxEvents)
+	o.ShrinkTrials = orDefault(o.ShrinkTrials, DefaultShrinkTrials)
+	if o.FailedLogins == 0 {
+		o.FailedLogins = DefaultFailedLogins
+	}
+	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: "explore", Selection: fmt.Sprintf("explore, seed %d", o.Seed),
+		ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL, Concurrency: o.Concurrency, FailedLogins: max(o.FailedLogins, 0)}
+	if rep.Target == "" {
+		rep.Target = "in-process"
+	}
+	origins := &origin.Log{}
+	o.Target.Origins = origins
+	foreign := func() []origin.Foreign {
+		return origin.Mask(origins.Foreign(), redact.New(o.Target.Credentials.Secrets()...).String)
+	}
+	r, stop, err := start(ctx, o)
+	var throttled *target.ThrottledError
+	if errors.As(err, &throttled) {
+		rep.Foreign = foreign()
+		rep.Outcome, rep.Error, rep.Duration = report.OutcomeThrottled, throttled.Error(), time.Since(rep.Started)
+		if werr := (&report.Writer{Dir: o.ReportDir}).Finish(rep); werr != nil {
+			return rep, werr
+		}
+		return rep, fmt.Errorf("%w: %s", ErrThrottled, throttled.Error())
+	}
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrSetup, err)
+		rep.Foreign = foreign()
+		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
+			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+		}
+		return nil, err
+	}
+	defer stop()
+	out := report.NewConsole(o.Output, report.FormatCompact, o.Color)
+	out.ReportDir, out.Unit = o.ReportDir, "sequence"
+	w := &report.Writer{Dir: o.ReportDir}
+	if err := w.Start(rep); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Output, "Exploring %s with seed %d: at most %d actions, %s, %d events, %d failed logins; %d at once\n\n",
+		rep.Target, o.Seed, o.MaxActions, o.MaxTime, o.MaxEvents, max(o.FailedLogins, 0), o.Concurrency)
+
+	results := r.explore(ctx, out)
+	rep.Scenarios = results
+	rep.Waits, rep.Waited = r.watch.SlowedDown()
+	rep.Foreign = origin.Mask(origins.Foreign(), r.redactor.String)
+	if err := r.writeReplays(results); err != nil {
+		return rep, err
+	}
+	report.NameReproductions(rep.Scenarios)
+	rep.Rules = r.ruleResults(results)
+	rep.Duration = time.Since(rep.Started)
+	rep.Outcome = report.OutcomePassed
+	switch {
+	case r.watch.Throttled() != nil:
+		rep.Outcome, rep.Error = report.OutcomeThrottled, r.watch.Throttled().Error()
+	case r.watch.Unreachable() != nil:
+		rep.Outcome, rep.Error = report.OutcomeUnreachable, r.watch.Unreachable().Error()
+	case rep.Findings() > 0:
+		rep.Outcome = report.OutcomeFailed
+	}
+	out.Summary(rep)
+	if err := w.Finish(rep); err != nil {
+		return rep, err
+	}
+	return rep, rep.Err()
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// explore runs sequences until a budget is spent, Concurrency at a time,
+// and returns them in order.
+func (r *runner) explore(ctx context.Context, out *report.Console) []*report.ScenarioResult {
+	ctx, cancel := context.WithTimeout(ctx, r.o.MaxTime)
+	defer cancel()
+	if r.o.Replay != nil {
+		res := r.runOne(ctx, 1, nil, r.o.Replay.Actions)
+		out.ScenarioEnded(res)
+		return []*report.ScenarioResult{res}
+	}
+	var (
+		mu      sync.Mutex
+		results []*report.ScenarioResult
+		next    atomic.Int64
+		wg      sync.WaitGroup
+	)
+	for w := 0; w < r.o.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r.goOn(ctx) {
+				n := int(next.Add(1))
+				rng := rand.New(rand.NewPCG(r.o.Seed, uint64(n)))
+				res := r.runOne(ctx, n, rng, nil)
+				if res == nil {
+					return
+				}
+				out.ScenarioEnded(res)
+				mu.Lock()
+				results = append(results, res)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	sortByLine(results)
+	return results
+}
+
+// goOn reports whether the run has budget, time and a target left.
+func (r *runner) goOn(ctx context.Context) bool {
+	return ctx.Err() == nil && r.actions.Load() < int64(r.o.MaxActions) && !r.stopped()
+}
+
+// runOne runs sequence n, drawn from rng or, with rng nil, made of
+// actions; a failing one is shrunk. It returns nil when the run had no
+// budget left for a single action.
+func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Action) *report.ScenarioResult {
+	started := time.Now()
+	s := r.newSequence(ctx, n, rng)
+	if rng == nil {
+		for _, a := range actions {
+			if !s.play(a) {
+				break
+			}
+		}
+	} else {
+		for i := 0; i < r.o.SequenceLength && r.goOn(ctx); i++ {
+			r.actions.Add(1)
+			if !s.play(s.next()) {
+				break
+			}
+		}
+	}
+	if len(s.done) == 0 && s.found == nil {
+		return nil
+	}
+	r.count(s.checks)
+	original, first := len(s.done), 0
+	if s.found != nil && rng != nil && !r.stopped() {
+		// The first finding of each kind is shrunk; the others are
+		// reported as they came, pointing to it.
+		if first = r.claim(s.found, s.n); first == s.n {
+			s = r.shrink(ctx, s)
+		}
+	}
+	res := r.result(s, original, time.Since(started))
+	if first != 0 && first != s.n {
+		res.Name += fmt.Sprintf(" (another finding of %s; sequence %d shows it shrunk)", kindOf(s.found), first)
+		res.Failure.SameAs = fmt.Sprintf("%s:%d", File, first)
+	}
+	return res
+}
+
+// claim returns the sequence that shows the fault of f's kind shrunk: n,
+// when f is the first of its kind.
+func (r *runner) claim(f *finding, n int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if first, ok := r.shrunk[kindOf(f)]; ok {
+		return first
+	}
+	r.shrunk[kindOf(f)] = n
+	return n
+}
+
+// kindOf is the kind of a finding: its rule, "server error" or "answer
+// cut".
+func kindOf(f *finding) string {
+	switch {
+	case f.serverError:
+		return "server error"
+	case f.cut:
+		return "answer cut"
+	}
+	return f.rule
+}
+
+// stopped reports whether the target stopped answering, or throttled the
+// run.
+func (r *runner) stopped() bool { return r.watch.Throttled() != nil || r.watch.Unreachable() != nil }
+
+// count adds a sequence's checks to the run's.
+func (r *runner) count(checks map[string]int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range checks {
+		r.checks[k] += v
+	}
+}
+
+// eventsLeft reports whether sequences may still draw creations: up to
+// half of MaxEvents, the rest kept for shrinking.
+func (r *runner) eventsLeft() bool { return r.created.Load() < int64(r.o.MaxEvents)/2 }
+
+// reserveEvent counts an event about to be created, if MaxEvents allows.
+func (r *runner) reserveEvent() bool {
+	if r.created.Add(1) > int64(r.o.MaxEvents) {
+		r.created.Add(-1)
+		return false
+	}
+	return true
+}
+
+// failedLoginsLeft reports whether a wrong login may still be drawn.
+func (r *runner) failedLoginsLeft() bool { return r.failedLogins.Load() < int64(r.o.FailedLogins) }
+
+// reserveFailedLogin counts a wrong login about to be sent, if the budget
+// allows.
+func (r *runner) reserveFailedLogin() bool {
+	if r.failedLogins.Add(1) > int64(r.o.FailedLogins) {
+		r.failedLogins.Add(-1)
+		return false
+	}
+	return true
+}
+
+// jsonObject reads a JSON object.
+func jsonObject(raw []byte) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("the event body is not a JSON object: %v", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,415 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"eventsvc/conformance"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
+	"eventsvc/steps"
+)
+
+// inProcess is a target of one in-process reference server, whose clock
+// follows the machine's, with the API's OpenAPI document.
+func inProcess(t *testing.T) steps.Target {
+	t.Helper()
+	creds := conformance.DemoCredentials
+	target, err := conformance.WithContract(steps.Target{Credentials: creds, RunID: "explore-test", Launcher: conformance.InProcess{Credentials: creds, RealTime: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
+// remote is a target at base with the demo credentials.
+func remote(base string) steps.Target {
+	return steps.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "explore-test"}
+}
+
+func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
+	for _, concurrency := range []int{1, 4} {
+		var out bytes.Buffer
+		dir := t.TempDir()
+		rep, err := Run(context.Background(), Options{Target: inProcess(t), Seed: 1, Concurrency: concurrency, Ref: true, Output: &out, ReportDir: dir})
+		if err != nil {
+			t.Fatalf("concurrency %d: Run = %v\n%s", concurrency, err, out.String())
+		}
+		reporttest.Check(t, dir)
+		checked := map[string]bool{}
+		for _, r := range rep.Rules {
+			if r.Checks > 0 {
+				checked[r.ID] = true
+			}
+		}
+		if len(checked) < len(Rules)*2/3 {
+			t.Errorf("concurrency %d: the exploration checked %d rules of the %d it can", concurrency, len(checked), len(Rules))
+		}
+		for id := range checked {
+			if !slices.Contains(Rules, id) {
+				t.Errorf("concurrency %d: the exploration checked %s, which Rules does not list", concurrency, id)
+			}
+		}
+	}
+}
+
+// actionsOf are the actions of every sequence of a run, as its report
+// tells them.
+func actionsOf(rep *report.Report) []string {
+	var out []string
+	for _, s := range rep.Scenarios {
+		for _, st := range s.Steps {
+			out = append(out, s.Place()+" "+st.Text)
+		}
+	}
+	return out
+}
+
+// TestRulesAreTheRulesTheChecksName reads the package's code: the rule ids
+// its checks name are exactly Rules, which the documentation lists.
+func TestRulesAreTheRulesTheChecksName(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if f == "check.go" {
+			text = text[strings.Index(text, "// finding is an answer"):] // not Rules itself
+		}
+		for _, m := range ruleLiteral.FindAllStringSubmatch(text, -1) {
+			named[m[1]] = true
+		}
+	}
+	for _, id := range Rules {
+		if !named[id] {
+			t.Errorf("Rules lists %s, which no check names", id)
+		}
+		delete(named, id)
+	}
+	for id := range named {
+		t.Errorf("a check names %s, which Rules does not list", id)
+	}
+}
+
+// readBackMessage is the message of a field that does not read back:
+// its name, what was read, what was written.
+var readBackMessage = regexp.MustCompile(`"([^"]+)" of event #\d+ reads back as the string "([^"]*)"; it was written as the string "([^"]*)"`)
+
+var ruleLiteral = regexp.MustCompile(`"([A-Z]+-[0-9]+)"`)
+
+// tokenPattern finds a token shown as it is: a bearer token other than
+// the made-up one, or a token field of an answer.
+var tokenPattern = regexp.MustCompile(`Bearer [^*\s"$]{12,}|"(access|refresh)_token" *: *"[^*"]`)
+
+func TestTheSameSeedExploresTheSameSequences(t *testing.T) {
+	run := func(seed uint64) []string {
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Options{Target: inProcess(t), Seed: seed, MaxActions: 120, Output: &out})
+		if err != nil {
+			t.Fatalf("Run = %v\n%s", err, out.String())
+		}
+		if !strings.Contains(out.String(), "with seed 7:") && seed == 7 {
+			t.Errorf("the seed is not printed at the start:\n%s", out.String())
+		}
+		return actionsOf(rep)
+	}
+	first, again, other := run(7), run(7), run(8)
+	if len(first) < 100 || !slices.Equal(first, again) {
+		t.Fatalf("seed 7 explored %d actions, then %d, not the same ones", len(first), len(again))
+	}
+	if slices.Equal(first, other) {
+		t.Fatal("seeds 7 and 8 explored the same actions")
+	}
+}
+
+// flawNamed is the flaw of that name.
+func flawNamed(t testing.TB, name string) flaw {
+	t.Helper()
+	for _, f := range flaws {
+		if f.name == name {
+			return f
+		}
+	}
+	t.Fatalf("no flaw %q", name)
+	return flaw{}
+}
+
+func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
+	f := flawNamed(t, "a leap day reads back as the first of March")
+	dir := t.TempDir()
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, f)), Seed: 1, Output: &out, ReportDir: dir})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	reporttest.Check(t, dir)
+	var found *report.ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
+			found = s
+			break
+		}
+	}
+	if found == nil || found.Failure.ReplayFile == "" || found.Failure.ScriptFile == "" {
+		t.Fatalf("no shrunk finding with a replay file and a script:\n%s", out.String())
+	}
+	for _, want := range []string{"Replay: conformance explore -replay " + filepath.Join(dir, found.Failure.ReplayFile), "Reproduce: sh " + filepath.Join(dir, found.Failure.ScriptFile)} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	replay, err := ReadReplay(filepath.Join(dir, found.Failure.ReplayFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replay.Seed != 1 || replay.Finding != found.Failure.Rules[0] || len(replay.Actions) != len(found.Steps) {
+		t.Fatalf("replay file: %+v", replay)
+	}
+
+	// The file, against a fresh flawed target, finds the same fault; against
+	// the reference server, nothing.
+	out.Reset()
+	again, err := Run(context.Background(), Options{Target: remote(startFlawed(t, f)), Replay: replay, Output: &out})
+	if !errors.Is(err, ErrFailed) || again.Scenarios[0].Failure.Rules[0] != replay.Finding {
+		t.Fatalf("the replay against the flawed target: Run = %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if _, err := Run(context.Background(), Options{Target: inProcess(t), Replay: replay, Output: &out}); err != nil {
+		t.Fatalf("the replay against the reference server: Run = %v\n%s", err, out.String())
+	}
+
+	// The script, against a fresh flawed target, shows the faulty answer;
+	// against the reference server, the right one.
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no curl: .ci/run installs Debian's curl for this check")
+		}
+		t.Skip("curl is not installed: the scripts cannot be run here (CI installs it)")
+	}
+	script := filepath.Join(dir, found.Failure.ScriptFile)
+	shows := func(base string) string {
+		cmd := exec.Command("sh", script)
+		c := conformance.DemoCredentials
+		cmd.Env = append(os.Environ(), "BASE_URL="+base, "CONFORMANCE_CLIENT_ID="+c.ClientID, "CONFORMANCE_CLIENT_SECRET="+c.ClientSecret,
+			"CONFORMANCE_USERNAME="+c.Username, "CONFORMANCE_PASSWORD="+c.Password, "CONFORMANCE_OTHER_USERNAME="+c.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+c.OtherPass)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sh %s: %v\n%s", script, err, b)
+		}
+		return string(b)
+	}
+	m := readBackMessage.FindStringSubmatch(found.Failure.Message)
+	if m == nil {
+		t.Fatalf("the finding says %q", found.Failure.Message)
+	}
+	faulty, right := `"`+m[1]+`":"`+m[2]+`"`, `"`+m[1]+`":"`+m[3]+`"`
+	if got := shows(startFlawed(t, f)); !strings.Contains(got, faulty) {
+		t.Errorf("the script against the flawed target does not show %s:\n%s", faulty, got)
+	}
+	if got := shows(startFlawed(t, flaw{name: "none"})); strings.Contains(got, faulty) || !strings.Contains(got, right) {
+		t.Errorf("the script against the reference server does not show %s alone:\n%s", right, got)
+	}
+}
+
+// counter counts the requests a target gets, by kind.
+type counter struct {
+	mu           sync.Mutex
+	creations    int // POST /api/events
+	writes       int // POST and PUT under /api
+	failedLogins int // token requests refused
+}
+
+func (c *counter) seen(r *http.Request, body []byte, status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	form, _ := url.ParseQuery(string(body))
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/api/events":
+		c.creations++
+		c.writes++
+	case r.Method == http.MethodPut:
+		c.writes++
+	case r.URL.Path == "/oauth/token" && (status == http.StatusUnauthorized || status == http.StatusBadRequest && form.Get("grant_type") == "password"):
+		c.failedLogins++
+	}
+}
+
+func TestExplorationStaysWithinItsBudgets(t *testing.T) {
+	var c counter
+	base := startProxy(t, flawNamed(t, "a body with markup fails the server"), c.seen)
+	var out bytes.Buffer
+	_, err := Run(context.Background(), Options{Target: remote(base), Seed: 3, MaxActions: 300, MaxEvents: 40, FailedLogins: 2, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	if c.creations > 40 || c.failedLogins > 2 {
+		t.Errorf("the run sent %d creations (budget 40) and %d wrong logins (budget 2)", c.creations, c.failedLogins)
+	}
+	if !strings.Contains(out.String(), "40 events, 2 failed logins") {
+		t.Errorf("the budgets are not announced at the start:\n%s", out.String())
+	}
+}
+
+func TestMaxTimeEndsTheExploration(t *testing.T) {
+	var out bytes.Buffer
+	start := time.Now()
+	rep, err := Run(context.Background(), Options{Target: inProcess(t), Seed: 9, MaxActions: 1_000_000, MaxTime: 700 * time.Millisecond, Output: &out})
+	if err != nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	if took := time.Since(start); took > 10*time.Second || len(rep.Scenarios) == 0 {
+		t.Fatalf("a run of 700ms took %s and ran %d sequences", took, len(rep.Scenarios))
+	}
+}
+
+func TestAReadOnlyExplorationWritesNothing(t *testing.T) {
+	var c counter
+	base := startProxy(t, flaw{name: "none"}, c.seen)
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(base), Seed: 4, MaxActions: 200, ReadOnly: true, Output: &out})
+	if err != nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	if c.writes != 0 {
+		t.Errorf("a read-only exploration sent %d writes", c.writes)
+	}
+	if len(actionsOf(rep)) < 150 {
+		t.Errorf("a read-only exploration ran %d actions", len(actionsOf(rep)))
+	}
+}
+
+// forward sends r on to the server at base, and its answer back.
+func forward(w http.ResponseWriter, r *http.Request, base string) {
+	req, _ := http.NewRequest(r.Method, base+r.URL.RequestURI(), r.Body)
+	req.Header = r.Header.Clone()
+	req.Host = r.Host
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+func TestALockoutThrottlesTheExploration(t *testing.T) {
+	ref := startFlawed(t, flaw{name: "none"})
+	var calls sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := calls.LoadOrStore(r.URL.Path, new(int))
+		*n.(*int)++
+		if r.URL.Path == "/api/events" && *n.(*int) > 120 {
+			w.Header().Set("Retry-After", "300")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		forward(w, r, ref)
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 5, MaxActions: 300, Output: &out})
+	if !errors.Is(err, ErrThrottled) || rep == nil || rep.Outcome != report.OutcomeThrottled || rep.Findings() != 0 {
+		t.Fatalf("Run = %v, report %+v\n%s", err, rep, out.String())
+	}
+	if len(rep.Scenarios) == 0 {
+		t.Fatalf("the run was throttled before any sequence\n%s", out.String())
+	}
+}
+
+func TestATargetThatStopsAnsweringEndsTheExplorationAsUnreachable(t *testing.T) {
+	ref := startFlawed(t, flaw{name: "none"})
+	var mu sync.Mutex
+	served, down := 0, false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served++
+		if served > 60 {
+			down = true
+		}
+		isDown := down
+		mu.Unlock()
+		if isDown {
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write([]byte("<html>upstream connect error</html>"))
+			return
+		}
+		forward(w, r, ref)
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	start := time.Now()
+	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 6, Output: &out})
+	if !errors.Is(err, ErrUnreachable) || rep == nil || rep.Outcome != report.OutcomeUnreachable || rep.Findings() != 0 {
+		t.Fatalf("Run = %v, report %+v\n%s", err, rep, out.String())
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("the run went on for %s after the target went down", time.Since(start))
+	}
+}
+
+func TestNoSecretReachesTheReports(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, flawNamed(t, "a refreshed token of the other user is offered every event's update-event"))), Seed: 1, Output: &out, ReportDir: dir})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	c := conformance.DemoCredentials
+	secrets := []string{c.ClientSecret + "\"", "password=" + c.Password, c.OtherPass + "\""}
+	var texts []string
+	texts = append(texts, out.String())
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		// rules.html is the project's documentation, demo credentials and all.
+		if err == nil && !info.IsDir() && info.Name() != report.RulesPage {
+			b, _ := os.ReadFile(path)
+			texts = append(texts, string(b))
+		}
+		return nil
+	})
+	var tokens []string
+	for _, m := range tokenPattern.FindAllString(strings.Join(texts, "\n"), -1) {
+		if !strings.HasPrefix(m, "Bearer made-up-") {
+			tokens = append(tokens, m)
+		}
+	}
+	for _, text := range texts {
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("a report holds %q", s)
+			}
+		}
+	}
+	if len(tokens) > 0 {
+		t.Errorf("the reports hold tokens: %v", tokens)
+	}
+	if rep.Findings() == 0 {
+		t.Fatal("nothing was found, so nothing was shown")
+	}
+}

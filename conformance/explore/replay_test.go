@@ -1,0 +1,41 @@
+package explore
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+)
+
+// TestAReplayFileEscapesWhatATerminalActsOn: a finding's message quotes
+// the target; its replay file writes the C1 controls and bidirectional
+// overrides in it as \u escapes (JSON escapes the C0 controls itself), and
+// reads back the same.
+func TestAReplayFileEscapesWhatATerminalActsOn(t *testing.T) {
+	message := "the answer said \x1b]0;pwned\x07 \u009b31m \u202eevil"
+	dir := t.TempDir()
+	r := &runner{o: Options{ReportDir: dir, Seed: 7}, replays: map[int][]Action{3: {{Kind: KindRoot, As: AsUser}}}}
+	res := &report.ScenarioResult{Planned: &selection.Planned{Name: "sequence 3", Line: 3}, Verdict: report.Failed,
+		Failure: &report.Failure{Message: message, Rules: []string{"API-1"}}}
+	if err := r.writeReplays([]*report.ScenarioResult{res}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(res.Failure.ReplayFile))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]").FindAllString(string(b), -1); m != nil {
+		t.Errorf("the replay file holds %q:\n%s", m, b)
+	}
+	replay, err := ReadReplay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replay.Message != message {
+		t.Errorf("the replay's message reads back as %q, want %q", replay.Message, message)
+	}
+}

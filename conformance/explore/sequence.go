@@ -1,0 +1,540 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/repro"
+)
+
+// maxPages bounds a walk through the list.
+const maxPages = 60
+
+// sequence is one run of actions against the target, with its own model.
+type sequence struct {
+	r      *runner
+	ctx    context.Context
+	n      int // its number in the run, from 1
+	rng    *rand.Rand
+	m      model
+	log    []repro.Exchange
+	done   []done         // the actions it ran
+	checks map[string]int // checks made, by rule
+	found  *finding
+	// foundAt is the action that found it, in done.
+	foundAt int
+	// lost is a request that got no answer: the sequence stopped.
+	lost error
+}
+
+// done is an action a sequence ran, and where its exchanges start in the
+// sequence's log.
+type done struct {
+	action Action
+	from   int
+}
+
+func (r *runner) newSequence(ctx context.Context, n int, rng *rand.Rand) *sequence {
+	return &sequence{r: r, ctx: ctx, n: n, rng: rng, m: newModel(r.pool), checks: map[string]int{}}
+}
+
+// play runs a, unless the sequence has stopped. It returns whether the
+// sequence goes on.
+func (s *sequence) play(a Action) bool {
+	if s.found != nil || s.lost != nil {
+		return false
+	}
+	from := len(s.log)
+	f, err := s.do(a)
+	if from == len(s.log) && f == nil && err == nil {
+		return true // nothing to do: an event the sequence does not have
+	}
+	s.done = append(s.done, done{action: a, from: from})
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		// An answer past the run's bounds is a finding of its own
+		// kind: the last exchange logged.
+		s.found, s.foundAt = &finding{cut: true, message: s.r.redactor.String(cut.Error()), log: len(s.log) - 1}, len(s.done)-1
+	case err != nil:
+		s.lost = err
+	case f != nil:
+		s.found, s.foundAt = f, len(s.done)-1
+	}
+	return s.found == nil && s.lost == nil
+}
+
+// auth is the Authorization header of who, with the scheme spelt as
+// given.
+func (s *sequence) auth(who, scheme string) string {
+	switch who {
+	case AsUser, AsOther:
+		return bearer(scheme, s.m.accounts[who].access)
+	case AsInvalid:
+		return bearer(scheme, s.r.madeUp)
+	case AsRefresh:
+		refresh := s.m.accounts[AsUser].refresh
+		if refresh == "" {
+			refresh = s.r.pool[AsUser].refresh
+		}
+		return bearer(scheme, refresh)
+	case AsBasic:
+		c := s.r.target.Credentials
+		return basic(c.ClientID, c.ClientSecret, c.BasicAsIs)
+	}
+	return ""
+}
+
+// event is the sequence's i-th event, or nil.
+func (s *sequence) event(i int) *event {
+	if i < 0 || i >= len(s.m.events) {
+		return nil
+	}
+	return s.m.events[i]
+}
+
+// get sends a GET as who and gives the answer the check every answer gets.
+func (s *sequence) get(address, who, scheme string) (*answer, *finding, error) {
+	a, err := s.send(request{method: http.MethodGet, address: address, auth: s.auth(who, scheme)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, s.answered(a), nil
+}
+
+// do runs one action: its requests, and the checks of their answers.
+func (s *sequence) do(a Action) (*finding, error) {
+	if a.Scheme != "" {
+		s.checked("SVC-7") // every check of the action reads the token as spelt
+	}
+	if !holdsToken(a.As) && (a.Kind == KindList || a.Kind == KindRead || a.Kind == KindFollow || a.Kind == KindRoot || a.Kind == KindWalk) {
+		s.checked("AUTH-2", "SVC-5") // read without a valid token
+	}
+	switch a.Kind {
+	case KindRoot:
+		return s.root(a)
+	case KindList:
+		p, f, err := s.get(s.r.listAddress(a.Size), a.As, a.Scheme)
+		if err != nil || f != nil {
+			return f, err
+		}
+		return s.checkPage(p, a.As, a.Scheme), nil
+	case KindWalk:
+		return s.walk(a)
+	case KindRead:
+		ev := s.event(a.Event)
+		if ev == nil {
+			return nil, nil
+		}
+		x, f, err := s.get(ev.address, a.As, a.Scheme)
+		if err != nil || f != nil {
+			return f, err
+		}
+		return s.checkEvent(x, a.As, a.Scheme, ev), nil
+	case KindFollow:
+		return s.follow(a)
+	case KindCreate:
+		return s.create(a)
+	case KindUpdate:
+		return s.update(a)
+	case KindGrant:
+		return s.grant(a.As)
+	case KindRefresh:
+		return s.refresh(a.As)
+	case KindAccessAsRefr:
+		x, err := s.tokenRequest("", "grant_type", "refresh_token", "token", s.m.accounts[a.As].access)
+		if err != nil {
+			return nil, err
+		}
+		if f := s.answered(x); f != nil {
+			return f, nil
+		}
+		if f := s.checkNoToken(x, "TOK-14", false); f != nil {
+			return f, nil
+		}
+		return s.tokenErrorAsRef(x, http.StatusBadRequest, "invalid_grant"), nil
+	case KindWrongLogin:
+		return s.wrongLogin(a.Wrong)
+	case KindDocs:
+		x, f, err := s.get(s.r.base+"/docs/index.html", AsInvalid, "")
+		if err != nil || f != nil {
+			return f, err
+		}
+		s.checked("AUTH-5")
+		if x.status != http.StatusOK || len(x.body) == 0 {
+			return s.breaks("AUTH-5", x, "the documentation page, read with an invalid token, answered %d", x.status), nil
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown action %q", a.Kind)
+}
+
+// root reads the API root: served to everyone, HAL, with the address of
+// the event list (API-1).
+func (s *sequence) root(a Action) (*finding, error) {
+	x, f, err := s.get(s.r.root, a.As, a.Scheme)
+	if err != nil || f != nil {
+		return f, err
+	}
+	s.checked("API-1")
+	if x.status != http.StatusOK {
+		return s.breaks("API-1", x, "the API root, read by %s, answered %d", callerText(a.As), x.status), nil
+	}
+	if f := s.isHAL(x, x.doc, "the API root"); f != nil {
+		return f, nil
+	}
+	if _, ok := x.links()["events"]; !ok {
+		return s.breaks("API-1", x, "the API root offers no \"events\" link; it offers %s", hal.RelNames(x.links())), nil
+	}
+	return nil, nil
+}
+
+// create posts an event body as the action's caller. A caller with a
+// valid token creates it and becomes its manager (API-6); any other caller
+// is refused (AUTH-3, TOK-13, AUTH-1). A body the target refuses as
+// invalid (400, 422) is its right.
+func (s *sequence) create(a Action) (*finding, error) {
+	if s.r.readOnly || !s.r.reserveEvent() {
+		return nil, nil
+	}
+	body := withChanges(s.r.body, a.Changes)
+	raw, _ := json.Marshal(body)
+	x, err := s.send(request{method: http.MethodPost, address: s.r.create, auth: s.auth(a.As, a.Scheme), contentType: "application/json", body: raw})
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	if !holdsToken(a.As) {
+		rule := anonymousRule(a.As, true)
+		s.checked(rule)
+		if x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
+			return s.breaks(rule, x, "a creation by %s, who holds no valid token, answered %d: it must be refused (401 or 403)", callerText(a.As), x.status), nil
+		}
+		return s.refusedAsRef(x), nil
+	}
+	s.checked("API-6")
+	switch {
+	case x.status == http.StatusBadRequest || x.status == http.StatusUnprocessableEntity:
+		return nil, nil // the target's validation, which the specification leaves open
+	case x.status == http.StatusUnauthorized || x.status == http.StatusForbidden:
+		return s.breaks(s.tokenBlame(a.As, a.Scheme, "API-6"), x, "a creation by %s, who holds a valid token, was refused: %d", callerText(a.As), x.status), nil
+	case x.status < 200 || x.status > 299:
+		return s.breaks("API-6", x, "a creation by %s answered %d", callerText(a.As), x.status), nil
+	}
+	if x.jsonErr == nil { // a JSON answer is HAL (the specification shows none)
+		if f := s.isHAL(x, x.doc, "the answer to the creation"); f != nil {
+			return f, nil
+		}
+	}
+	address := x.header.Get("Location")
+	if address == "" {
+		address = x.links()["self"]
+	}
+	if address == "" {
+		return nil, nil // the event cannot be found again: nothing more to check
+	}
+	ev := &event{address: x.resolve(address), manager: a.As, fields: body, lastRule: "API-6"}
+	if id, ok := x.doc["id"]; ok {
+		ev.id = strings.Trim(jsonText(id), `"`)
+	}
+	s.m.events = append(s.m.events, ev)
+	return nil, nil
+}
+
+// update puts the event's last body with the action's changes, as the
+// action's caller: its manager updates it (API-9); another user is
+// refused with 403 (AUTH-6); a caller without a valid token is refused
+// (AUTH-3, TOK-13, AUTH-1). A refused update changes nothing, which a read
+// right after it checks.
+func (s *sequence) update(a Action) (*finding, error) {
+	ev := s.event(a.Event)
+	if ev == nil || s.r.readOnly {
+		return nil, nil
+	}
+	// The event reads back as last written before the update, so that
+	// what reads back otherwise after a refused one is the refusal's.
+	before, f, err := s.get(ev.address, AsAnonymous, "")
+	if err != nil || f != nil {
+		return f, err
+	}
+	if f := s.checkEvent(before, AsAnonymous, "", ev); f != nil {
+		return f, nil
+	}
+	body := withChanges(ev.fields, a.Changes)
+	raw, _ := json.Marshal(body)
+	x, err := s.send(request{method: http.MethodPut, address: ev.address, auth: s.auth(a.As, a.Scheme), contentType: "application/json", body: raw})
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	ok := x.status >= 200 && x.status <= 299
+	var rule string
+	switch {
+	case manages(a.As, ev):
+		rule = "API-9"
+		s.checked(rule)
+		switch {
+		case ok:
+			ev.fields, ev.lastRule = body, "API-9"
+			if x.jsonErr == nil {
+				return s.isHAL(x, x.doc, "the answer to the update"), nil
+			}
+			return nil, nil
+		case x.status == http.StatusUnauthorized || x.status == http.StatusForbidden:
+			return s.breaks(s.tokenBlame(a.As, a.Scheme, "API-9"), x, "the update of event #%d by %s, its manager, was refused: %d", a.Event+1, callerText(a.As), x.status), nil
+		case x.status != http.StatusBadRequest && x.status != http.StatusUnprocessableEntity:
+			return s.breaks(rule, x, "the update of event #%d by %s, its manager, answered %d", a.Event+1, callerText(a.As), x.status), nil
+		}
+	case holdsToken(a.As):
+		rule = "AUTH-6"
+		s.checked(rule)
+		switch {
+		case ok:
+			return s.breaks(rule, x, "%s updated event #%d, which they do not manage: %d", callerText(a.As), a.Event+1, x.status), nil
+		case x.status == http.StatusUnauthorized:
+			return s.breaks(s.tokenBlame(a.As, a.Scheme, rule), x, "the update of event #%d by %s, who holds a valid token but does not manage it, answered 401, not 403", a.Event+1, callerText(a.As)), nil
+		case x.status != http.StatusForbidden:
+			return s.breaks(rule, x, "the update of event #%d by %s, who does not manage it, answered %d, not 403", a.Event+1, callerText(a.As), x.status), nil
+		}
+	default:
+		rule = anonymousRule(a.As, true)
+		s.checked(rule)
+		if x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
+			return s.breaks(rule, x, "an update of event #%d by %s, who holds no valid token, answered %d: it must be refused (401 or 403)", a.Event+1, callerText(a.As), x.status), nil
+		}
+		if f := s.refusedAsRef(x); f != nil {
+			return f, nil
+		}
+	}
+	// Refused: the event is as it was.
+	y, f, err := s.get(ev.address, AsAnonymous, "")
+	if err != nil || f != nil {
+		return f, err
+	}
+	if y.status != http.StatusOK {
+		return s.checkEvent(y, AsAnonymous, "", ev), nil
+	}
+	if f := s.readsBack(y, ev, rule); f != nil {
+		f.message = fmt.Sprintf("after a refused update (%d), %s", x.status, f.message)
+		return f, nil
+	}
+	return nil, nil
+}
+
+// follow reads the root, the list or an event as the action's caller,
+// checked as such, and follows one of its links: it resolves to an address
+// a client can follow, and leads where its relation says (API-10).
+func (s *sequence) follow(a Action) (*finding, error) {
+	var from string
+	var ev *event
+	switch a.From {
+	case "root":
+		from = s.r.root
+	case "list":
+		from = s.r.events
+	default:
+		if ev = s.event(a.Event); ev == nil {
+			return nil, nil
+		}
+		from = ev.address
+	}
+	x, f, err := s.get(from, a.As, a.Scheme)
+	if err != nil || f != nil {
+		return f, err
+	}
+	switch {
+	case ev != nil:
+		f = s.checkEvent(x, a.As, a.Scheme, ev)
+	case a.From == "list":
+		f = s.checkPage(x, a.As, a.Scheme)
+	case x.status != http.StatusOK:
+		s.checked("API-1")
+		f = s.breaks("API-1", x, "the API root answered %d", x.status)
+	}
+	if f != nil {
+		return f, nil
+	}
+	links := x.links()
+	rel := a.Rel
+	if _, ok := links[rel]; !ok {
+		rels := slices.Sorted(maps.Keys(links))
+		if len(rels) == 0 {
+			return nil, nil
+		}
+		rel = rels[0]
+	}
+	s.checked("API-10")
+	address := x.resolve(links[rel])
+	if !followable(address) {
+		return s.breaks("API-10", x, "the %q link %q does not resolve to an address a client can follow", rel, links[rel]), nil
+	}
+	if rel == "create-new-event" || rel == "update-event" {
+		return nil, nil // actions: followed with POST and PUT by the sequences that write
+	}
+	if templated(x.doc, rel) {
+		if ev == nil || ev.id == "" || !strings.Contains(address, "{id}") || strings.Count(address, "{") != 1 {
+			return nil, nil
+		}
+		address = hal.Expand(address, map[string]string{"id": ev.id})
+	}
+	y, err := s.send(request{method: http.MethodGet, address: address, auth: s.auth(a.As, a.Scheme), via: fmt.Sprintf("the %q link in the answer to GET %s", rel, x.url.Path)})
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(y); f != nil {
+		return f, nil
+	}
+	if y.status < 200 || y.status > 299 {
+		return s.breaks("API-10", y, "the %q link of %s leads to an answer of %d", rel, s.r.redactor.String(x.url.String()), y.status), nil
+	}
+	switch {
+	case rel == "profile" && strings.TrimSpace(string(y.body)) == "":
+		return s.breaks("API-10", y, "the \"profile\" link leads to an empty page"), nil
+	case rel == "self" && ev != nil && !sameEvent(x, y):
+		return s.breaks("API-10", y, "the \"self\" link of event #%d leads to another resource", a.Event+1), nil
+	case rel == "get-an-event" && ev != nil && !sameEvent(x, y):
+		return s.breaks("API-10", y, "the \"get-an-event\" template, filled with the id of event #%d, leads to another event", a.Event+1), nil
+	}
+	return nil, nil
+}
+
+// followable reports whether address is one a client can follow.
+func followable(address string) bool {
+	return strings.HasPrefix(address, "http://") || strings.HasPrefix(address, "https://")
+}
+
+// templated reports whether rel of doc is a URI template.
+func templated(doc map[string]any, rel string) bool {
+	links, _ := doc["_links"].(map[string]any)
+	link, _ := links[rel].(map[string]any)
+	t, _ := link["templated"].(bool)
+	return t || strings.Contains(hal.Links(doc)[rel], "{")
+}
+
+// sameEvent reports whether y shows the event x shows: the same "id", or,
+// without ids, the same "self" link.
+func sameEvent(x, y *answer) bool {
+	if id, ok := x.doc["id"]; ok {
+		return jsonText(plain(id)) == jsonText(plain(y.doc["id"]))
+	}
+	return x.resolve(x.links()["self"]) == y.resolve(y.links()["self"])
+}
+
+// tokenRequest posts a token request with Basic client credentials (the
+// run's, unless auth is given) and a form of kv.
+func (s *sequence) tokenRequest(auth string, kv ...string) (*answer, error) {
+	if auth == "" {
+		c := s.r.target.Credentials
+		auth = basic(c.ClientID, c.ClientSecret, c.BasicAsIs)
+	}
+	return s.send(request{method: http.MethodPost, address: s.r.base + "/oauth/token", auth: auth, contentType: formType, body: form(kv...)})
+}
+
+// grant asks for fresh tokens of who's account with a password grant
+// (TOK-3, TOK-5, TOK-7): the sequence then acts with them and holds their
+// refresh token as its own.
+func (s *sequence) grant(who string) (*finding, error) {
+	c := s.r.target.Credentials
+	user, pass := c.Username, c.Password
+	if who == AsOther {
+		user, pass = c.OtherUsername, c.OtherPass
+	}
+	x, err := s.tokenRequest("", "grant_type", "password", "username", user, "password", pass)
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	if f := s.checkToken(x, "TOK-3", true); f != nil {
+		return f, nil
+	}
+	acct := s.m.accounts[who]
+	acct.access, _ = x.text("access_token")
+	acct.refresh, _ = x.text("refresh_token")
+	acct.refreshed = false
+	return nil, nil
+}
+
+// refresh exchanges who's refresh token for a new access token (TOK-4,
+// TOK-5), after a grant of the sequence's own when it holds none: the new
+// token then acts for the account (TOK-8), which the actions after it
+// check.
+func (s *sequence) refresh(who string) (*finding, error) {
+	acct := s.m.accounts[who]
+	if acct.refresh == "" {
+		if f, err := s.grant(who); f != nil || err != nil {
+			return f, err
+		}
+	}
+	x, err := s.tokenRequest("", "grant_type", "refresh_token", "token", acct.refresh)
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	if f := s.checkToken(x, "TOK-4", false); f != nil {
+		return f, nil
+	}
+	acct.access, _ = x.text("access_token")
+	if r, _ := x.text("refresh_token"); r != "" {
+		acct.refresh = r // a target may rotate it (RFC 6749 §6)
+	}
+	acct.refreshed = true
+	return nil, nil
+}
+
+// wrongLogin asks for a token with credentials that must be refused.
+func (s *sequence) wrongLogin(wrong string) (*finding, error) {
+	if !s.r.reserveFailedLogin() {
+		return nil, nil
+	}
+	c := s.r.target.Credentials
+	var x *answer
+	var err error
+	rule, clientFailed := "TOK-3", false
+	switch wrong {
+	case WrongPassword:
+		x, err = s.tokenRequest("", "grant_type", "password", "username", c.Username, "password", c.Password+"-wrong")
+	case WrongUser:
+		x, err = s.tokenRequest("", "grant_type", "password", "username", "nobody-"+s.r.target.RunID+"@example.invalid", "password", c.Password)
+	case WrongSecret:
+		rule, clientFailed = "TOK-1", true
+		x, err = s.tokenRequest(basic(c.ClientID, c.ClientSecret+"-wrong", c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
+	case UserAsClient:
+		rule, clientFailed = "TOK-10", true
+		x, err = s.tokenRequest(basic(c.Username, c.Password, c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
+	case ClientAsUser:
+		rule = "TOK-10"
+		x, err = s.tokenRequest("", "grant_type", "password", "username", c.ClientID, "password", c.ClientSecret)
+	default:
+		return nil, fmt.Errorf("unknown wrong login %q", wrong)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	if f := s.checkNoToken(x, rule, clientFailed); f != nil {
+		return f, nil
+	}
+	if clientFailed {
+		return s.tokenErrorAsRef(x, http.StatusUnauthorized, "invalid_client"), nil
+	}
+	return s.tokenErrorAsRef(x, http.StatusBadRequest, "invalid_grant"), nil
+}

@@ -1,0 +1,158 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/target"
+	"eventsvc/internal/redact"
+	"eventsvc/steps"
+)
+
+// maxSetupEvents bounds the events the setup creates so that the list has
+// a second page, from which the run learns how to ask for a page size: at
+// most a quarter of the run's.
+const maxSetupEvents = 25
+
+// start readies a run: the target (an in-process server, or a deployment
+// that passes the preflight), the run's shared tokens, the list's address
+// and how to page it. stop ends what it started.
+func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
+	t := o.Target
+	stop = func() {}
+	if t.Launcher != nil {
+		inst, err := t.Launcher.Launch(steps.ServerConfig{})
+		if err != nil {
+			return nil, stop, fmt.Errorf("start the reference server: %w", err)
+		}
+		stop = func() { inst.Close() }
+		t.BaseURL = inst.BaseURL()
+	} else {
+		checked, err := target.Preflight(t, !o.ReadOnly)
+		if err != nil {
+			return nil, stop, err
+		}
+		t = checked
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	watch := &target.Watch{}
+	guard := &origin.Guard{Target: t.BaseURL, Base: watch.Transport(t.Transport), Log: t.Origins}
+	guarded := t
+	guarded.Transport = guard
+	r = &runner{
+		o: o, target: t, watch: watch, readOnly: o.ReadOnly, guard: guard,
+		client:   guarded.Client(), // every answer bounded (Target.MaxAnswer, Timeout)
+		redactor: redact.New(t.Credentials.Secrets()...),
+		base:     strings.TrimRight(t.BaseURL, "/"),
+		madeUp:   "made-up-" + t.RunID,
+		mark:     " [conformance " + t.RunID + " explore]",
+		pool:     map[string]tokens{},
+		checks:   map[string]int{},
+		replays:  map[int][]Action{},
+		shrunk:   map[string]int{},
+	}
+	if o.Ref {
+		r.contract = t.Contract
+	}
+	r.root = r.base + "/api"
+	s := r.newSequence(ctx, 0, nil)
+	root, err := s.send(request{method: http.MethodGet, address: r.root})
+	if err != nil {
+		return nil, stop, err
+	}
+	if th := watch.Throttled(); th != nil {
+		return nil, stop, th
+	}
+	events, ok := root.links()["events"]
+	if root.status != http.StatusOK || !ok {
+		return nil, stop, fmt.Errorf("GET %s answered %d without an \"events\" link: the list cannot be found (spec API-1)", r.root, root.status)
+	}
+	r.events, r.create = root.resolve(events), root.resolve(events)
+	c := t.Credentials
+	for _, acct := range []struct{ who, user, pass string }{{AsUser, c.Username, c.Password}, {AsOther, c.OtherUsername, c.OtherPass}} {
+		x, err := s.tokenRequest("", "grant_type", "password", "username", acct.user, "password", acct.pass)
+		if err != nil {
+			return nil, stop, err
+		}
+		if th := watch.Throttled(); th != nil {
+			return nil, stop, th
+		}
+		access, _ := x.text("access_token")
+		refresh, _ := x.text("refresh_token")
+		if x.status != http.StatusOK || access == "" {
+			return nil, stop, fmt.Errorf("the token endpoint gave %q no token (status %d): check the CONFORMANCE_* credentials", acct.user, x.status)
+		}
+		r.redactor.Add(access)
+		r.redactor.Add(refresh)
+		r.pool[acct.who] = tokens{access: access, refresh: refresh}
+	}
+	raw := t.EventBody
+	if len(raw) == 0 {
+		raw = []byte(steps.DefaultEventBody)
+	}
+	if r.body, err = jsonObject(raw); err != nil {
+		return nil, stop, err
+	}
+	r.body["name"] = "Exploration event" + r.mark
+	list, err := s.send(request{method: http.MethodGet, address: r.events, auth: bearer("", r.pool[AsUser].access)})
+	if err != nil {
+		return nil, stop, err
+	}
+	if href, ok := list.links()["create-new-event"]; ok {
+		r.create = list.resolve(href)
+	}
+	if err := r.learnPaging(s); err != nil {
+		return nil, stop, err
+	}
+	if th := watch.Throttled(); th != nil {
+		return nil, stop, th
+	}
+	return r, stop, nil
+}
+
+// learnPaging reads the first two pages of the list to learn how to ask
+// for a page size; a list of one page first gets events of the run's,
+// unless the run is read-only.
+func (r *runner) learnPaging(s *sequence) error {
+	made := 0
+	for batch := 1; ; batch *= 2 {
+		first, err := s.send(request{method: http.MethodGet, address: r.events})
+		if err != nil {
+			return err
+		}
+		if next, ok := first.links()["next"]; ok {
+			second, err := s.send(request{method: http.MethodGet, address: first.resolve(next)})
+			if err != nil {
+				return err
+			}
+			r.sizeParam = learnPaging(first, second)
+			return nil
+		}
+		most := min(maxSetupEvents, r.o.MaxEvents/4)
+		if r.readOnly || made >= most {
+			return nil
+		}
+		for i := 0; i < batch && made < most; i++ {
+			if !r.reserveEvent() {
+				return nil
+			}
+			body, _ := json.Marshal(r.body)
+			x, err := s.send(request{method: http.MethodPost, address: r.create, auth: bearer("", r.pool[AsUser].access), contentType: "application/json", body: body})
+			if err != nil {
+				return err
+			}
+			if x.status < 200 || x.status > 299 {
+				return fmt.Errorf("the target refused the run's event body: POST %s answered %d", r.redactor.String(r.create), x.status)
+			}
+			made++
+		}
+	}
+}

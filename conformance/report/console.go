@@ -1,0 +1,442 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"eventsvc/conformance/selection"
+)
+
+// Console prints a run for people: a line per scenario as it ends (or the
+// scenario with its steps, in the pretty format), a line now and then for
+// scenarios that take long, and at the end the failures in full, a verdict
+// per selected rule and a closing verdict line.
+type Console struct {
+	w      io.Writer
+	format string
+	color  bool
+	// Baseline tells, as scenarios end, which failures it expects.
+	Baseline *Baseline
+	// ReportDir is where the reproductions are written; "" for none.
+	ReportDir string
+	// Unit is what a run is made of, for the closing line: "scenario"
+	// when empty, or "sequence" for an exploration.
+	Unit string
+
+	mu      sync.Mutex
+	feature string // the feature of the last scenario printed (pretty)
+}
+
+// NewConsole returns a console that writes to w in format (FormatCompact
+// or FormatPretty), coloured for a terminal when color is set.
+func NewConsole(w io.Writer, format string, color bool) *Console {
+	return &Console{w: w, format: format, color: color}
+}
+
+// Console formats.
+const (
+	FormatCompact = "compact" // a line per scenario, the failures in full at the end
+	FormatPretty  = "pretty"  // every scenario with its steps
+)
+
+// ANSI colours.
+const (
+	red, green, yellow, grey, bold = "31", "32", "33", "90", "1"
+)
+
+func (c *Console) paint(code, s string) string {
+	if !c.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// verdictLabel is a scenario's or rule's verdict, upper case, padded to
+// width and coloured.
+func (c *Console) verdictLabel(v string, width int) string {
+	label := fmt.Sprintf("%-*s", width, strings.ToUpper(v))
+	switch v {
+	case Passed:
+		return c.paint(green, label)
+	case Failed:
+		return c.paint(red, label)
+	case NotRun:
+		return c.paint(grey, label)
+	default:
+		return c.paint(yellow, label)
+	}
+}
+
+// ScenarioEnded prints a scenario that ended.
+func (c *Console) ScenarioEnded(r *ScenarioResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	verdict := r.Verdict
+	if _, expected := c.Baseline.Covers(r); expected && verdict == Failed {
+		verdict = ExpectedFailure
+	}
+	if r.Attempts > 1 && verdict == Failed {
+		verdict = "failed again"
+	}
+	attempt := ""
+	if r.Attempts > 1 {
+		attempt = fmt.Sprintf(", attempt %d", r.Attempts)
+	}
+	if c.format == FormatPretty {
+		c.pretty(r, attempt)
+		return
+	}
+	line := fmt.Sprintf("%s %s  %s", c.verdictLabel(verdict, 8), c.paint(grey, Visible(r.Place())), Visible(r.Name))
+	if r.Failure != nil && r.Verdict != NotRun {
+		line += c.paint(grey, " — "+blameText(r))
+	}
+	if r.Verdict == NotRun {
+		line += c.paint(grey, " — "+c.why(r))
+	} else {
+		line += c.paint(grey, fmt.Sprintf(" (%s%s)", r.Duration.Round(time.Millisecond), attempt))
+	}
+	fmt.Fprintln(c.w, line)
+}
+
+// why is the reason a scenario was not run, safe for a terminal.
+func (c *Console) why(r *ScenarioResult) string {
+	if r.Detail != "" {
+		return Visible(r.Detail)
+	}
+	return reasonsText([]string{r.Reason}, "")
+}
+
+func (c *Console) pretty(r *ScenarioResult, attempt string) {
+	if r.Feature != c.feature {
+		fmt.Fprintf(c.w, "\n%s %s\n", c.paint(bold, "Feature:"), Visible(r.Feature))
+		c.feature = r.Feature
+	}
+	fmt.Fprintf(c.w, "\n  %s %s  %s\n", c.paint(bold, "Scenario:"), Visible(r.Name), c.paint(grey, Visible(r.Place())+attempt))
+	for _, s := range r.Steps {
+		text := Visible(s.Keyword + " " + s.Text)
+		switch s.Status {
+		case "passed":
+			text = c.paint(green, text)
+		case "skipped", "":
+			text = c.paint(grey, text)
+		case "failed", "undefined", "pending", "ambiguous":
+			text = c.paint(red, text)
+		}
+		fmt.Fprintf(c.w, "    %s\n", text)
+		if s.Error != "" {
+			fmt.Fprintln(c.w, indent(Visible(s.Error), "      "))
+		}
+	}
+	if r.Verdict == NotRun {
+		fmt.Fprintf(c.w, "    %s — %s\n", c.verdictLabel(NotRun, 0), c.why(r))
+	}
+}
+
+// Watch prints, every period, the scenarios that running says have run
+// longer than period, until the returned stop is called.
+func (c *Console) Watch(running func(time.Duration) map[*ScenarioResult]time.Duration, period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				long := running(period)
+				var lines []string
+				for r, d := range long {
+					note := ""
+					if slices.Contains(r.Tags, "@slow") {
+						note = "; @slow: it waits for tokens to expire"
+					}
+					lines = append(lines, fmt.Sprintf("  … still running after %s: %s (%s%s)", roundDuration(d), Visible(r.Name), Visible(r.Place()), note))
+				}
+				slices.Sort(lines)
+				c.mu.Lock()
+				for _, l := range lines {
+					fmt.Fprintln(c.w, c.paint(grey, l))
+				}
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// Summary prints the suite's version, the failures in full, a verdict per
+// selected rule, and the closing line.
+func (c *Console) Summary(rep *Report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.w, "\nSuite %s\n", rep.Version)
+	var failed []*ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == SetupFailed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {
+			failed = append(failed, s)
+		}
+	}
+	if len(failed) > 0 && c.format == FormatCompact {
+		fmt.Fprintf(c.w, "\n%s\n", c.paint(bold, "Failures:"))
+		number := map[string]int{} // of each failure told, by place
+		for i, s := range failed {
+			number[s.Place()] = i + 1
+		}
+		for i, s := range failed {
+			fmt.Fprintf(c.w, "\n%d) %s %s  %s", i+1, c.verdictLabel(s.Verdict, 0), Visible(s.Name), c.paint(grey, Visible(s.Place())))
+			if n := number[s.Failure.SameAs]; n != 0 && failed[n-1].Failure.SameAs == "" {
+				fmt.Fprintf(c.w, "%s\n", c.paint(grey, fmt.Sprintf(" — told in full in %d)", n)))
+				continue
+			}
+			fmt.Fprintln(c.w)
+			fmt.Fprintf(c.w, "   %s\n", blameText(s))
+			if s.Expectation != "" {
+				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", Visible(s.Name), Visible(s.Expectation))
+			}
+			for _, st := range s.Steps {
+				text := Visible(st.Keyword + " " + st.Text)
+				if st.Status == "failed" || st.Status == "undefined" || st.Status == "pending" || st.Status == "ambiguous" {
+					fmt.Fprintf(c.w, "   %s %s  %s\n", c.paint(red, text), "", c.paint(grey, Visible(fmt.Sprintf("%s:%d", s.File, st.Line))))
+					break
+				}
+				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, text))
+			}
+			fmt.Fprintln(c.w, indent(Visible(s.Failure.Text()), "     "))
+			if len(s.Failure.Exchanges) > 1 {
+				fmt.Fprintf(c.w, "   %s\n", c.paint(grey, "the scenario's requests:"))
+				for i, x := range s.Failure.Exchanges {
+					line := fmt.Sprintf("%d. %s", i+1, Visible(exchangeLine(x)))
+					if i+1 == s.Failure.FailingExchange {
+						line += "  (the failing exchange)"
+					}
+					fmt.Fprintf(c.w, "   %s\n", c.paint(grey, line))
+				}
+			}
+			if s.Failure.ScriptFile != "" && c.ReportDir != "" {
+				fmt.Fprintf(c.w, "   Reproduce: sh %s\n", filepath.Join(c.ReportDir, filepath.FromSlash(s.Failure.ScriptFile)))
+			}
+			if s.Failure.ReplayFile != "" && c.ReportDir != "" {
+				fmt.Fprintf(c.w, "   Replay: conformance explore -replay %s\n", filepath.Join(c.ReportDir, filepath.FromSlash(s.Failure.ReplayFile)))
+			}
+		}
+	}
+
+	counts := rep.Counts()
+	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
+		var ids []string
+		for _, r := range unchecked {
+			ids = append(ids, r.ID)
+		}
+		fmt.Fprintf(c.w, "\n%s\n", c.paint(yellow, fmt.Sprintf("NOT CHECKED: %d rule%s of the specification this run could check %s not checked: %s (see below why)",
+			len(ids), plural(len(ids)), map[bool]string{true: "was", false: "were"}[len(ids) == 1], strings.Join(ids, ", "))))
+	}
+	fmt.Fprintf(c.w, "\nRules: %s\n", countsText(counts))
+	others := map[string]int{}
+	for _, r := range rep.Rules {
+		if !r.Selected {
+			for _, why := range r.Reasons {
+				others[why]++
+			}
+			continue
+		}
+		detail := ""
+		switch r.Verdict {
+		case NotRun:
+			detail = Visible(reasonsText(r.Reasons, firstDetail(r)))
+		default:
+			detail = scenarioCounts(r.Counts)
+			if r.Checks > 0 {
+				detail = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), strings.Replace(detail, "scenario", "sequence", 1))
+			}
+		}
+		if r.Expectation != "" {
+			detail += "; baseline: " + Visible(r.Expectation)
+		}
+		if r.Stale {
+			detail += c.paint(red, " — STALE: the baseline expects it to fail; remove the entry")
+		}
+		fmt.Fprintf(c.w, "  %-8s %s %s\n", r.ID, c.verdictLabel(r.Verdict, 18), detail)
+	}
+	unselected := 0
+	for _, r := range rep.Rules {
+		if !r.Selected {
+			unselected++
+		}
+	}
+	if unselected > 0 {
+		var parts []string
+		for _, why := range []string{selection.ReasonRef, selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonReadOnly, selection.ReasonTags, selection.ReasonFiltered, selection.ReasonNotExplored} {
+			if others[why] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", why, others[why]))
+			}
+		}
+		if others[selection.ReasonNotExplored] == unselected {
+			fmt.Fprintf(c.w, "  %d other rules are not explored: the scenarios check them\n", unselected)
+		} else {
+			fmt.Fprintf(c.w, "  %d other rules not selected (%s)\n", unselected, strings.Join(parts, ", "))
+		}
+	}
+	if rep.Waits > 0 {
+		fmt.Fprintf(c.w, "The target asked the run to slow down %d time%s (429 with a short Retry-After); it waited %s in all.\n",
+			rep.Waits, plural(rep.Waits), rep.Waited.Round(100*time.Millisecond))
+	}
+	if len(rep.Foreign) > 0 {
+		fmt.Fprintln(c.w, c.paint(yellow, foreignHeading))
+		for _, f := range foreignTexts(rep) {
+			fmt.Fprintf(c.w, "  %s\n", f)
+		}
+	}
+	fmt.Fprintln(c.w, c.closing(rep))
+}
+
+func (c *Console) unit() string {
+	if c.Unit == "" {
+		return "scenario"
+	}
+	return c.Unit
+}
+
+// closing is the last line of a run.
+func (c *Console) closing(rep *Report) string {
+	counts := rep.Counts()
+	took := rep.Duration.Round(100 * time.Millisecond)
+	scenarios := 0
+	for _, s := range rep.Scenarios {
+		if s.Verdict != NotRun {
+			scenarios++
+		}
+	}
+	flaky := ""
+	if ids := rulesWith(rep, Flaky); len(ids) > 0 {
+		flaky = fmt.Sprintf("; flaky (failed, then passed on a retry): %s", strings.Join(ids, ", "))
+	}
+	switch rep.Outcome {
+	case OutcomeThrottled:
+		return c.paint(yellow, "THROTTLED: "+Visible(rep.Error))
+	case OutcomeUnreachable:
+		return c.paint(yellow, "UNREACHABLE: "+Visible(rep.Error)+"; the rules not yet checked were not run")
+	case OutcomeFailed:
+		what := rulesWith(rep, Failed)
+		for _, b := range rep.Baseline {
+			if b.Status == EntryStale {
+				what = append(what, "stale baseline entry: "+Visible(b.Expectation.String()))
+			}
+		}
+		if n := rep.SetupFailures(); n > 0 {
+			what = append(what, fmt.Sprintf("the setup of %d scenario%s", n, plural(n)))
+		}
+		if n := rep.ServerErrors(); n > 0 {
+			what = append(what, fmt.Sprintf("%d server error%s", n, plural(n)))
+		}
+		if n := rep.AnswersCut(); n > 0 {
+			what = append(what, fmt.Sprintf("%d answer%s cut", n, plural(n)))
+		}
+		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
+			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
+		}
+		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d %s%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, c.unit(), plural(scenarios), took))
+	}
+	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d %s%s in %s", countsText(counts), flaky, scenarios, c.unit(), plural(scenarios), took))
+}
+
+// rulesWith returns the ids of the rules with verdict v.
+func rulesWith(rep *Report, v string) []string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == v {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// countsText is "37 passed, 2 failed, …", verdicts with none left out
+// but for passed, failed and not run.
+func countsText(counts map[string]int) string {
+	var parts []string
+	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
+		if counts[v] > 0 || v == Passed || v == Failed {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scenarioCounts(counts map[string]int) string {
+	var parts []string
+	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
+		if counts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	n := 0
+	for _, k := range counts {
+		n += k
+	}
+	return fmt.Sprintf("%d scenario%s: %s", n, plural(n), strings.Join(parts, ", "))
+}
+
+// firstDetail is the first reason a step gave for not running one of r's
+// scenarios.
+func firstDetail(r *RuleResult) string {
+	for _, s := range r.Scenarios {
+		if s.Detail != "" {
+			return s.Detail
+		}
+	}
+	return ""
+}
+
+// roundDuration rounds d for people: to the second beyond ten seconds.
+func roundDuration(d time.Duration) time.Duration {
+	if d > 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// exchangeLine is a masked exchange as one line: the request line and the
+// answer's status, "GET http://…/api/events → 200 OK".
+func exchangeLine(transcript string) string {
+	var req, resp string
+	section := ""
+	for _, l := range strings.Split(transcript, "\n") {
+		switch t := strings.TrimSpace(l); {
+		case t == "request:" || t == "response:":
+			section = t
+		case section == "request:" && req == "":
+			req = t
+		case section == "response:" && resp == "":
+			_, resp, _ = strings.Cut(t, " ") // after the protocol
+		}
+	}
+	if resp == "" {
+		resp = "no answer"
+	}
+	return req + " → " + resp
+}

@@ -1,0 +1,167 @@
+// Package report holds what a run found (Report: a verdict per scenario and
+// per rule, the failures with their reproductions, the baseline) and
+// writes it for people and for tools: the console, JUnit XML, Cucumber
+// JSON, conformance.json and conformance.html. The scenario runner and the
+// explorer both report through it.
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/selection"
+	"eventsvc/internal/version"
+)
+
+// ErrUsage is wrapped by the errors of what a run is given that cannot
+// make one: a baseline, a previous report to run again.
+var ErrUsage = errors.New("usage")
+
+// The errors a run's Report ends with (Err); a binary's exit status
+// follows from them.
+var (
+	// ErrFailed: a rule failed, a baseline entry is stale, or an
+	// exploration found a fault.
+	ErrFailed = errors.New("failed")
+	// ErrThrottled: the target answered 429 Too Many Requests.
+	ErrThrottled = errors.New("throttled by the target")
+	// ErrUnreachable: the target stopped answering during the run.
+	ErrUnreachable = errors.New("the target stopped answering")
+)
+
+// Err is the error the run ends with: nil when it passed, ErrFailed,
+// ErrThrottled or ErrUnreachable (with the report's Error) otherwise.
+func (r *Report) Err() error {
+	switch r.Outcome {
+	case OutcomeThrottled:
+		return fmt.Errorf("%w: %s", ErrThrottled, r.Error)
+	case OutcomeUnreachable:
+		return fmt.Errorf("%w: %s", ErrUnreachable, r.Error)
+	case OutcomeFailed:
+		return ErrFailed
+	}
+	return nil
+}
+
+// Report is what a run found.
+type Report struct {
+	Target string // the address checked, or "in-process"
+	RunID  string
+	// Version is the build of the suite that ran (version.Get).
+	Version   version.Info
+	Tags      string // the expression as given
+	Selection string // the expression in effect, with what the runner adds
+	ReadOnly  bool
+	Started   time.Time
+	Duration  time.Duration
+	// Outcome is passed, failed, throttled or "not started".
+	Outcome string
+	// Error says why the run did not start, or that it was throttled.
+	Error     string
+	Scenarios []*ScenarioResult
+	Rules     []*RuleResult
+	// Baseline is what became of each expected failure.
+	Baseline    []BaselineStatus
+	Concurrency int
+	Retries     int
+	// FailedLogins is how many token requests with wrong credentials the
+	// selected scenarios send (FailedLogins).
+	FailedLogins int
+	// Waits counts the 429s with a short Retry-After the run waited out
+	// before sending the request again; Waited is how long it waited in
+	// all.
+	Waits  int
+	Waited time.Duration
+	// Foreign are the origins other than the target's that the run sent
+	// requests to, where a link, a Location or a redirect of the target
+	// led: without credentials, which go to the target's origin only
+	// (package origin).
+	Foreign []origin.Foreign
+}
+
+// Outcomes of a run.
+const (
+	OutcomePassed    = "passed"
+	OutcomeFailed    = "failed"
+	OutcomeThrottled = "throttled"
+	// OutcomeUnreachable: the target stopped answering during the run.
+	OutcomeUnreachable = "unreachable"
+	OutcomeNotStarted  = "not started"
+	// OutcomeIncomplete is what the reports say while the run is going,
+	// and after a run that was killed.
+	OutcomeIncomplete = "incomplete"
+)
+
+// Counts returns how many rules have each verdict, among those the run
+// selected.
+func (r *Report) Counts() map[string]int {
+	out := map[string]int{}
+	for _, rule := range r.Rules {
+		if rule.Selected {
+			out[rule.Verdict]++
+		}
+	}
+	return out
+}
+
+// MarkBaseline marks the rules a baseline entry names, and returns how
+// many entries are stale.
+func MarkBaseline(rep *Report) int {
+	stale := 0
+	for _, b := range rep.Baseline {
+		if b.Status == EntryStale {
+			stale++
+		}
+		for _, r := range rep.Rules {
+			if b.Rule == r.ID {
+				r.Expectation, r.Stale = b.Reason, b.Status == EntryStale
+			}
+		}
+	}
+	return stale
+}
+
+// NotStarted is every scenario of plan, not run because the run did not
+// start.
+func NotStarted(plan []*selection.Planned) []*ScenarioResult {
+	var out []*ScenarioResult
+	for _, p := range plan {
+		if p.Run {
+			p.Reason = selection.ReasonNoStart
+		}
+		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
+	}
+	return out
+}
+
+// FailedScenarios reads a conformance.json and returns the places of the
+// scenarios whose verdict was failed, or setup failed: what -rerun-failed
+// runs again.
+func FailedScenarios(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Place, Verdict string
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
+	}
+	var out []string
+	for _, s := range doc.Scenarios {
+		if s.Verdict == Failed || s.Verdict == SetupFailed {
+			out = append(out, s.Place)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
+	}
+	return out, nil
+}

@@ -1,0 +1,338 @@
+// Package target is how a run reaches the deployment it checks: the
+// connections' settings (a private CA, a proxy), the watch on its answers
+// that waits out a short 429 and notes throttling and outages, and the
+// preflight that checks the target and the run's credentials before any
+// check runs. The scenario runner and the explorer share them.
+package target
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/origin"
+	"eventsvc/internal/redact"
+	"eventsvc/steps"
+)
+
+// ErrPreflight is wrapped by the errors of Preflight.
+var ErrPreflight = errors.New("preflight")
+
+// Preflight checks, before any scenario runs, that a remote target is this
+// API, that it is well and not throttling, that it takes the run's
+// credentials and, when the run writes, the run's event body,
+// so that a setup problem gives one line that names its cause instead of a
+// page of rule failures. Its messages hold no secret, and it sends
+// credentials to the target's origin only, telling target.Origins of any
+// other origin the target's links lead it to. A 429 is returned as a
+// *ThrottledError inside the error. It returns the target, with
+// Credentials.BasicAsIs set when the target takes the client credentials
+// only as they are, not form-encoded (RFC 6749 §2.3.1).
+func Preflight(target steps.Target, writes bool) (steps.Target, error) {
+	if target.BaseURL == "" {
+		return target, nil
+	}
+	p := newPreflight(target)
+	if err := p.apiRoot(); err != nil {
+		return target, err
+	}
+	token, err := p.tokens()
+	c := target.Credentials
+	encodingChanges := url.QueryEscape(c.ClientID) != c.ClientID || url.QueryEscape(c.ClientSecret) != c.ClientSecret
+	if err != nil && encodingChanges && !c.BasicAsIs && errors.Is(err, errRefused) {
+		asIs := target
+		asIs.Credentials.BasicAsIs = true
+		if t, aerr := newPreflight(asIs).tokens(); aerr == nil {
+			target, token, err = asIs, t, nil
+		}
+	}
+	if err != nil {
+		return target, err
+	}
+	if writes {
+		if err := p.eventBody(token); err != nil {
+			return target, err
+		}
+	}
+	return target, nil
+}
+
+// errRefused marks a refusal of the run's credentials by the token
+// endpoint.
+var errRefused = errors.New("credentials refused")
+
+// refusal is a preflight error that is a refusal of the credentials.
+type refusal struct{ error }
+
+func (refusal) Is(target error) bool { return target == errRefused }
+func (r refusal) Unwrap() error      { return r.error }
+
+type preflight struct {
+	target   steps.Target
+	client   *http.Client
+	guard    *origin.Guard // the client's transport
+	timeout  time.Duration // how long a request may take
+	redactor *redact.Redactor
+	events   string // the address of the event list, from GET /api
+}
+
+func newPreflight(target steps.Target) *preflight {
+	timeout := target.Timeout
+	if timeout == 0 {
+		timeout = bound.DefaultTimeout
+	}
+	// Credentials go to the target's origin only, whatever origin the
+	// event list's links name.
+	guard := &origin.Guard{Target: target.BaseURL, Base: target.Transport, Log: target.Origins}
+	guarded := target
+	guarded.Transport = guard
+	return &preflight{
+		target:   target,
+		guard:    guard,
+		client:   guarded.Client(),
+		timeout:  timeout,
+		redactor: redact.New(target.Credentials.Secrets()...),
+	}
+}
+
+func (p *preflight) failf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrPreflight, p.redactor.String(fmt.Sprintf(format, args...)))
+}
+
+// do sends req and reads the answer, within the target's bounds. A
+// network error is told with what to check.
+func (p *preflight) do(req *http.Request) (*http.Response, []byte, error) {
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.timeout))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	var cut *bound.CutError
+	switch {
+	case errors.As(err, &cut):
+		return nil, nil, p.failf("%v", cut)
+	case err != nil:
+		return nil, nil, p.failf("%s %s: the answer (%s) could not be read whole: %v", req.Method, req.URL.Path, resp.Status, err)
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		throttled := &ThrottledError{Method: req.Method, Path: req.URL.Path, RetryAfter: resp.Header.Get("Retry-After")}
+		return nil, nil, fmt.Errorf("%w: %w: the target is throttling (it may lock out an account after failed logins); wait for it to let the client and users in again, then run again", ErrPreflight, throttled)
+	}
+	if resp.StatusCode >= 500 {
+		return nil, nil, p.failf("the target is failing: %s %s answered %s%s", req.Method, req.URL.Path, resp.Status, excerpt(p.redactor.String(string(body))))
+	}
+	return resp, body, nil
+}
+
+// networkHint is a network error with what to check.
+func networkHint(err error, timeout time.Duration) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &unknownCA):
+		return fmt.Sprintf("%v (for a deployment behind a private CA, give its certificate with -ca-file or CONFORMANCE_CA_FILE)", err)
+	case errors.As(err, &hostname):
+		return fmt.Sprintf("%v (the certificate is not for this host name)", err)
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return fmt.Sprintf("no answer within %s (-timeout or CONFORMANCE_TIMEOUT sets how long a request may take)", timeout)
+	}
+	return err.Error()
+}
+
+func excerpt(body string) string {
+	body = strings.TrimSpace(body)
+	if body == "" {
+		return ""
+	}
+	if len(body) > 1000 {
+		body = body[:1000] + "…"
+	}
+	return ": " + strings.Join(strings.Fields(body), " ")
+}
+
+// apiRoot reads GET /api, which must link to the events.
+func (p *preflight) apiRoot() error {
+	root := p.target.BaseURL + "/api"
+	req, err := http.NewRequest(http.MethodGet, root, nil)
+	if err != nil {
+		return p.failf("%v", err)
+	}
+	req.Header.Set("Accept", "application/hal+json, application/json")
+	resp, body, err := p.do(req)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Links struct {
+			Events struct {
+				Href string `json:"href"`
+			} `json:"events"`
+		} `json:"_links"`
+	}
+	jerr := json.Unmarshal(body, &doc)
+	if resp.StatusCode == http.StatusOK && jerr == nil && doc.Links.Events.Href != "" {
+		ref, err := url.Parse(doc.Links.Events.Href)
+		if err != nil {
+			return p.failf("GET %s: the events link %q is not an address", root, doc.Links.Events.Href)
+		}
+		p.events = resp.Request.URL.ResolveReference(ref).String()
+		return nil
+	}
+	what := "an answer without _links.events"
+	if resp.StatusCode != http.StatusOK {
+		what = resp.Status
+	}
+	hint := "BASE_URL is the address under which the API root /api is served"
+	if u, err := url.Parse(p.target.BaseURL); err == nil && u.Path != "" && u.Path != "/" {
+		if strings.HasSuffix(u.Path, "/api") {
+			hint = fmt.Sprintf("BASE_URL ends in /api, and the suite adds /api itself: try %s", strings.TrimSuffix(p.target.BaseURL, "/api"))
+		} else {
+			hint = fmt.Sprintf("BASE_URL has the path %s: it must be the address under which /api is served, so that GET BASE_URL/api is the API root", u.Path)
+		}
+	}
+	return p.failf("%s is not the Event Service API: GET %s gave %s (%s)", p.target.BaseURL, root, what, hint)
+}
+
+// tokens asks for a token for each user, and returns the user's access
+// token.
+func (p *preflight) tokens() (string, error) {
+	c := p.target.Credentials
+	var first string
+	for _, who := range []struct{ name, user, pass, vars string }{
+		{"user", c.Username, c.Password, "CONFORMANCE_USERNAME / CONFORMANCE_PASSWORD"},
+		{"other user", c.OtherUsername, c.OtherPass, "CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD"},
+	} {
+		form := url.Values{"grant_type": {"password"}, "username": {who.user}, "password": {who.pass}}
+		req, err := http.NewRequest(http.MethodPost, p.target.BaseURL+"/oauth/token", strings.NewReader(form.Encode()))
+		if err != nil {
+			return "", p.failf("%v", err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if c.BasicAsIs {
+			req.SetBasicAuth(c.ClientID, c.ClientSecret)
+		} else {
+			req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+		}
+		resp, raw, err := p.do(req)
+		if err != nil {
+			return "", err
+		}
+		var body struct {
+			AccessToken string `json:"access_token"`
+			Error       string `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &body)
+		if resp.StatusCode == http.StatusOK && body.AccessToken != "" {
+			p.redactor.Add(body.AccessToken)
+			if first == "" {
+				first = body.AccessToken
+			}
+			continue
+		}
+		detail := fmt.Sprintf("status %d", resp.StatusCode)
+		if body.Error != "" {
+			detail += fmt.Sprintf(", error %q", body.Error)
+		}
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized || body.Error == "invalid_client" || body.Error == "unauthorized_client":
+			return "", refusal{p.failf("%s refused the client %q (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET; the client needs the password and refresh_token grants",
+				p.target.BaseURL, c.ClientID, detail)}
+		case body.Error == "invalid_grant":
+			return "", refusal{p.failf("%s refused the %s %q (%s): check %s", p.target.BaseURL, who.name, who.user, detail, who.vars)}
+		case resp.StatusCode == http.StatusOK:
+			return "", p.failf("%s answered the %s's password grant without an access_token", p.target.BaseURL, who.name)
+		default:
+			return "", refusal{p.failf("%s refused the %s's password grant (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET and %s",
+				p.target.BaseURL, who.name, detail, who.vars)}
+		}
+	}
+	return first, nil
+}
+
+// eventBody creates one event with the run's body, as the user, through
+// the list's create-new-event link. The event is named with the run mark.
+func (p *preflight) eventBody(token string) error {
+	source := "CONFORMANCE_EVENT_FILE"
+	body := p.target.EventBody
+	if len(body) == 0 {
+		source, body = "the default event body (set CONFORMANCE_EVENT_FILE to a body your deployment accepts)", []byte(steps.DefaultEventBody)
+	}
+	req, err := http.NewRequest(http.MethodGet, p.events, nil)
+	if err != nil {
+		return p.failf("%v", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, raw, err := p.do(req)
+	if err != nil {
+		return err
+	}
+	var list struct {
+		Links map[string]json.RawMessage `json:"_links"`
+	}
+	_ = json.Unmarshal(raw, &list)
+	var create struct {
+		Href string `json:"href"`
+	}
+	_ = json.Unmarshal(list.Links["create-new-event"], &create)
+	if resp.StatusCode != http.StatusOK || create.Href == "" {
+		hint := "check that the client has the scope write and access to the API's resource, or run read-only (-read-only, READ_ONLY=1)"
+		if elsewhere := p.elsewhere("the event list", req); elsewhere != "" {
+			hint = elsewhere
+		}
+		return p.failf("%s does not offer the user %q a create-new-event link on the event list (GET %s gave %s): the scenarios that write cannot run; %s",
+			p.target.BaseURL, p.target.Credentials.Username, p.events, resp.Status, hint)
+	}
+	ref, err := url.Parse(create.Href)
+	if err != nil {
+		return p.failf("the create-new-event link %q is not an address", create.Href)
+	}
+	var event map[string]any
+	if err := json.Unmarshal(body, &event); err != nil {
+		return p.failf("%s: %v", source, err)
+	}
+	event["name"] = "Conformance preflight [conformance " + p.target.RunID + " preflight]"
+	b, _ := json.Marshal(event)
+	post, err := http.NewRequest(http.MethodPost, resp.Request.URL.ResolveReference(ref).String(), bytes.NewReader(b))
+	if err != nil {
+		return p.failf("%v", err)
+	}
+	post.Header.Set("Authorization", "Bearer "+token)
+	post.Header.Set("Content-Type", "application/json")
+	presp, praw, err := p.do(post)
+	if err != nil {
+		return err
+	}
+	if presp.StatusCode/100 != 2 {
+		if elsewhere := p.elsewhere("the create-new-event link", post); elsewhere != "" {
+			return p.failf("%s refused the creation of an event: POST %s gave %s; %s", p.target.BaseURL, post.URL, presp.Status, elsewhere)
+		}
+		return p.failf("%s refused the event body of %s: POST %s gave %s%s", p.target.BaseURL, source, post.URL.Path, presp.Status, excerpt(p.redactor.String(string(praw))))
+	}
+	return nil
+}
+
+// elsewhere says, of a request to another origin than the target's, what
+// the link that led there is and that the run sent it no credentials; ""
+// for a request to the target's origin.
+func (p *preflight) elsewhere(what string, req *http.Request) string {
+	if !p.guard.Withholds(req) {
+		return ""
+	}
+	return fmt.Sprintf("%s is at %s, another origin than BASE_URL's, where the run sends no credentials (give that origin as BASE_URL if it is the API's)", what, origin.Of(req.URL))
+}
