@@ -1,0 +1,83 @@
+package conformance
+
+// The choices and the flaws of the second implementation (othersvc_test.go).
+
+// otherChoices are further answers the specification leaves open.
+type otherChoices struct {
+	selfAsAsked bool   // a list page's "self" repeats the address asked for
+	listAsArray bool   // list items in a top-level "events" array, no "_embedded"
+	bareHTML    bool   // the docs page leaves out the optional <html>, <head>, <body> tags
+	latin1Docs  bool   // the docs page is ISO-8859-1
+	seed        int    // events already there, managed by nobody the suite knows
+	seedManager string // the manager of the seeded events instead
+	rotate      bool   // a refresh answers a new refresh token and revokes the one it replaces (RFC 6749 §6)
+	utcTimes    bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
+}
+
+// otherFlaws break the specification, one at a time.
+type otherFlaws struct {
+	createLinkForAnonymous bool // "create-new-event" offered without a valid token (API-3)
+	nonManager401          bool // a valid token that does not manage the event gets 401 on PUT (AUTH-6)
+	sessionCookie          bool // token responses set a cookie that authenticates later requests (SVC-4)
+	tokenTypeMAC           bool // token_type "mac" (TOK-5)
+	expiresInString        bool // expires_in as a JSON string, "300" (TOK-5)
+	docsNeedToken          bool // /docs/index.html refused without a valid token (SVC-6)
+	updateLinkForAnyone    bool // "update-event" offered to any caller with a valid token (API-8)
+	nextOnLastPage         bool // the last page links "next" to an empty page (API-5)
+	basicOpensAPI          bool // client credentials in Basic authenticate /api/** (AUTH-1)
+	queryToken             bool // the access token is also read from ?access_token= (SVC-4)
+	accessAsRefresh        bool // an access token works as a refresh token (TOK-14)
+	refreshAsAccess        bool // a refresh token works as a bearer token on /api/** (TOK-13)
+	refreshWithoutClient   bool // the refresh grant issues tokens without client credentials (TOK-1)
+	refreshAnyClient       bool // the refresh grant takes any Basic credentials, a wrong secret too (TOK-1, TOK-10)
+	nextSamePage           bool // "next" links back to the page it is on (API-5)
+	overlappingPages       bool // each page starts with the last event of the page before (API-5)
+	tokensNotHonoured      bool // the resource server knows none of the tokens the token endpoint issues (SVC-1)
+	linksAsArray           bool // GET /api has "_links" as an array of {rel, href} (SVC-2)
+	noCreateLinkForUsers   bool // "create-new-event" offered to nobody (SVC-3, API-4)
+	listNeedsToken         bool // GET /api/events needs a valid token (SVC-5)
+	oneUserPerClient       bool // a client gets tokens for the first user it logs in, and no other (CLI-1)
+	scopeReadOnly          bool // the password grant grants only "read" (CLI-4)
+	jsonBodyAccepted       bool // the token endpoint takes a JSON body too (TOK-2)
+	passwordNotChecked     bool // any password of a known user gets a token (TOK-3)
+	refreshTokenParamOnly  bool // the refresh token is read from "refresh_token" only, not "token" (TOK-4)
+	csrfRequired           bool // the token endpoint wants the XSRF cookie of an earlier visit (TOK-6)
+	noRefreshToken         bool // the password grant issues no refresh token (TOK-7)
+	refreshedTokensDead    bool // access tokens issued by the refresh grant do not work (TOK-8)
+	userAsClient           bool // a user's email and password authenticate as a client (TOK-10)
+	noEventsLink           bool // GET /api links the list as "event-list", not "events" (API-1)
+	creatorNotManager      bool // an event's creator does not become its manager (API-6)
+	readNeedsToken         bool // GET of one event needs a valid token (API-7)
+	updateIgnored          bool // a manager's PUT is answered 204 and changes nothing (API-9)
+	brokenEventsHref       bool // the "events" href of GET /api leads nowhere (API-10)
+	openOutsideAPI         bool // requests outside /api, the docs and static files need no token (AUTH-4)
+	accessNeverExpires     bool // access tokens work past the expires_in they were issued with (LIM-1)
+	usernameNotEmail       bool // the password grant's username is the email's local part, not the email (ACC-1)
+	clientCredentials      bool // the client_credentials grant issues tokens (TOK-9)
+	unknownGETNeedToken    bool // GET on an unknown path under /api/ needs a token (AUTH-2)
+	invalidTokenRefused    bool // an invalid bearer token on GET /api/** is refused (API-2)
+	staticNeedToken        bool // the favicon and static locations need a valid token (AUTH-5)
+	createsWithoutToken    bool // a POST without a token is refused, but creates the event (SVC-5, AUTH-3)
+	anyBearerWrites        bool // on a write under /api/, any bearer token is taken for a user (AUTH-3)
+	noClientAuth           bool // the token endpoint issues tokens without client credentials (TOK-1)
+	tokensCacheable        bool // token answers carry no Cache-Control: no-store (TOK-15)
+	badClient400           bool // failed Basic authentication is answered 400 without a challenge (TOK-16)
+	bearerCaseSensitive    bool // only "Bearer" is read, "bearer" is taken for no token (SVC-7)
+	basicCaseSensitive     bool // only "Basic" authenticates the client (SVC-7)
+	refreshLosesUser       bool // a refreshed access token works, but for nobody the API knows as a manager (TOK-8)
+	refreshAsFirstUser     bool // every refresh token yields a token of the first user who logged in (TOK-8)
+	refreshSingleUse       bool // a refresh token works once, though the answer gives no new one (TOK-4)
+	createLinkDefaultOnly  bool // "create-new-event" only on a page asked for without paging parameters (API-4)
+	anonLinksFirstOnly     bool // "profile" and "get-an-event" only on the first page (API-3)
+	nextWhenFull           bool // "next" on a last page that is full, to an empty page (API-5)
+	prevOnExplicitFirst    bool // "prev" on the first page when it is asked for as p=1 (API-5)
+	eventSelfOffByOne      bool // an event's "self" leads to the event after it (API-10)
+	profileNowhere         bool // an event's "profile" leads to a page that is not served (API-10)
+	postLinksAsArray       bool // the answer to a creation has "_links" as an array (SVC-2)
+	putLinksAsArray        bool // an update is answered 200 with the event, "_links" as an array (SVC-2)
+	itemsWithoutLinks      bool // the events of a list have no "_links" (SVC-2)
+	itemUpdateForAnyone    bool // the events of a list offer "update-event" to every caller (API-8)
+	asciiOnly              bool // texts lose what is not ASCII when stored (API-6)
+	updateNameOnly         bool // an update changes the name and nothing else (API-9)
+	updateDropsManager     bool // an update leaves the event without a manager (API-8)
+}
