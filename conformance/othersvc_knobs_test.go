@@ -12,6 +12,10 @@ type otherChoices struct {
 	seedManager string // the manager of the seeded events instead
 	rotate      bool   // a refresh answers a new refresh token and revokes the one it replaces (RFC 6749 §6)
 	utcTimes    bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
+
+	putAnswersEvent bool // an update is answered 200 with the event as stored, not 204
+	foldPaths       bool // router and filter alike read /api//events/, /api/./events as /api/events
+	refuseOddPaths  bool // a path with a dot segment, //, a trailing / or %-encoded letters is refused with 400
 }
 
 // otherFlaws break the specification, one at a time.
@@ -80,4 +84,22 @@ type otherFlaws struct {
 	asciiOnly              bool // texts lose what is not ASCII when stored (API-6)
 	updateNameOnly         bool // an update changes the name and nothing else (API-9)
 	updateDropsManager     bool // an update leaves the event without a manager (API-8)
+
+	// Written as bug reports (bugreports_*_test.go).
+	putStaleAnswer      bool // the answer to an update shows the values it replaced (API-9)
+	createSelfToList    bool // the "self" of a creation's answer leads to the list (API-10)
+	trailingSlash       bool // the router folds /api/events/ onto /api/events, the filter does not (AUTH-3)
+	sameIDRace          bool // the id is max(id)+1, read outside the insert's transaction (API-6)
+	itemSelfFrom21st    bool // listed events from the 21st on link to the event listed after them (API-10)
+	refreshSlidesExpiry bool // each refresh gives the refresh token another 3600 s (LIM-2)
+	listCacheShared     bool // the list is cached per address, whoever asked (API-3, API-4)
+	eventCacheNotPurged bool // anonymous reads of an event are cached, and updates do not purge them (API-9)
+	eventCacheShared    bool // an event is cached with its links per address, whoever asked (API-8)
+	doubleSlash         bool // the router collapses repeated slashes, the filter does not (AUTH-3)
+	encodedLetters      bool // the router decodes %65 to e, the filter does not (AUTH-3)
+	dotSegments         bool // the router removes dot segments, the filter does not (AUTH-3)
+	caseFolded          bool // the router matches paths in any case, the filter does not (AUTH-3)
+	formToken           bool // the token is also read from an access_token form field (SVC-4)
+	cookieToken         bool // the token is also read from an access_token cookie (SVC-4)
+	queryTokenOnUpdate  bool // an update also reads the token from ?access_token= (SVC-4)
 }

@@ -77,6 +77,7 @@ type otherConfig struct {
 	choices   otherChoices
 	flaws     otherFlaws
 	accessTTL time.Duration // zero: otherAccessTTL
+	clock     *otherClock   // nil: the real time
 }
 
 type otherSvc struct {
@@ -87,6 +88,7 @@ type otherSvc struct {
 	refresh  map[string]otherGrant // by refresh token
 	sessions map[string]string     // session id -> user (flaw sessionCookie)
 	events   []*otherEvent         // oldest first
+	cache    otherCache
 }
 
 type otherGrant struct {
@@ -104,7 +106,8 @@ func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
 	if c.creds == (steps.Credentials{}) {
 		c.creds = otherCreds
 	}
-	o := &otherSvc{otherConfig: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{}}
+	o := &otherSvc{otherConfig: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{},
+		cache: otherCache{entries: map[string]otherCached{}}}
 	for i := range c.choices.seed {
 		manager := "carl@example.org"
 		if c.choices.seedManager != "" {
@@ -119,7 +122,11 @@ func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
 }
 
 func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Path
+	if o.choices.refuseOddPaths && oddPath(r.URL.EscapedPath()) {
+		otherError(w, http.StatusBadRequest, "the path is not written the one way this server reads it")
+		return
+	}
+	p := o.route(r)
 	docs, static := p == "/docs/index.html", p == "/favicon.ico"
 	for _, dir := range []string{"/docs/", "/css/", "/js/", "/images/", "/webjars/"} {
 		static = static || strings.HasPrefix(p, dir)
@@ -128,7 +135,7 @@ func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/oauth/token" && r.Method == http.MethodPost:
 		o.token(w, r)
 	case p == "/api" || strings.HasPrefix(p, "/api/"):
-		o.api(w, r)
+		o.api(w, r, p)
 	case (docs && o.flaws.docsNeedToken || static && !docs && o.flaws.staticNeedToken) && o.user(r) == "":
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	case docs:
@@ -147,7 +154,7 @@ func (o *otherSvc) user(r *http.Request) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	valid := func(token string) string {
-		if g, ok := o.access[token]; ok && (time.Now().Before(g.expires) || o.flaws.accessNeverExpires) && !o.flaws.tokensNotHonoured {
+		if g, ok := o.access[token]; ok && (o.clock.Now().Before(g.expires) || o.flaws.accessNeverExpires) && !o.flaws.tokensNotHonoured {
 			return g.user
 		}
 		return ""
@@ -155,14 +162,20 @@ func (o *otherSvc) user(r *http.Request) string {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	switch {
 	case scheme == "Bearer" || strings.EqualFold(scheme, "Bearer") && !o.flaws.bearerCaseSensitive:
-		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.flaws.refreshAsAccess && time.Now().Before(g.expires) {
+		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.flaws.refreshAsAccess && o.clock.Now().Before(g.expires) {
 			return g.user
 		}
 		return valid(strings.TrimSpace(token))
 	case o.flaws.basicOpensAPI && o.clientOK(r):
 		return o.creds.Username
-	case o.flaws.queryToken && r.URL.Query().Has("access_token"):
+	case o.flaws.queryToken && r.URL.Query().Has("access_token"),
+		o.flaws.queryTokenOnUpdate && r.Method == http.MethodPut && r.URL.Query().Has("access_token"):
 		return valid(r.URL.Query().Get("access_token"))
+	case o.flaws.formToken && r.PostFormValue("access_token") != "":
+		return valid(r.PostFormValue("access_token"))
+	}
+	if c, err := r.Cookie("access_token"); err == nil && o.flaws.cookieToken {
+		return valid(c.Value)
 	}
 	if c, err := r.Cookie("OTHERSESSION"); err == nil && o.flaws.sessionCookie {
 		return o.sessions[c.Value]

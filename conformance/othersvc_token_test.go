@@ -101,11 +101,16 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			g, ok = o.access[f.Get("token")]
 		}
 		o.mu.Unlock()
-		if !ok || !time.Now().Before(g.expires) {
+		if !ok || !o.clock.Now().Before(g.expires) {
 			otherError(w, http.StatusBadRequest, "unknown or expired refresh token")
 			return
 		}
 		user, refresh = g.user, f.Get(param)
+		if o.flaws.refreshSlidesExpiry {
+			o.mu.Lock()
+			o.refresh[refresh] = otherGrant{g.user, o.clock.Now().Add(otherRefreshTTL)}
+			o.mu.Unlock()
+		}
 		switch {
 		case o.flaws.refreshLosesUser:
 			user = "refreshed:" + user
@@ -129,7 +134,7 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 // issue answers with a new access token, and a new refresh token unless
 // refresh is the one the caller used.
 func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
-	now, access := time.Now(), otherUUID()
+	now, access := o.clock.Now(), otherUUID()
 	ttl := o.accessTTL
 	if ttl == 0 {
 		ttl = otherAccessTTL

@@ -61,23 +61,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 			want++
 		}
 	}
-	secretWithPlus := otherCreds
-	secretWithPlus.ClientSecret = "other+secret/123"
-	variants := []struct {
-		name string
-		c    otherConfig
-	}{
-		{"as described", otherConfig{}},
-		{"list items in a top-level array", otherConfig{choices: otherChoices{listAsArray: true}}},
-		{"a page's self link is the address asked for", otherConfig{choices: otherChoices{selfAsAsked: true}}},
-		{"documentation page without the optional html tag", otherConfig{choices: otherChoices{bareHTML: true}}},
-		{"documentation page in ISO-8859-1", otherConfig{choices: otherChoices{latin1Docs: true}}},
-		{"client secret with + and / compared as sent", otherConfig{creds: secretWithPlus}},
-		{"500 events there before the run", otherConfig{choices: otherChoices{seed: 500}}},
-		{"refresh tokens rotated at each refresh", otherConfig{choices: otherChoices{rotate: true}}},
-		{"times kept and shown in UTC", otherConfig{choices: otherChoices{utcTimes: true}}},
-	}
-	for _, v := range variants {
+	for _, v := range otherVariants() {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
 			rep, out, err := runOther(t, v.c, selection.RemoteTags, true)
