@@ -35,7 +35,7 @@ type caught struct {
 }
 
 // bugReports are every bug report, by family.
-var bugReports = slices.Concat(issueReports, cacheReports, routerReports)
+var bugReports = slices.Concat(issueReports, cacheReports, routerReports, serializerReports, columnReports, raceReports, lastReports)
 
 // TestBugReportsShowTheirFault: each bug report shows its fault against a
 // server with its flaw, and not against the same server without it, so

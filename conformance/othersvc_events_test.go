@@ -6,6 +6,7 @@ package conformance
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,7 +74,11 @@ func (o *otherSvc) root(w http.ResponseWriter) {
 	if o.flaws.noEventsLink {
 		rel = "event-list"
 	}
-	links := map[string]any{"self": otherLink("api"), rel: otherLink(events)}
+	self := "api"
+	if o.flaws.rootSelfNowhere {
+		self = "api/"
+	}
+	links := map[string]any{"self": otherLink(self), rel: otherLink(events)}
 	if o.flaws.linksAsArray {
 		otherJSON(w, http.StatusOK, map[string]any{"_links": []any{
 			map[string]any{"rel": "self", "href": "api"}, map[string]any{"rel": rel, "href": events},
@@ -99,10 +104,15 @@ func (o *otherSvc) read(w http.ResponseWriter, id, user string) {
 	if o.flaws.profileNowhere {
 		links["profile"] = otherLink("/docs/event.html")
 	}
-	if user != "" && (user == e.manager || o.flaws.updateLinkForAnyone) {
+	switch {
+	case user != "" && (user == e.manager || o.flaws.updateLinkForAnyone) && o.flaws.updateLinkToList:
+		links["update-event"] = otherLink("/api/events") // built as create-new-event is
+	case user != "" && (user == e.manager || o.flaws.updateLinkForAnyone):
 		links["update-event"] = otherLink(e.id)
+	case o.flaws.nullLinks:
+		links["update-event"] = nil // a link the caller may not have
 	}
-	otherJSON(w, http.StatusOK, e.doc(links))
+	otherJSON(w, http.StatusOK, o.doc(e, links))
 }
 
 func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user string) {
@@ -128,6 +138,12 @@ func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user strin
 		case o.flaws.updateIgnored:
 		case o.flaws.updateNameOnly:
 			e.fields["name"] = fields["name"]
+		case o.flaws.venueNotUpdated:
+			fields["venue"] = e.fields["venue"] // the UPDATE sets the other columns
+			if fields["venue"] == nil {
+				delete(fields, "venue")
+			}
+			e.fields = fields
 		default:
 			e.fields = fields
 		}
@@ -136,28 +152,35 @@ func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user strin
 		}
 		o.written(e.id)
 		if o.flaws.putLinksAsArray {
-			doc := e.doc(nil)
+			doc := o.doc(e, nil)
 			doc["_links"] = []any{map[string]any{"rel": "self", "href": e.id}}
 			otherJSON(w, http.StatusOK, doc)
 			return
 		}
-		if o.choices.putAnswersEvent || o.flaws.putStaleAnswer {
-			shown := e
+		if o.choices.putAnswersEvent || o.flaws.putStaleAnswer || o.flaws.updateAnswerSelfToList {
+			shown, self := e, e.id
 			if o.flaws.putStaleAnswer {
 				shown = &loaded
 			}
-			links := map[string]any{"self": otherLink(e.id), "profile": otherLink("/docs/index.html#event"), "update-event": otherLink(e.id)}
-			otherJSON(w, http.StatusOK, shown.doc(links))
+			if o.flaws.updateAnswerSelfToList {
+				self = "/api/events" // as the list builds it
+			}
+			links := map[string]any{"self": otherLink(self), "profile": otherLink("/docs/index.html#event"), "update-event": otherLink(e.id)}
+			otherJSON(w, http.StatusOK, o.doc(shown, links))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
-// doc renders the event with links; the caller holds o.mu.
-func (e *otherEvent) doc(links map[string]any) map[string]any {
+// doc renders the event with links, as the serializer writes it; the
+// caller holds o.mu.
+func (o *otherSvc) doc(e *otherEvent, links map[string]any) map[string]any {
 	out := map[string]any{"id": e.id, "_links": links}
 	for k, v := range e.fields {
+		if s, ok := v.(string); ok && o.flaws.htmlEscapedTexts {
+			v = html.EscapeString(s)
+		}
 		out[k] = v
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"strings"
 )
 
+// list serves page p of the list, per_page events a page, newest first.
 func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	size := otherIntParam(r.URL.Query().Get("per_page"), 2, 50)
 	p := otherIntParam(r.URL.Query().Get("p"), 1, 1<<20)
@@ -19,6 +20,10 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	start := (p - 1) * size
 	if o.flaws.overlappingPages {
 		start = max(0, start-(p-1))
+	}
+	last := p > 1 && start+size >= total // the last page of a list of several
+	if o.flaws.lastPageRepeats && last && start < total {
+		start = max(0, total-size) // OFFSET total-size, for a full last page
 	}
 	for i := start; i < min(start+size, total); i++ {
 		e := o.events[total-1-i] // newest first
@@ -35,13 +40,17 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 		if o.flaws.itemUpdateForAnyone {
 			links["update-event"] = otherLink("events/" + e.id)
 		}
-		doc := e.doc(links)
-		if o.flaws.itemsWithoutLinks {
+		doc := o.doc(e, links)
+		if o.flaws.itemsWithoutLinks || o.flaws.lastItemNoLinks && i == total-1 {
 			delete(doc, "_links")
 		}
 		items = append(items, doc)
 	}
-	at := func(n int) map[string]any { return otherLink(fmt.Sprintf("events?p=%d&per_page=%d", n, size)) }
+	amp := "&"
+	if o.flaws.ampEscapedHrefs {
+		amp = "&amp;" // escaped as an HTML attribute
+	}
+	at := func(n int) map[string]any { return otherLink(fmt.Sprintf("events?p=%d%sper_page=%d", n, amp, size)) }
 	links := map[string]any{
 		"self":         at(p),
 		"profile":      otherLink("/docs/index.html#list"),
@@ -50,6 +59,12 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	if o.flaws.anonLinksFirstOnly && p > 1 {
 		delete(links, "profile")
 		delete(links, "get-an-event")
+	}
+	if last && o.flaws.lastPageNoTemplate {
+		delete(links, "get-an-event")
+	}
+	if last && o.flaws.lastPageSelfToPrev {
+		links["self"] = at(p - 1)
 	}
 	if o.choices.selfAsAsked {
 		links["self"] = otherLink(strings.TrimSuffix("events?"+r.URL.RawQuery, "?"))

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // otherRoundTrip is how long a round trip to the database of a flaw that
@@ -27,6 +28,15 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	defer o.mu.Unlock()
 	if o.flaws.creatorNotManager {
 		user = "nobody@example.org"
+	}
+	if o.flaws.managerSwapRace {
+		// The current user, kept on the handler while the event is
+		// stored, a round trip later.
+		o.creating = user
+		o.mu.Unlock()
+		time.Sleep(otherRoundTrip)
+		o.mu.Lock()
+		user = o.creating
 	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
 	if o.flaws.sameIDRace {
@@ -48,7 +58,7 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	if o.flaws.createSelfToList {
 		self = "events" // the request's own address
 	}
-	doc := e.doc(map[string]any{"self": otherLink(self)})
+	doc := o.doc(e, map[string]any{"self": otherLink(self)})
 	if o.flaws.postLinksAsArray {
 		doc["_links"] = []any{map[string]any{"rel": "self", "href": "events/" + e.id}}
 	}
@@ -85,6 +95,7 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	if o.flaws.asciiOnly {
 		in.Name, in.Venue = asciiOnly(in.Name), asciiOnly(in.Venue)
 	}
+	in.Name, in.StartsAt, in.Venue = o.column(in.Name, in.StartsAt, in.Venue)
 	if o.choices.utcTimes {
 		t, _ := time.Parse(time.RFC3339, in.StartsAt)
 		in.StartsAt = t.UTC().Format(time.RFC3339)
@@ -105,4 +116,28 @@ func asciiOnly(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// column is what the database's columns keep of a name, a time and a
+// venue.
+func (o *otherSvc) column(name, startsAt, venue string) (string, string, string) {
+	if r := []rune(name); o.flaws.nameVarchar100 && len(r) > 100 {
+		name = string(r[:100]) // varchar(100), not in strict mode
+	}
+	if o.flaws.utf8mb3 {
+		bmp := func(r rune) rune {
+			if r > 0xFFFF {
+				return '?'
+			}
+			return r
+		}
+		name, venue = strings.Map(bmp, name), strings.Map(bmp, venue)
+	}
+	if t, err := time.Parse(time.RFC3339, startsAt); err == nil && o.flaws.zoneDropped {
+		startsAt = t.Format("2006-01-02T15:04:05") + "Z" // TIMESTAMP WITHOUT TIME ZONE
+	}
+	if n := utf8.RuneCountInString(venue); o.flaws.venuePadded && venue != "" && n < 40 {
+		venue += strings.Repeat(" ", 40-n) // CHAR(40)
+	}
+	return name, startsAt, venue
 }

@@ -89,6 +89,9 @@ type otherSvc struct {
 	sessions map[string]string     // session id -> user (flaw sessionCookie)
 	events   []*otherEvent         // oldest first
 	cache    otherCache
+	// The user being logged in, and the creator of the event being
+	// stored (flaws tokenSwapRace, managerSwapRace).
+	loggingIn, creating string
 }
 
 type otherGrant struct {

@@ -74,12 +74,25 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		if o.flaws.usernameNotEmail {
 			username += "@" + strings.SplitN(o.creds.Username, "@", 2)[1]
 		}
+		if o.flaws.tokenSwapRace {
+			// The user logging in, kept on the handler while the
+			// password is checked.
+			o.mu.Lock()
+			o.loggingIn = username
+			o.mu.Unlock()
+			time.Sleep(otherRoundTrip)
+		}
 		want, known := map[string]string{o.creds.Username: o.creds.Password, o.creds.OtherUsername: o.creds.OtherPass}[username]
 		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.flaws.passwordNotChecked {
 			otherError(w, http.StatusBadRequest, "wrong username or password")
 			return
 		}
 		user = username
+		if o.flaws.tokenSwapRace {
+			o.mu.Lock()
+			user = o.loggingIn
+			o.mu.Unlock()
+		}
 		o.mu.Lock()
 		if o.client == "" {
 			o.client = user
@@ -139,11 +152,14 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	if ttl == 0 {
 		ttl = otherAccessTTL
 	}
+	refreshed := refresh != ""
+	if refreshed && o.flaws.refreshLivesAnHour {
+		ttl = otherRefreshTTL // the refresh token's setting
+	}
 	o.mu.Lock()
 	if refresh == "" || !o.flaws.refreshedTokensDead {
 		o.access[access] = otherGrant{user, now.Add(ttl)}
 	}
-	refreshed := refresh != ""
 	if refreshed && o.choices.rotate {
 		delete(o.refresh, refresh)
 		refresh = ""
@@ -175,7 +191,7 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	if o.flaws.noRefreshToken && !refreshed {
 		delete(body, "refresh_token")
 	}
-	if !o.flaws.tokensCacheable {
+	if !o.flaws.tokensCacheable && !(refreshed && o.flaws.refreshNotNoStore) {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	otherJSON(w, http.StatusOK, body)
