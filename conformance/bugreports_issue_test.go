@@ -44,15 +44,14 @@ them. The handler renders the entity it loaded before saving, and the save write
 			}
 			return nil
 		},
-		today: caught{},
 	},
 	{
 		name: "the self link of a creation's answer leads to the list",
 		report: `Our client follows the "self" link of the answer to a POST to show the new event, and got the whole
-list instead. The creation handler builds "self" from the address of the request, which is the list's, rather
-than from the id of the event it created.`,
+list instead; the Location of the 201 is right. The creation handler builds "self" from the address of the
+request, which is the list's, rather than from the id of the event it created.`,
 		rules:  []string{"API-10"},
-		config: otherConfig{flaws: otherFlaws{createSelfToList: true}},
+		config: otherConfig{choices: otherChoices{created201: true}, flaws: otherFlaws{createSelfToList: true}},
 		shows: func(c *otherClient) error {
 			token, err := c.user()
 			if err != nil {

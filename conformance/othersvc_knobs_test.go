@@ -14,6 +14,7 @@ type otherChoices struct {
 	utcTimes    bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
 
 	putAnswersEvent bool // an update is answered 200 with the event as stored, not 204
+	created201      bool // a creation is answered 201 with the event's Location, not 200
 	foldPaths       bool // router and filter alike read /api//events/, /api/./events as /api/events
 	refuseOddPaths  bool // a path with a dot segment, //, a trailing / or %-encoded letters is refused with 400
 }

@@ -62,6 +62,11 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	if o.flaws.postLinksAsArray {
 		doc["_links"] = []any{map[string]any{"rel": "self", "href": "events/" + e.id}}
 	}
+	if o.choices.created201 {
+		w.Header().Set("Location", "/api/events/"+e.id)
+		otherJSON(w, http.StatusCreated, doc)
+		return
+	}
 	otherJSON(w, http.StatusOK, doc)
 }
 

@@ -34,6 +34,7 @@ func otherVariants() []otherVariant {
 		{"refresh tokens rotated at each refresh", otherConfig{choices: otherChoices{rotate: true}}, nil},
 		{"times kept and shown in UTC", otherConfig{choices: otherChoices{utcTimes: true}}, nil},
 		{"an update answered 200 with the event", otherConfig{choices: otherChoices{putAnswersEvent: true}}, answersUpdates},
+		{"a creation answered 201 with the event's Location", otherConfig{choices: otherChoices{created201: true}}, locatesCreations},
 		{"router and filter alike fold /api//events/ and /api/./events", otherConfig{choices: otherChoices{foldPaths: true}}, foldsPaths},
 		{"a path written another way refused with 400", otherConfig{choices: otherChoices{refuseOddPaths: true}}, refusesOddPaths},
 	}
@@ -76,6 +77,30 @@ func answersUpdates(c *otherClient) error {
 	}
 	if put.status != http.StatusOK || put.text("name") != "After" {
 		return fmt.Errorf("the update answered %d, with the name %q", put.status, put.text("name"))
+	}
+	return nil
+}
+
+// locatesCreations shows a creation answered 201, with a Location that
+// leads to the event.
+func locatesCreations(c *otherClient) error {
+	token, err := c.user()
+	if err != nil {
+		return err
+	}
+	a, err := c.create(token, "Located")
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusCreated || a.header.Get("Location") == "" {
+		return fmt.Errorf("the creation answered %d with Location %q", a.status, a.header.Get("Location"))
+	}
+	got, err := c.read(a.header.Get("Location"))
+	if err != nil {
+		return err
+	}
+	if got.doc["id"] != a.doc["id"] {
+		return fmt.Errorf("the Location leads to %v, not to %v", got.doc["id"], a.doc["id"])
 	}
 	return nil
 }
