@@ -170,31 +170,59 @@ var breakages = []breakage{
 
 // TestSuiteCatchesBreakagesOfASecondImplementation breaks the second
 // implementation in one way at a time and requires the scenarios of the
-// broken rule, as a remote run selects them, to fail.
+// broken rule, as a remote run selects them, to fail. The bug reports
+// (bugreports_test.go) that a remote run caught when they were written
+// must stay caught, by the scenarios of the first rule they failed then.
 func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 	for _, tt := range breakages {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// The scenarios of the broken rule, for speed; all of a remote
-			// run when they miss it, to tell a gap from a misfiled rule.
-			c := otherConfig{flaws: tt.flaws}
-			rep, out, err := runOther(t, c, selection.RemoteTags+" && @"+tt.rule, false)
-			if tt.preflight {
-				if !errors.Is(err, target.ErrPreflight) {
-					t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
-				}
-				t.Logf("refused by the preflight: %v", err)
-				return
-			}
-			if !errors.Is(err, ErrFailed) {
-				if rep, out, err = runOther(t, c, selection.RemoteTags, false); errors.Is(err, ErrFailed) {
-					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
-				}
-				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
-			}
-			t.Logf("caught by %s:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
+			requireCaught(t, otherConfig{flaws: tt.flaws}, tt.rule, tt.preflight)
 		})
 	}
+	for _, b := range bugReports {
+		if b.today.scenarios == "" {
+			continue
+		}
+		t.Run("bug report: "+b.name, func(t *testing.T) {
+			t.Parallel()
+			rule, _, _ := strings.Cut(b.today.scenarios, " ")
+			if rule == "preflight" {
+				requireCaught(t, b.config, "", true)
+				return
+			}
+			requireCaught(t, b.config, rule, false)
+		})
+	}
+}
+
+// requireCaught requires the scenarios of rule (all of a remote run's,
+// without one), as a remote run selects them, to fail against the second
+// implementation configured with c, or with preflight, the preflight to
+// refuse it.
+func requireCaught(t *testing.T, c otherConfig, rule string, preflight bool) {
+	t.Helper()
+	// The scenarios of the broken rule, for speed; all of a remote run
+	// when they miss it, to tell a gap from a misfiled rule.
+	tags := selection.RemoteTags
+	if rule != "" {
+		tags += " && @" + rule
+	}
+	rep, out, err := runOther(t, c, tags, false)
+	if preflight {
+		if !errors.Is(err, target.ErrPreflight) {
+			t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
+		}
+		t.Logf("refused by the preflight: %v", err)
+		return
+	}
+	if !errors.Is(err, ErrFailed) {
+		if rep, out, err = runOther(t, c, selection.RemoteTags, false); errors.Is(err, ErrFailed) {
+			t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", rule, strings.Join(failures(rep), "\n  "))
+		}
+		t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
+	}
+	t.Logf("caught by %s:\n  %s", rule, strings.Join(failures(rep), "\n  "))
 }
 
 // TestEachBreakageIsBlamedOnItsRules runs the whole of a remote run
