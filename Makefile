@@ -44,6 +44,13 @@
 #                             a table of rates, ratios and goals (installs
 #                             wrk from Debian when it is missing; about
 #                             three minutes; not part of make test)
+#   make bench-suite          bin/conformance timed as a whole process
+#                             against eventsvc behind a proxy that adds
+#                             50 ms to every request: serially twice and
+#                             with -concurrency 8 twice, the default
+#                             remote selection; the times and their ratio
+#                             (BENCHFLAGS='-delay 20ms -rounds 3'; some
+#                             three minutes; not part of make test)
 #   make image                two OCI images, eventsvc (the reference
 #                             server) and conformance (the suite), each a
 #                             static binary on an empty base, run as
@@ -104,7 +111,7 @@ PODMAN     ?= podman
 IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
 SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
 
-.PHONY: run test vet fmt-check unit mutation measure fuzz explore conformance build release docs openapi-tools bench bench-backends image clean
+.PHONY: run test vet fmt-check unit mutation measure fuzz explore conformance build release docs openapi-tools bench bench-suite bench-backends image clean
 
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -226,6 +233,14 @@ bench:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc
 	$(GO) build -o bin/barefiber ./cmd/barefiber
 	$(GO) run ./cmd/bench $(BENCHFLAGS)
+
+# The suite's binary as a CI job runs it, timed from outside (cmd/bench
+# -suite): against a fresh eventsvc behind a proxy that adds 50 ms to
+# every request, serially and with -concurrency 8, in turn.
+bench-suite:
+	$(GO) build -o bin/eventsvc ./cmd/eventsvc
+	$(GO) build -o bin/conformance ./cmd/conformance
+	$(GO) run ./cmd/bench -suite $(BENCHFLAGS)
 
 # The images of container/: both binaries static (CGO_ENABLED=0, so that
 # they run on an empty base) and without the paths of this machine, put in
