@@ -40,8 +40,11 @@ package conformance
 //   - The favicon, /css/**, /js/**, /images/**, /webjars/** and /docs/**
 //     but its index are 404 (reference: it serves files there).
 //
-// Its choices are further correct alternatives, and its flaws single
-// breakages of the specification; both are off unless a test sets them.
+// Its choices are further correct alternatives (othervariants_test.go), and
+// its flaws single breakages of the specification (portable_test.go, and
+// those written as bug reports in bugreports_*_test.go); both are off
+// unless a test sets them (othersvc_knobs_test.go). Its token endpoint,
+// resources, list, store, caches and paths are in othersvc_*_test.go.
 
 import (
 	"encoding/json"
