@@ -44,6 +44,13 @@
 #                             a table of rates, ratios and goals (installs
 #                             wrk from Debian when it is missing; about
 #                             three minutes; not part of make test)
+#   make bench-suite          bin/conformance timed as a whole process
+#                             against eventsvc behind a proxy that adds
+#                             50 ms to every request: serially twice and
+#                             with -concurrency 8 twice, the default
+#                             remote selection; the times and their ratio
+#                             (BENCHFLAGS='-delay 20ms -rounds 3'; some
+#                             three minutes; not part of make test)
 #   make image                two OCI images, eventsvc (the reference
 #                             server) and conformance (the suite), each a
 #                             static binary on an empty base, run as
@@ -51,6 +58,13 @@
 #                             prints their sizes (installs podman and
 #                             buildah from Debian when they are missing;
 #                             container/)
+#   make measure              what catches each breakage written as a bug
+#                             report (conformance/bugreports_*_test.go):
+#                             the scenarios of a default remote run and an
+#                             exploration with seed 7, against each and
+#                             against every correct variant (false
+#                             alarms); a table and the counts (a minute or
+#                             two; not part of make test)
 #   make bench-backends       reads and grants with tokens in Redis and
 #                             events in PostgreSQL, as ratios to the
 #                             in-memory server of the same run, and the
@@ -97,7 +111,7 @@ PODMAN     ?= podman
 IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
 SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
 
-.PHONY: run test vet fmt-check unit mutation fuzz explore conformance build release docs openapi-tools bench bench-backends image clean
+.PHONY: run test vet fmt-check unit mutation measure fuzz explore conformance build release docs openapi-tools bench bench-suite bench-backends image clean
 
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -122,6 +136,13 @@ unit:
 # of package explore under it).
 mutation:
 	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance/explore
+
+# What catches each bug report of the second implementation of the tests,
+# and the false alarms on its correct variants (TestMeasureCatches): it
+# fails when a result differs from what the bug report records as caught
+# today. Without the race detector, as make mutation.
+measure:
+	MEASURE=1 $(GO) test -count=1 -v -run '^TestMeasureCatches$$' -timeout 30m ./conformance
 
 # A short run of every fuzz target (their seed corpora also run in unit).
 fuzz:
@@ -212,6 +233,14 @@ bench:
 	$(GO) build -o bin/eventsvc ./cmd/eventsvc
 	$(GO) build -o bin/barefiber ./cmd/barefiber
 	$(GO) run ./cmd/bench $(BENCHFLAGS)
+
+# The suite's binary as a CI job runs it, timed from outside (cmd/bench
+# -suite): against a fresh eventsvc behind a proxy that adds 50 ms to
+# every request, serially and with -concurrency 8, in turn.
+bench-suite:
+	$(GO) build -o bin/eventsvc ./cmd/eventsvc
+	$(GO) build -o bin/conformance ./cmd/conformance
+	$(GO) run ./cmd/bench -suite $(BENCHFLAGS)
 
 # The images of container/: both binaries static (CGO_ENABLED=0, so that
 # they run on an empty base) and without the paths of this machine, put in

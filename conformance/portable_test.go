@@ -61,23 +61,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 			want++
 		}
 	}
-	secretWithPlus := otherCreds
-	secretWithPlus.ClientSecret = "other+secret/123"
-	variants := []struct {
-		name string
-		c    otherConfig
-	}{
-		{"as described", otherConfig{}},
-		{"list items in a top-level array", otherConfig{choices: otherChoices{listAsArray: true}}},
-		{"a page's self link is the address asked for", otherConfig{choices: otherChoices{selfAsAsked: true}}},
-		{"documentation page without the optional html tag", otherConfig{choices: otherChoices{bareHTML: true}}},
-		{"documentation page in ISO-8859-1", otherConfig{choices: otherChoices{latin1Docs: true}}},
-		{"client secret with + and / compared as sent", otherConfig{creds: secretWithPlus}},
-		{"500 events there before the run", otherConfig{choices: otherChoices{seed: 500}}},
-		{"refresh tokens rotated at each refresh", otherConfig{choices: otherChoices{rotate: true}}},
-		{"times kept and shown in UTC", otherConfig{choices: otherChoices{utcTimes: true}}},
-	}
-	for _, v := range variants {
+	for _, v := range otherVariants() {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
 			rep, out, err := runOther(t, v.c, selection.RemoteTags, true)
@@ -186,31 +170,59 @@ var breakages = []breakage{
 
 // TestSuiteCatchesBreakagesOfASecondImplementation breaks the second
 // implementation in one way at a time and requires the scenarios of the
-// broken rule, as a remote run selects them, to fail.
+// broken rule, as a remote run selects them, to fail. The bug reports
+// (bugreports_test.go) that a remote run caught when they were written
+// must stay caught, by the scenarios of the first rule they failed then.
 func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 	for _, tt := range breakages {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// The scenarios of the broken rule, for speed; all of a remote
-			// run when they miss it, to tell a gap from a misfiled rule.
-			c := otherConfig{flaws: tt.flaws}
-			rep, out, err := runOther(t, c, selection.RemoteTags+" && @"+tt.rule, false)
-			if tt.preflight {
-				if !errors.Is(err, target.ErrPreflight) {
-					t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
-				}
-				t.Logf("refused by the preflight: %v", err)
-				return
-			}
-			if !errors.Is(err, ErrFailed) {
-				if rep, out, err = runOther(t, c, selection.RemoteTags, false); errors.Is(err, ErrFailed) {
-					t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
-				}
-				t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
-			}
-			t.Logf("caught by %s:\n  %s", tt.rule, strings.Join(failures(rep), "\n  "))
+			requireCaught(t, otherConfig{flaws: tt.flaws}, tt.rule, tt.preflight)
 		})
 	}
+	for _, b := range bugReports {
+		if b.today.scenarios == "" {
+			continue
+		}
+		t.Run("bug report: "+b.name, func(t *testing.T) {
+			t.Parallel()
+			rule, _, _ := strings.Cut(b.today.scenarios, " ")
+			if rule == "preflight" {
+				requireCaught(t, b.config, "", true)
+				return
+			}
+			requireCaught(t, b.config, rule, false)
+		})
+	}
+}
+
+// requireCaught requires the scenarios of rule (all of a remote run's,
+// without one), as a remote run selects them, to fail against the second
+// implementation configured with c, or with preflight, the preflight to
+// refuse it.
+func requireCaught(t *testing.T, c otherConfig, rule string, preflight bool) {
+	t.Helper()
+	// The scenarios of the broken rule, for speed; all of a remote run
+	// when they miss it, to tell a gap from a misfiled rule.
+	tags := selection.RemoteTags
+	if rule != "" {
+		tags += " && @" + rule
+	}
+	rep, out, err := runOther(t, c, tags, false)
+	if preflight {
+		if !errors.Is(err, target.ErrPreflight) {
+			t.Fatalf("the preflight does not refuse the target (Run returned %v)%s", err, failedSteps(out))
+		}
+		t.Logf("refused by the preflight: %v", err)
+		return
+	}
+	if !errors.Is(err, ErrFailed) {
+		if rep, out, err = runOther(t, c, selection.RemoteTags, false); errors.Is(err, ErrFailed) {
+			t.Fatalf("no scenario of %s caught the flaw; these did:\n  %s", rule, strings.Join(failures(rep), "\n  "))
+		}
+		t.Fatalf("no @spec scenario of a remote run catches the flaw (Run returned %v)%s", err, failedSteps(out))
+	}
+	t.Logf("caught by %s:\n  %s", rule, strings.Join(failures(rep), "\n  "))
 }
 
 // TestEachBreakageIsBlamedOnItsRules runs the whole of a remote run

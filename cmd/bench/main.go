@@ -6,6 +6,14 @@
 //
 //	bench [-eventsvc bin/eventsvc] [-barefiber bin/barefiber] [-duration 3s] [-rounds 5] [-warmup 1s]
 //
+// With -suite, as make bench-suite runs it, it times the suite instead: the
+// binary bin/conformance run as a whole process against eventsvc behind a
+// proxy that adds -delay to every request, serially and with -concurrency
+// scenarios at once, -rounds times each (2 unless given), and prints the
+// times and the ratio of the serial time to the concurrent one.
+//
+//	bench -suite [-eventsvc bin/eventsvc] [-conformance bin/conformance] [-delay 50ms] [-concurrency 8] [-rounds 2]
+//
 // Everything listens on 127.0.0.1 and every load is bounded in time. The
 // exit status is 0 when the run completed, whether or not the goals were
 // met (the table says), 1 when it could not.
@@ -85,8 +93,24 @@ func run(args []string) int {
 	warmup := fs.Duration("warmup", time.Second, "how long each server is loaded with a request before its rounds, uncounted (0: no warm-up)")
 	connections := fs.Int("connections", 64, "wrk's connections for the reads")
 	threads := fs.Int("threads", 2, "wrk's threads")
+	suite := fs.Bool("suite", false, "time the suite's binary against eventsvc behind a delay, serially and concurrently, instead")
+	conformance := fs.String("conformance", "bin/conformance", "with -suite: the conformance binary")
+	delay := fs.Duration("delay", 50*time.Millisecond, "with -suite: what the proxy in front of eventsvc adds to every request")
+	concurrency := fs.Int("concurrency", 8, "with -suite: the -concurrency of the concurrent runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *suite {
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "rounds" })
+		if !given {
+			*rounds = 2
+		}
+		if err := benchSuite(context.Background(), Suite{Eventsvc: *eventsvc, Conformance: *conformance, Delay: *delay, Rounds: *rounds, Concurrency: *concurrency}); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if _, err := exec.LookPath("wrk"); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: wrk is not installed (make bench installs it: apt-get install wrk)")

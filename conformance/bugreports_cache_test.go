@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// cacheReports are faults of a cache.
+var cacheReports = []bugReport{
+	{
+		name: "the list is cached per address, whoever asked",
+		report: `Visitors who were not logged in saw the "create event" button, and logged-in users sometimes did not:
+the list is cached for 30 s per address, and the cache key forgets the Authorization header, so whoever asks first
+for an address decides what everyone is offered there until the entry expires. Writes evict the cache.`,
+		rules:  []string{"API-3", "API-4", "SVC-3"},
+		config: otherConfig{flaws: otherFlaws{listCacheShared: true}},
+		today:  caught{scenarios: "SVC-1 SVC-2 SVC-3 SVC-5 SVC-7 TOK-8 API-4 API-5 API-6 API-7 API-8 API-9 API-10 AUTH-3 AUTH-6", explorer: "TOK-13 API-2 API-3 API-4 AUTH-1"},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			if _, err := c.read("/api/events?per_page=7", bearer(token)...); err != nil {
+				return err
+			}
+			a, err := c.read("/api/events?per_page=7")
+			if err != nil {
+				return err
+			}
+			if a.link("create-new-event") == "" {
+				return fmt.Errorf("an anonymous caller is not offered create-new-event after the user read the page")
+			}
+			return nil
+		},
+	},
+	{
+		name: "an update does not purge the cached event",
+		report: `After an organiser renamed an event, visitors kept seeing the old name for a minute. Anonymous reads of
+an event are cached for 60 s by the shared cache in front of the service, and an update does not purge the
+entry.`,
+		rules:  []string{"API-9"},
+		config: otherConfig{flaws: otherFlaws{eventCacheNotPurged: true}},
+		today:  caught{scenarios: "API-9", explorer: "API-9"},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			a, err := c.create(token, "Old name")
+			if err != nil {
+				return err
+			}
+			if _, err := c.read(a.link("self")); err != nil {
+				return err
+			}
+			put, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("New name", "Room 4"), asJSON(bearer(token)...)...)
+			if err != nil || put.status/100 != 2 {
+				return fmt.Errorf("the update failed (%v)", err)
+			}
+			got, err := c.read(a.link("self"))
+			if err != nil {
+				return err
+			}
+			if got.text("name") != "Old name" {
+				return fmt.Errorf("after the update, the event reads named %q", got.text("name"))
+			}
+			return nil
+		},
+	},
+	{
+		name: "the event is cached with its links, whoever asked",
+		report: `A visitor who opened an event right after its organiser saw an "edit" button on it. The answer to a
+read of an event is cached for 30 s per address, links included, and the key forgets who asked: what the
+manager was offered is served to whoever comes next. Updates evict the entry.`,
+		rules:  []string{"API-8", "SVC-3"},
+		config: otherConfig{flaws: otherFlaws{eventCacheShared: true}},
+		today:  caught{scenarios: "API-8", explorer: "TOK-13 API-8"},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			a, err := c.create(token, "Cached with its links")
+			if err != nil {
+				return err
+			}
+			if _, err := c.read(a.link("self"), bearer(token)...); err != nil {
+				return err
+			}
+			got, err := c.read(a.link("self"))
+			if err != nil {
+				return err
+			}
+			if got.link("update-event") == "" {
+				return fmt.Errorf("an anonymous caller is not offered update-event after the manager read the event")
+			}
+			return nil
+		},
+	},
+}

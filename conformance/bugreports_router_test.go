@@ -1,0 +1,140 @@
+package conformance
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+)
+
+// routerReports are faults of a router that reads a path, or a token, in
+// more ways than the security filter in front of it.
+var routerReports = []bugReport{
+	{
+		name: "a creation without a token on /api//events (double slash)",
+		report: `Events appeared that nobody had created: the access log showed anonymous POSTs to /api//events. The
+router collapses repeated slashes before matching a route; the security filter matches the path as sent, so its
+rule for /api/events does not apply, and the creation runs as anonymous.`,
+		rules:  []string{"AUTH-3", "SVC-5"},
+		config: otherConfig{flaws: otherFlaws{doubleSlash: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows:  createsAnonymouslyAt("/api//events"),
+	},
+	{
+		name: "a creation without a token on /api/%65vents (percent-encoded letter)",
+		report: `A scanner created an event without a token by sending POST /api/%65vents. The router decodes the path
+before it matches a route, as RFC 3986 §2.3 allows for unreserved characters; the security filter matches the
+path still encoded, finds no rule for it, and lets the request through.`,
+		rules:  []string{"AUTH-3", "SVC-5"},
+		config: otherConfig{flaws: otherFlaws{encodedLetters: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows:  createsAnonymouslyAt("/api/%65vents"),
+	},
+	{
+		name: "a creation without a token on /api/./events (dot segment)",
+		report: `A client library that does not remove dot segments posted to /api/./events, and the event was created
+although its token had been dropped on the way. The router cleans the path (dot segments, repeated and trailing
+slashes) before matching; the security filter matches it as sent.`,
+		rules:  []string{"AUTH-3", "SVC-5"},
+		config: otherConfig{flaws: otherFlaws{dotSegments: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows:  createsAnonymouslyAt("/api/./events"),
+	},
+	{
+		name: "a creation without a token on /api/Events (another case)",
+		report: `POST /api/Events without a token created an event. The router matches paths without regard to case;
+the security filter is case-sensitive, so its rule for /api/events does not match /api/Events (the family of
+Spring's CVE-2016-5007).`,
+		rules:  []string{"AUTH-3", "SVC-5"},
+		config: otherConfig{flaws: otherFlaws{caseFolded: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows:  createsAnonymouslyAt("/api/Events"),
+	},
+	{
+		name: "the token taken from an access_token form field",
+		report: `An HTML form posted with the token in a hidden field, and no Authorization header, created an event.
+The bearer middleware also reads a form-encoded body's access_token field (RFC 6750 §2.2), which the OAuth library
+allows by default, and the creation handler binds a form as it binds JSON.`,
+		rules:  []string{"SVC-4"},
+		config: otherConfig{flaws: otherFlaws{formToken: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			name := "Posted with a form field"
+			form := url.Values{"name": {name}, "startsAt": {"2026-11-25T10:00:00+01:00"}, "access_token": {token}}
+			a, err := c.send(http.MethodPost, "/api/events", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+			if err != nil {
+				return err
+			}
+			return listedAfter(c, a, name, "a form with the token in access_token")
+		},
+	},
+	{
+		name: "the token taken from an access_token cookie",
+		report: `Our single-page front end keeps the access token in a cookie named access_token; a page on another
+site that posted to the API with the user's cookies created an event in the user's name. The API reads the token
+from that cookie when the Authorization header is missing.`,
+		rules:  []string{"SVC-4"},
+		config: otherConfig{flaws: otherFlaws{cookieToken: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			name := "Posted with a cookie"
+			a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Cookie", "access_token="+token)...)
+			if err != nil {
+				return err
+			}
+			return listedAfter(c, a, name, "a cookie access_token")
+		},
+	},
+	{
+		name: "the token taken from the access_token query parameter of an update",
+		report: `Updates were made with the token in the address (PUT /api/events/7?access_token=…), which our proxy
+logs. The update route, added later than the others, authenticates with the OAuth library's default extractor,
+which also reads the access_token query parameter (RFC 6750 §2.3); the other routes read the header only.`,
+		rules:  []string{"SVC-4"},
+		config: otherConfig{flaws: otherFlaws{queryTokenOnUpdate: true}},
+		today:  caught{scenarios: "", explorer: ""},
+		shows: func(c *otherClient) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			a, err := c.create(token, "Before")
+			if err != nil {
+				return err
+			}
+			put, err := c.send(http.MethodPut, a.link("self")+"?access_token="+url.QueryEscape(token), otherEventJSON("Renamed by query", "Room 4"), asJSON()...)
+			if err != nil {
+				return err
+			}
+			got, err := c.read(a.link("self"))
+			if err != nil {
+				return err
+			}
+			if got.text("name") != "Renamed by query" {
+				return fmt.Errorf("an update with the token in the query answered %d and changed nothing", put.status)
+			}
+			return nil
+		},
+	},
+}
+
+// listedAfter shows an event named name, listed after a request without an
+// Authorization header that was answered with success.
+func listedAfter(c *otherClient, a *otherAnswer, name, how string) error {
+	listed, err := c.names()
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 || !slices.Contains(listed, name) {
+		return fmt.Errorf("a creation with %s answered %d, and the event is not listed", how, a.status)
+	}
+	return nil
+}

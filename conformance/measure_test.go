@@ -1,0 +1,169 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
+	"eventsvc/steps"
+)
+
+// measureSeed is the seed of the explorations TestMeasureCatches runs.
+const measureSeed = 7
+
+// TestMeasureCatches measures what catches each bug report
+// (bugreports_test.go) as a user would run the suite against a deployment:
+// the scenarios of a default remote run, and an exploration with seed 7 and
+// the default budget, each against a fresh server with the breakage. Both
+// run against every correct variant too, where anything caught is a false
+// alarm. It prints a table and the counts, and fails on a false alarm and
+// on a bug report whose result differs from what it records as caught
+// today: the record is then brought up to date with the change that made
+// the difference.
+//
+// It takes a minute or two, and runs only when asked: MEASURE=1 go test
+// -count=1 -v -run '^TestMeasureCatches$' ./conformance, or make measure.
+func TestMeasureCatches(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip("MEASURE=1 runs it (make measure)")
+	}
+	configs := make([]otherConfig, 0, len(bugReports))
+	for _, b := range bugReports {
+		configs = append(configs, b.config)
+	}
+	variants := otherVariants()
+	for _, v := range variants {
+		configs = append(configs, v.c)
+	}
+	results := measureAll(t, configs, 2)
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) |\n|---|---|---|---|\n", measureSeed)
+	var byScenarios, byExplorer, byEither int
+	var changed []string
+	for i, b := range bugReports {
+		got := results[i]
+		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", b.name, strings.Join(b.rules, " "), verdict(got.scenarios), verdict(got.explorer))
+		if got.scenarios != "" {
+			byScenarios++
+		}
+		if got.explorer != "" {
+			byExplorer++
+		}
+		if got.scenarios != "" || got.explorer != "" {
+			byEither++
+		}
+		if got != b.today {
+			changed = append(changed, fmt.Sprintf("%s: caught{scenarios: %q, explorer: %q}, recorded caught{scenarios: %q, explorer: %q}",
+				b.name, got.scenarios, got.explorer, b.today.scenarios, b.today.explorer))
+		}
+	}
+	var alarms []string
+	for i, v := range variants {
+		got := results[len(bugReports)+i]
+		if got != (caught{}) {
+			alarms = append(alarms, fmt.Sprintf("%s: scenarios %s, explorer %s", v.name, verdict(got.scenarios), verdict(got.explorer)))
+		}
+	}
+	n := len(bugReports)
+	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d; by both together: %d of %d\n", byScenarios, n, byExplorer, n, byEither, n)
+	fmt.Fprintf(&table, "false alarms on the %d correct variants: %d\n", len(variants), len(alarms))
+	t.Log(table.String())
+	for _, a := range alarms {
+		t.Errorf("false alarm on a correct variant: %s", a)
+	}
+	for _, c := range changed {
+		t.Errorf("what catches a bug report changed; bring its today up to date: %s", c)
+	}
+}
+
+// verdict is a table cell: what caught, or that nothing did.
+func verdict(rules string) string {
+	if rules == "" {
+		return "—"
+	}
+	return "caught (" + rules + ")"
+}
+
+// measureAll measures each configuration, workers at a time, and returns
+// the results in order.
+func measureAll(t *testing.T, configs []otherConfig, workers int) []caught {
+	results := make([]caught, len(configs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = measure(t, configs[i])
+			}
+		})
+	}
+	for i := range configs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// measure runs the scenarios of a default remote run, then a default
+// exploration with measureSeed, each against a fresh server configured
+// with c, and says what each caught.
+func measure(t *testing.T, c otherConfig) caught {
+	var got caught
+	rep, out, err := runOther(t, c, selection.RemoteTags, false)
+	switch {
+	case errors.Is(err, target.ErrPreflight):
+		got.scenarios = "preflight"
+	case errors.Is(err, ErrFailed):
+		got.scenarios = failedRules(rep)
+	case err != nil:
+		t.Errorf("the scenarios stopped: %v\n%s", err, out)
+	}
+
+	creds := c.creds
+	if creds == (steps.Credentials{}) {
+		creds = otherCreds
+	}
+	srv := startOtherSvc(t, c)
+	var log bytes.Buffer
+	rep, err = explore.Run(context.Background(), explore.Options{
+		Target:    steps.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(otherEventBody)},
+		Seed:      measureSeed,
+		Output:    &log,
+		ReportDir: t.TempDir(),
+	})
+	switch {
+	case errors.Is(err, explore.ErrSetup):
+		got.explorer = "setup"
+	case errors.Is(err, explore.ErrFailed):
+		got.explorer = failedRules(rep)
+	case err != nil:
+		t.Errorf("the exploration stopped: %v\n%s", err, log.String())
+	}
+	return got
+}
+
+// failedRules are the rules a failed run failed, or "finding" when its
+// failures blame none.
+func failedRules(rep *report.Report) string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == report.Failed {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return "finding"
+	}
+	return strings.Join(ids, " ")
+}

@@ -1,0 +1,148 @@
+package conformance
+
+// How the second implementation (othersvc_test.go) takes and stores an
+// event: its creation, and what a body holds.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// otherRoundTrip is how long a round trip to the database of a flaw that
+// needs one takes.
+const otherRoundTrip = 20 * time.Millisecond
+
+func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
+	fields, err := o.readEvent(r)
+	if err != nil {
+		otherError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.flaws.creatorNotManager {
+		user = "nobody@example.org"
+	}
+	if o.flaws.managerSwapRace {
+		// The current user, kept on the handler while the event is
+		// stored, a round trip later.
+		o.creating = user
+		o.mu.Unlock()
+		time.Sleep(otherRoundTrip)
+		o.mu.Lock()
+		user = o.creating
+	}
+	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
+	if o.flaws.sameIDRace {
+		// The id is read first; the insert, a round trip later,
+		// overwrites an event of the same id.
+		o.mu.Unlock()
+		time.Sleep(otherRoundTrip)
+		o.mu.Lock()
+		if old := o.find(e.id); old != nil {
+			*old = *e
+			e = old
+		}
+	}
+	if o.find(e.id) == nil {
+		o.events = append(o.events, e)
+	}
+	o.written(e.id)
+	self := "events/" + e.id
+	if o.flaws.createSelfToList {
+		self = "events" // the request's own address
+	}
+	doc := o.doc(e, map[string]any{"self": otherLink(self)})
+	if o.flaws.postLinksAsArray {
+		doc["_links"] = []any{map[string]any{"rel": "self", "href": "events/" + e.id}}
+	}
+	if o.choices.created201 {
+		w.Header().Set("Location", "/api/events/"+e.id)
+		otherJSON(w, http.StatusCreated, doc)
+		return
+	}
+	otherJSON(w, http.StatusOK, doc)
+}
+
+// find returns the event with id; the caller holds o.mu.
+func (o *otherSvc) find(id string) *otherEvent {
+	for _, e := range o.events {
+		if e.id == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// readEvent reads {"name", "startsAt", "venue"}, ignoring other fields.
+func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
+	var in struct {
+		Name, StartsAt, Venue string
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.flaws.formToken && mt == "application/x-www-form-urlencoded" {
+		_ = r.ParseForm() // the binder takes a form as it takes JSON
+		in.Name, in.StartsAt, in.Venue = r.PostForm.Get("name"), r.PostForm.Get("startsAt"), r.PostForm.Get("venue")
+	} else if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&in); err != nil {
+		return nil, fmt.Errorf("the body is not an event: %v", err)
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		return nil, fmt.Errorf("name is required")
+	}
+	if _, err := time.Parse(time.RFC3339, in.StartsAt); err != nil {
+		return nil, fmt.Errorf("startsAt must be an RFC 3339 time with an offset")
+	}
+	if o.flaws.asciiOnly {
+		in.Name, in.Venue = asciiOnly(in.Name), asciiOnly(in.Venue)
+	}
+	in.Name, in.StartsAt, in.Venue = o.column(in.Name, in.StartsAt, in.Venue)
+	if o.choices.utcTimes {
+		t, _ := time.Parse(time.RFC3339, in.StartsAt)
+		in.StartsAt = t.UTC().Format(time.RFC3339)
+	}
+	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
+	if in.Venue != "" {
+		out["venue"] = in.Venue
+	}
+	return out, nil
+}
+
+// asciiOnly is s with what is not ASCII replaced by "?", as a store in
+// the wrong character set keeps it.
+func asciiOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r > 127 {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// column is what the database's columns keep of a name, a time and a
+// venue.
+func (o *otherSvc) column(name, startsAt, venue string) (string, string, string) {
+	if r := []rune(name); o.flaws.nameVarchar100 && len(r) > 100 {
+		name = string(r[:100]) // varchar(100), not in strict mode
+	}
+	if o.flaws.utf8mb3 {
+		bmp := func(r rune) rune {
+			if r > 0xFFFF {
+				return '?'
+			}
+			return r
+		}
+		name, venue = strings.Map(bmp, name), strings.Map(bmp, venue)
+	}
+	if t, err := time.Parse(time.RFC3339, startsAt); err == nil && o.flaws.zoneDropped {
+		startsAt = t.Format("2006-01-02T15:04:05") + "Z" // TIMESTAMP WITHOUT TIME ZONE
+	}
+	if n := utf8.RuneCountInString(venue); o.flaws.venuePadded && venue != "" && n < 40 {
+		venue += strings.Repeat(" ", 40-n) // CHAR(40)
+	}
+	return name, startsAt, venue
+}

@@ -1,0 +1,205 @@
+package conformance
+
+// The token endpoint of the second implementation (othersvc_test.go).
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func (o *otherSvc) clientOK(r *http.Request) bool {
+	id, secret, ok := r.BasicAuth()
+	if o.flaws.basicCaseSensitive && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
+		return false
+	}
+	if ok && o.flaws.userAsClient {
+		uid, _ := url.QueryUnescape(id)
+		usecret, _ := url.QueryUnescape(secret)
+		if uid == o.creds.Username && usecret == o.creds.Password {
+			return true
+		}
+	}
+	return ok && id == o.creds.ClientID && subtle.ConstantTimeCompare([]byte(secret), []byte(o.creds.ClientSecret)) == 1
+}
+
+func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	_, _, basic := r.BasicAuth()
+	refreshing := r.FormValue("grant_type") == "refresh_token"
+	client := o.clientOK(r) ||
+		o.flaws.noClientAuth && r.Header.Get("Authorization") == "" ||
+		o.flaws.refreshWithoutClient && refreshing && r.Header.Get("Authorization") == "" ||
+		o.flaws.refreshAnyClient && refreshing && basic
+	f := r.PostForm
+	if _, err := r.Cookie("XSRF-TOKEN"); err != nil && o.flaws.csrfRequired {
+		otherError(w, http.StatusForbidden, "no CSRF token")
+		return
+	}
+	switch {
+	case !client && basic && !o.flaws.badClient400:
+		w.Header().Set("WWW-Authenticate", `Basic realm="other"`)
+		otherError(w, http.StatusUnauthorized, "unknown client")
+		return
+	case !client:
+		otherError(w, http.StatusBadRequest, "unknown client")
+		return
+	case mt == "application/json" && o.flaws.jsonBodyAccepted:
+		var body map[string]string
+		if json.NewDecoder(r.Body).Decode(&body) != nil {
+			otherError(w, http.StatusBadRequest, "bad JSON")
+			return
+		}
+		f = url.Values{}
+		for k, v := range body {
+			f.Set(k, v)
+		}
+	case mt != "application/x-www-form-urlencoded" || r.ParseForm() != nil:
+		otherError(w, http.StatusBadRequest, "send a form")
+		return
+	default:
+		f = r.PostForm
+	}
+	var user, refresh string
+	switch grant := f.Get("grant_type"); {
+	case grant == "password":
+		username := f.Get("username")
+		if o.flaws.usernameNotEmail {
+			username += "@" + strings.SplitN(o.creds.Username, "@", 2)[1]
+		}
+		if o.flaws.tokenSwapRace {
+			// The user logging in, kept on the handler while the
+			// password is checked.
+			o.mu.Lock()
+			o.loggingIn = username
+			o.mu.Unlock()
+			time.Sleep(otherRoundTrip)
+		}
+		want, known := map[string]string{o.creds.Username: o.creds.Password, o.creds.OtherUsername: o.creds.OtherPass}[username]
+		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.flaws.passwordNotChecked {
+			otherError(w, http.StatusBadRequest, "wrong username or password")
+			return
+		}
+		user = username
+		if o.flaws.tokenSwapRace {
+			o.mu.Lock()
+			user = o.loggingIn
+			o.mu.Unlock()
+		}
+		o.mu.Lock()
+		if o.client == "" {
+			o.client = user
+		}
+		taken := o.client != user && o.flaws.oneUserPerClient
+		o.mu.Unlock()
+		if taken {
+			otherError(w, http.StatusBadRequest, "this client belongs to another user")
+			return
+		}
+	case grant == "refresh_token" && (!f.Has("refresh_token") || o.flaws.refreshTokenParamOnly):
+		param := "token"
+		if o.flaws.refreshTokenParamOnly {
+			param = "refresh_token"
+		}
+		o.mu.Lock()
+		g, ok := o.refresh[f.Get(param)]
+		if !ok && o.flaws.accessAsRefresh {
+			g, ok = o.access[f.Get("token")]
+		}
+		o.mu.Unlock()
+		if !ok || !o.clock.Now().Before(g.expires) {
+			otherError(w, http.StatusBadRequest, "unknown or expired refresh token")
+			return
+		}
+		user, refresh = g.user, f.Get(param)
+		if o.flaws.refreshSlidesExpiry {
+			o.mu.Lock()
+			o.refresh[refresh] = otherGrant{g.user, o.clock.Now().Add(otherRefreshTTL)}
+			o.mu.Unlock()
+		}
+		switch {
+		case o.flaws.refreshLosesUser:
+			user = "refreshed:" + user
+		case o.flaws.refreshAsFirstUser:
+			user = o.creds.Username
+		}
+		if o.flaws.refreshSingleUse {
+			o.mu.Lock()
+			delete(o.refresh, refresh)
+			o.mu.Unlock()
+		}
+	case grant == "client_credentials" && o.flaws.clientCredentials:
+		user = o.creds.Username
+	default:
+		otherError(w, http.StatusBadRequest, `grant types: "password", or "refresh_token" with "token"`)
+		return
+	}
+	o.issue(w, user, refresh)
+}
+
+// issue answers with a new access token, and a new refresh token unless
+// refresh is the one the caller used.
+func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
+	now, access := o.clock.Now(), otherUUID()
+	ttl := o.accessTTL
+	if ttl == 0 {
+		ttl = otherAccessTTL
+	}
+	refreshed := refresh != ""
+	if refreshed && o.flaws.refreshLivesAnHour {
+		ttl = otherRefreshTTL // the refresh token's setting
+	}
+	o.mu.Lock()
+	if refresh == "" || !o.flaws.refreshedTokensDead {
+		o.access[access] = otherGrant{user, now.Add(ttl)}
+	}
+	if refreshed && o.choices.rotate {
+		delete(o.refresh, refresh)
+		refresh = ""
+	}
+	if refresh == "" {
+		refresh = otherUUID()
+		o.refresh[refresh] = otherGrant{user, now.Add(otherRefreshTTL)}
+	}
+	if o.flaws.sessionCookie {
+		id := otherUUID()
+		o.sessions[id] = user
+		http.SetCookie(w, &http.Cookie{Name: "OTHERSESSION", Value: id, Path: "/", HttpOnly: true})
+	}
+	o.mu.Unlock()
+	tokenType := "bearer"
+	if o.flaws.tokenTypeMAC {
+		tokenType = "mac"
+	}
+	body := map[string]any{
+		"access_token": access, "token_type": tokenType, "refresh_token": refresh,
+		"expires_in": int(ttl / time.Second), "scope": "read write",
+	}
+	if o.flaws.scopeReadOnly {
+		body["scope"] = "read"
+	}
+	if o.flaws.expiresInString {
+		body["expires_in"] = strconv.Itoa(int(ttl / time.Second))
+	}
+	if o.flaws.noRefreshToken && !refreshed {
+		delete(body, "refresh_token")
+	}
+	if !o.flaws.tokensCacheable && !(refreshed && o.flaws.refreshNotNoStore) {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	otherJSON(w, http.StatusOK, body)
+}
+
+func otherUUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
