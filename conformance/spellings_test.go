@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,15 +25,20 @@ import (
 
 // leakyProxy puts a reference server behind a deployment whose parts read
 // a request two ways: the part that checks tokens one way, the part that
-// routes it another. With fold, a write whose path fold
+// routes or authenticates another. With fold, a write whose path fold
 // changes is one the token check did not guard, and that the router took
 // to the path fold gives: it goes there as the user (the family of Spring
 // Security's CVE-2016-5007 and CVE-2023-34034); with refuse, it is
-// answered 401 all the same, after it was carried out. Everything else goes
-// to the reference server as it came.
+// answered 401 all the same, after it was carried out. With place, a request
+// without an Authorization header is authenticated by the token place
+// finds elsewhere; with cookie, every answer sets a cookie of that name,
+// which place may read. Everything else goes to the reference server as it
+// came.
 type leakyProxy struct {
 	fold   func(path string) string
 	refuse bool
+	place  func(r *http.Request, body []byte) string
+	cookie string
 
 	backend string
 	once    sync.Once
@@ -59,6 +65,11 @@ func (p *leakyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			leaked = true
 		}
 	}
+	if p.place != nil && header.Get("Authorization") == "" {
+		if token := p.place(r, body); token != "" {
+			header.Set("Authorization", "Bearer "+token)
+		}
+	}
 	req, err := http.NewRequest(r.Method, p.backend+uri, bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -77,6 +88,9 @@ func (p *leakyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	for k, v := range resp.Header {
 		w.Header()[k] = v
+	}
+	if p.cookie != "" {
+		w.Header().Add("Set-Cookie", p.cookie+"=session-of-the-proxy; Path=/; HttpOnly")
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
@@ -134,13 +148,36 @@ var dotDot = regexp.MustCompile(`/[^/]+/\.\.(/|$)`)
 
 func resolveDotDot(p string) string { return dotDot.ReplaceAllString(p, "/") }
 
-// TestSpellingsCatchTheirBreakages runs the scenarios of AUTH-3 and AUTH-4
-// on the spellings of an address against a reference server behind a
-// proxy broken one way at a time: the scenarios of that way fail, blaming
-// their rule, and every other scenario of their feature passes. Behind a
-// proxy that breaks nothing, every one passes.
-func TestSpellingsCatchTheirBreakages(t *testing.T) {
-	spellings := "spellings.feature"
+// The places other than Authorization a token is taken from.
+
+func queryToken(r *http.Request, _ []byte) string { return r.URL.Query().Get("access_token") }
+
+func formToken(r *http.Request, body []byte) string {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-www-form-urlencoded" {
+		return ""
+	}
+	form, _ := url.ParseQuery(string(body))
+	return form.Get("access_token")
+}
+
+func cookieToken(name string) func(*http.Request, []byte) string {
+	return func(r *http.Request, _ []byte) string {
+		c, err := r.Cookie(name)
+		if err != nil {
+			return ""
+		}
+		return c.Value
+	}
+}
+
+// TestSpellingsAndTokenPlacesCatchTheirBreakages runs the scenarios of
+// AUTH-3 and AUTH-4 on the spellings of an address, and those of SVC-4 on
+// the places of a token, against a reference server behind a proxy broken
+// one way at a time: the scenarios of that way fail, blaming their rule,
+// and every other scenario of their feature passes. Behind a proxy that
+// breaks nothing, every one passes.
+func TestSpellingsAndTokenPlacesCatchTheirBreakages(t *testing.T) {
+	spellings, service := "spellings.feature", "service.feature"
 	for _, tt := range []struct {
 		name    string
 		proxy   *leakyProxy
@@ -148,7 +185,8 @@ func TestSpellingsCatchTheirBreakages(t *testing.T) {
 		caught  string // matches the names of the scenarios that fail
 		rule    string
 	}{
-		{"a proxy that breaks nothing", &leakyProxy{}, spellings, "", ""},
+		{"a proxy that breaks nothing, spellings", &leakyProxy{}, spellings, "", ""},
+		{"a proxy that breaks nothing, places of a token", &leakyProxy{}, service, "", ""},
 		{"a trailing slash folded", &leakyProxy{fold: trimSlash}, spellings, "written with a trailing slash", "AUTH-3"},
 		{"doubled slashes merged", &leakyProxy{fold: mergeSlashes}, spellings, "written with a doubled slash", "AUTH-3"},
 		{"percent-encoded letters decoded", &leakyProxy{fold: decodeLetters}, spellings, "written with a letter percent-encoded", "AUTH-3"},
@@ -157,6 +195,11 @@ func TestSpellingsCatchTheirBreakages(t *testing.T) {
 		{"case folded", &leakyProxy{fold: strings.ToLower}, spellings, "written in upper case", "AUTH-4"},
 		{"a trailing slash folded, answered 401 once carried out", &leakyProxy{fold: trimSlash, refuse: true}, spellings, "written with a trailing slash", "AUTH-3"},
 		{"case folded, answered 401 once carried out", &leakyProxy{fold: strings.ToLower, refuse: true}, spellings, "written in upper case", "AUTH-4"},
+		{"a token in the access_token query parameter", &leakyProxy{place: queryToken}, service, `as the query parameter "access_token"`, "SVC-4"},
+		{"a token in the access_token form field", &leakyProxy{place: formToken}, service, "in a form field", "SVC-4"},
+		{"a token in the access_token cookie", &leakyProxy{place: cookieToken("access_token")}, service, `in the cookie "access_token"`, "SVC-4"},
+		{"a token in the token cookie", &leakyProxy{place: cookieToken("token")}, service, `in the cookie "token"`, "SVC-4"},
+		{"a token in the cookie the target set", &leakyProxy{place: cookieToken("sid"), cookie: "sid"}, service, `in the cookie|No answer sets a cookie`, "SVC-4"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -164,7 +207,7 @@ func TestSpellingsCatchTheirBreakages(t *testing.T) {
 			p.backend = startReference(t, steps.ServerConfig{}, nil)
 			srv := httptest.NewServer(p)
 			t.Cleanup(srv.Close)
-			rep, out := runFeature(t, srv.URL, tt.feature, "@AUTH-3,@AUTH-4")
+			rep, out := runFeature(t, srv.URL, tt.feature, "@AUTH-3,@AUTH-4,@SVC-4")
 			var caught *regexp.Regexp
 			if tt.caught != "" {
 				caught = regexp.MustCompile(tt.caught)

@@ -79,6 +79,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerResourceSteps(sc)
 		s.registerEventSteps(sc)
 		s.registerSpellingSteps(sc)
+		s.registerPlaceSteps(sc)
 		s.registerPagingSteps(sc)
 		s.registerOfferSteps(sc)
 		s.registerFollowSteps(sc)
