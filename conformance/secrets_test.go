@@ -42,7 +42,7 @@ const leakyFeature = `Feature: Failures that carry secrets
 
   @spec @SVC-4
   Scenario: A token in the query that was expected to be accepted
-    When a caller sends a request that needs a token, with the user's access token as the query parameter "access_token"
+    When a caller sends a new event to the event list with the user's access token as the query parameter "access_token"
     Then the answer has status 200
 `
 

@@ -26,7 +26,7 @@ import (
 const tokenInQueryFeature = `Feature: An answer that talks to the terminal
   @spec @SVC-4
   Scenario: A token in the query that was expected to be accepted
-    When a caller sends a request that needs a token, with the user's access token as the query parameter "access_token"
+    When a caller sends a new event to the event list with the user's access token as the query parameter "access_token"
     Then the answer has status 200
 `
 

@@ -2,7 +2,10 @@ Feature: One stateless service
   A single deployment is both the authorization server, which issues tokens,
   and the resource server, which serves the API. It keeps no session: a
   request counts as authenticated only when it carries a valid access token
-  in the Authorization: Bearer header.
+  in the Authorization: Bearer header. The other places a client library
+  may put a token (RFC 6750: the access_token query parameter or form
+  field; a cookie, under a common name or one the service set) count for
+  nothing.
 
   @spec @SVC-2
   Scenario: Resources carry their links as HAL
@@ -21,10 +24,35 @@ Feature: One stateless service
     When a caller sends a request that needs a token, with every cookie received so far
     Then the request is refused as unauthenticated
 
-  @spec @SVC-4
-  Scenario: The token is only read from the Authorization header
-    When a caller sends a request that needs a token, with the user's access token as the query parameter "access_token"
+  @spec @SVC-4 @writes
+  Scenario Outline: The user's access token <place> does not authenticate a write
+    When a caller sends a new event to the event list with the user's access token <place>
     Then the request is refused as unauthenticated
+    And no event with the name sent was created
+
+    Examples:
+      | place                                 |
+      | as the query parameter "access_token" |
+      | in the cookie "access_token"          |
+      | in the cookie "token"                 |
+
+  @spec @SVC-4 @writes
+  Scenario: The user's access token in a form field does not authenticate a write
+    When a caller sends a new event to the event list as a form, with the user's access token in the field "access_token"
+    Then the request is refused as unauthenticated
+    And no event with the name sent was created
+
+  @spec @SVC-4
+  Scenario Outline: A read with the user's access token <place> is served as to anyone
+    When a caller lists the events with the user's access token <place>
+    Then the answer has status 200
+    And the answer offers no more than it offers an anonymous caller
+
+    Examples:
+      | place                                 |
+      | as the query parameter "access_token" |
+      | in the cookie "access_token"          |
+      | in the cookie "token"                 |
 
   @spec @SVC-6 @AUTH-5
   Scenario: The documentation page is public

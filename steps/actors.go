@@ -167,12 +167,6 @@ func (s *scenario) ownToken(holder string) (*held, error) {
 	return h, s.hasToken(holder)
 }
 
-// ensureUserToken asks for the user's tokens unless the scenario holds them.
-func (s *scenario) ensureUserToken() error {
-	_, err := s.ensureToken("user")
-	return err
-}
-
 // hasToken asks for holder's tokens with a probe.
 func (s *scenario) hasToken(holder string) error {
 	username, password, whose := s.creds.Username, s.creds.Password, "the user's"

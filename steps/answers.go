@@ -122,14 +122,16 @@ func (s *scenario) refusedForPermission() error {
 
 // offersNoMoreThanToAnyone checks that the answer offers no action the
 // same request without credentials is not offered: the credentials the
-// answer's request carried (the client's, in Basic) authenticate nothing
-// on the API (spec AUTH-1).
+// answer's request carried (the client's, in Basic; a token elsewhere than
+// in Authorization) authenticate nothing on the API (spec AUTH-1, SVC-4).
+// The request without them has no header of theirs, no cookie, and no
+// query parameter that holds a token of the scenario.
 func (s *scenario) offersNoMoreThanToAnyone() error {
 	x, err := s.theAnswer()
 	if err != nil {
 		return err
 	}
-	y, err := s.send(s.at(x.method, x.url.String()))
+	y, err := s.send(s.at(x.method, s.withoutTokens(x.url)))
 	if err != nil {
 		return err
 	}

@@ -148,6 +148,19 @@ func (r *recorder) takeCut() error {
 	return cut
 }
 
+// cookieNames returns the names of the cookies the answers set so far.
+func (r *recorder) cookieNames() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var names []string
+	for _, line := range r.setCookies {
+		if c, err := http.ParseSetCookie(line); err == nil && !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
 // cookies returns the Set-Cookie headers received so far, masked.
 func (r *recorder) cookies() []string {
 	r.mu.Lock()

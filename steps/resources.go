@@ -31,7 +31,6 @@ func (s *scenario) registerResourceSteps(sc *godog.ScenarioContext) {
 		return s.jar.withCookies(func() error { return s.sendAs(who, "GET", protectedPath) })
 	})
 	sc.Step(`^the user has sent a request that needs a token$`, s.userHasSentProtected)
-	sc.Step(`^a caller sends a request that needs a token, with the user's access token as the query parameter "([^"]*)"$`, s.tokenInQuery)
 	sc.Step(`^the caller follows the "([^"]*)" link$`, s.followLink)
 }
 
@@ -65,13 +64,6 @@ func (s *scenario) userHasSentProtected() error {
 	}
 	_, err = s.send(req)
 	return err
-}
-
-func (s *scenario) tokenInQuery(name string) error {
-	if err := s.ensureUserToken(); err != nil {
-		return err
-	}
-	return s.when(s.e.GET(protectedPath).WithQuery(name, s.tokens.user.access))
 }
 
 func (s *scenario) followLink(rel string) error {

@@ -78,6 +78,8 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerAnswerSteps(sc)
 		s.registerResourceSteps(sc)
 		s.registerEventSteps(sc)
+		s.registerSpellingSteps(sc)
+		s.registerPlaceSteps(sc)
 		s.registerPagingSteps(sc)
 		s.registerOfferSteps(sc)
 		s.registerFollowSteps(sc)
