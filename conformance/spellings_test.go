@@ -18,8 +18,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"eventsvc/conformance/report"
 	"eventsvc/features"
-	"eventsvc/report"
 	"eventsvc/steps"
 )
 
