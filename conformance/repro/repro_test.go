@@ -45,7 +45,7 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 		`ACCESS_2=$(field access_token "$out")`,
 		`-H "Authorization: Bearer ${ACCESS_2}"`,
 		`LOCATION_3=$(header Location "$out")`,
-		`-g -X PUT "${LOCATION_3}"`,
+		`-g --path-as-is -X PUT "${LOCATION_3}"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the script lacks %s\n%s", want, got)

@@ -142,7 +142,7 @@ func (s Script) String() string {
 		fmt.Fprintf(&b, "\nsay %s\n", word(text(fmt.Sprintf("== %d. %s ", n, x.Method)), s.split(x.URL, subs), failing))
 		// -g: an address is sent as it is, never expanded as curl's
 		// globs ({a,b}, [1-2]) into several requests.
-		args := []string{"-sS", "-i", "-g", "-X", method(x.Method), word(s.split(x.URL, subs))}
+		args := []string{"-sS", "-i", "-g", "--path-as-is", "-X", method(x.Method), word(s.split(x.URL, subs))}
 		for _, name := range slices.Sorted(maps.Keys(x.Header)) {
 			for _, v := range x.Header[name] {
 				switch strings.ToLower(name) {

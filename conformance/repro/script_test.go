@@ -270,3 +270,41 @@ func TestAShortCredentialIsReplacedOnlyWhereItIsTheWholeValue(t *testing.T) {
 		t.Errorf("the script does not read the client secret from its variable (%s):\n%s", want, got)
 	}
 }
+
+// TestAScriptSendsThePathAsItWasSent: a request to a spelling of an
+// address (a dot segment, a doubled slash, a letter percent-encoded) is
+// replayed to that spelling, not to the address curl would make of it.
+func TestAScriptSendsThePathAsItWasSent(t *testing.T) {
+	needShells(t)
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.RequestURI)
+		mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	paths := []string{"/api/./events", "/api/x/../events", "/api//events", "/%61pi/events"}
+	var log []Exchange
+	for _, p := range paths {
+		u, err := url.Parse(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &http.Request{Method: "POST", URL: u, Header: http.Header{}}
+		log = append(log, Record(redact.New(), req, nil, nil, nil))
+	}
+	script := filepath.Join(t.TempDir(), "replay.sh")
+	if err := os.WriteFile(script, []byte(Script{Title: "spellings", Base: srv.URL, Log: log}.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", script).CombinedOutput(); err != nil {
+		t.Fatalf("the script failed: %v\n%s", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, " ") != strings.Join(paths, " ") {
+		t.Errorf("the script sent %q, want %q", got, paths)
+	}
+}
