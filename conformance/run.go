@@ -162,7 +162,8 @@ func Run(o Options) (*report.Report, error) {
 	}
 
 	watch := &target.Watch{}
-	o.Target.Transport = watch.Transport(o.Target.Transport)
+	network := o.Target.Transport
+	o.Target.Transport = watch.Transport(network)
 	origins := &origin.Log{}
 	o.Target.Origins = origins
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
@@ -194,6 +195,8 @@ func Run(o Options) (*report.Report, error) {
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
 		o.Target.Pool = &steps.Pool{}
 	}
+	aud := newAudit(o.Target, watch.Transport(ownConnections(network)), redactor)
+	o.Target.Audit = aud
 
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
@@ -215,13 +218,21 @@ func Run(o Options) (*report.Report, error) {
 		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
 		runGodog(serial, col, godogTags, paths)
 	}
+	aud.Close()
+	audited, checks := AuditResults(aud, plan, o.Target)
+	for _, r := range audited {
+		out.ScenarioEnded(r)
+	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
 	rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
-	rep.Scenarios = col.finish()
+	rep.Scenarios = append(col.finish(), audited...)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	for _, r := range rep.Rules {
+		r.Checks = checks[r.ID]
+	}
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed

@@ -191,6 +191,9 @@ func (s *scenario) userHasToken() error { return s.hasToken("user") }
 func (s *scenario) madeUpToken() string {
 	if s.tokens.madeUp == "" {
 		s.tokens.madeUp = s.madeUp("invalid-")
+		if s.scope != nil {
+			s.scope.MadeUp(s.tokens.madeUp)
+		}
 	}
 	return s.tokens.madeUp
 }

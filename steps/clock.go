@@ -26,6 +26,9 @@ func (s *scenario) registerClockSteps(sc *godog.ScenarioContext) {
 func (s *scenario) wait(d time.Duration) error {
 	d = max(d, 0)
 	s.target.Pool.forget() // its tokens age too
+	if s.scope != nil && (s.instance != nil || s.target.ControlURL != "") {
+		s.scope.Advance(d)
+	}
 	if s.instance != nil {
 		s.instance.Advance(d)
 		return nil

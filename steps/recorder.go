@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
@@ -27,8 +28,12 @@ type recorder struct {
 	// guard, when set, is the transport's: a request it sends without
 	// credentials is written down without them, as it was sent.
 	guard *origin.Guard
+	// scope, when set, is the run's audit of the scenario: every
+	// exchange whose answer came is checked there.
+	scope *audit.Scope
 
 	mu         sync.Mutex
+	sent       time.Time // when the last request was sent
 	failure    string
 	request    string
 	response   string
@@ -77,6 +82,7 @@ func (r *recorder) Request(req *http.Request) {
 	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body,
 		Transcript: repro.Transcript(text, "")})
 	r.current = len(r.log) - 1
+	r.sent = time.Now()
 	r.mu.Unlock()
 }
 
@@ -92,6 +98,14 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 		body = bound.Excerpt(body)
 	}
 	text := repro.ResponseText(r.redactor, resp, body)
+	if x, ok := r.answered(resp, body, text, err, cut); ok && r.scope != nil {
+		r.scope.Observe(x)
+	}
+}
+
+// answered writes down the answer of the last request, and returns the
+// exchange for the audit: ok when it was read whole.
+func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *bound.CutError) (x audit.Exchange, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.response = text
@@ -113,6 +127,10 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	if cut != nil && r.cut == nil {
 		r.cut = &exchangeError{at: r.current, err: r.readErr}
 	}
+	if err != nil || len(r.log) == 0 {
+		return x, false
+	}
+	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: time.Now()}, true
 }
 
 // exchanges returns the scenario's exchanges so far.

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
 )
@@ -26,6 +27,7 @@ type scenario struct {
 	creds       Credentials
 	redactor    *redact.Redactor
 	rec         *recorder
+	scope       *audit.Scope // the run's audit of the scenario; nil without one
 	client      *http.Client
 	jar         *cookies
 	// guard sends credentials to the origin of base only: the client's
@@ -72,7 +74,16 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 			return ctx, s.start()
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+			if s.scope != nil && s.instance != nil {
+				s.scope.Release() // the audit follows links to the server about to stop
+			}
 			return ctx, s.stop()
+		})
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			if s.scope != nil {
+				s.scope.At(st.Text, 0)
+			}
+			return ctx, nil
 		})
 		s.registerTokenSteps(sc)
 		s.registerAnswerSteps(sc)
@@ -109,7 +120,10 @@ func watchesCookies(p *godog.Scenario) bool {
 func (s *scenario) start() error {
 	s.redactor = redact.New(s.creds.Secrets()...)
 	s.guard = &origin.Guard{Base: s.target.Transport, Log: s.target.Origins}
-	s.rec = &recorder{redactor: s.redactor, guard: s.guard}
+	if s.target.Audit != nil {
+		s.scope = s.target.Audit.Scope(s.target.BaseURL, audit.Place{Name: s.name, File: s.place})
+	}
+	s.rec = &recorder{redactor: s.redactor, guard: s.guard, scope: s.scope}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
@@ -157,6 +171,9 @@ func (s *scenario) launch(cfg ServerConfig) error {
 // use points the scenario's requests at base, the only origin its
 // credentials go to.
 func (s *scenario) use(base string) {
+	if s.scope != nil {
+		s.scope.Move(base)
+	}
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base
 	s.e = httpexpect.WithConfig(httpexpect.Config{
