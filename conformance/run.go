@@ -219,20 +219,19 @@ func Run(o Options) (*report.Report, error) {
 		runGodog(serial, col, godogTags, paths)
 	}
 	aud.Close()
-	audited, checks := AuditResults(aud, plan, o.Target)
+	scenarios := col.finish()
+	audited, checks := auditResults(aud, plan, scenarios, o.Target)
 	for _, r := range audited {
 		out.ScenarioEnded(r)
 	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
 	rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
-	rep.Scenarios = append(col.finish(), audited...)
+	rep.Scenarios = append(scenarios, audited...)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
-	for _, r := range rep.Rules {
-		r.Checks = checks[r.ID]
-	}
+	checkedByAudit(rep.Rules, checks)
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed

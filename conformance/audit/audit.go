@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
 	"eventsvc/internal/redact"
 )
@@ -41,6 +42,9 @@ type Options struct {
 	// transport, bounded (package bound). Each world sends credentials to
 	// its own origin only (package origin).
 	Transport http.RoundTripper
+	// Origins, when set, is told of every link the audit follows to another
+	// origin than its world's, where it goes without credentials.
+	Origins *origin.Log
 	// Follow turns on following every link once a run (API-10, API-5).
 	Follow bool
 	// MaxFollows bounds the links followed in one world. Zero: 3000.

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"io"
+	"slices"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,7 +30,7 @@ type follower struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	jobs    []*job
-	seen    map[string]bool
+	seen    map[string]*answered // by world, caller and address
 	count   map[*world]int
 	skip    int
 	closed  bool
@@ -50,7 +51,21 @@ type job struct {
 	place Place
 	chain []repro.Exchange // the exchanges the audit sent to reach from
 	walk  *walk            // the walk it goes on, for next and prev
+	// again is the answer of an earlier link to the same address, by the
+	// same caller: the link is checked against it, not followed again.
+	again *answered
 }
+
+// answered is the answer a link led to, once it came.
+type answered struct {
+	done  chan struct{}
+	y     *observed // nil when no answer came, or it was too long to keep
+	chain []repro.Exchange
+}
+
+// maxKept bounds the body of an answer kept for the links to its address
+// that come later; a longer one is not checked again.
+const maxKept = 256 << 10
 
 // walk is one walk through a listing by its "next" links.
 type walk struct {
@@ -60,7 +75,7 @@ type walk struct {
 }
 
 func newFollower(a *Audit, workers int) *follower {
-	f := &follower{a: a, seen: map[string]bool{}, count: map[*world]int{}, clients: map[*world]*http.Client{}}
+	f := &follower{a: a, seen: map[string]*answered{}, count: map[*world]int{}, clients: map[*world]*http.Client{}}
 	f.cond = sync.NewCond(&f.mu)
 	for i := 0; i < workers; i++ {
 		f.workers.Add(1)
@@ -71,10 +86,12 @@ func newFollower(a *Audit, workers int) *follower {
 
 // queue queues the links of o, an exchange of s.
 func (f *follower) queue(s *Scope, w *world, o *observed, at int, place Place) {
-	f.queueFrom(s, w, o, at, place, nil, nil)
+	f.queueFrom(s, w, o, at, place, nil, nil, false)
 }
 
-func (f *follower) queueFrom(s *Scope, w *world, o *observed, at int, place Place, chain []repro.Exchange, on *walk) {
+// queueFrom queues the links of o, reached through chain on the walk on;
+// with endWalk, but for "next" and "prev".
+func (f *follower) queueFrom(s *Scope, w *world, o *observed, at int, place Place, chain []repro.Exchange, on *walk, endWalk bool) {
 	links := hal.Links(o.doc)
 	for _, rel := range sortedKeys(links) {
 		if rel == "create-new-event" {
@@ -93,6 +110,9 @@ func (f *follower) queueFrom(s *Scope, w *world, o *observed, at int, place Plac
 			continue
 		}
 		var wk *walk
+		if (rel == "next" || rel == "prev") && endWalk {
+			continue
+		}
 		if rel == "next" || rel == "prev" {
 			wk = on
 			if wk == nil {
@@ -132,15 +152,18 @@ func (f *follower) add(j *job) {
 	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed || f.seen[k] {
+	if f.closed {
 		return
 	}
-	if f.count[j.w] >= f.a.o.MaxFollows {
+	if before, ok := f.seen[k]; ok {
+		j.again = before
+	} else if f.count[j.w] >= f.a.o.MaxFollows {
 		f.skip++
 		return
+	} else {
+		f.seen[k] = &answered{done: make(chan struct{})}
+		f.count[j.w]++
 	}
-	f.seen[k] = true
-	f.count[j.w]++
 	j.scope.pending.Add(1)
 	f.pending.Add(1)
 	f.jobs = append(f.jobs, j)
@@ -196,7 +219,7 @@ func (f *follower) client(w *world) *http.Client {
 			base = http.DefaultTransport
 		}
 		c = &http.Client{
-			Transport:     &origin.Guard{Target: w.base, Base: base},
+			Transport:     &origin.Guard{Target: w.base, Base: base, Log: f.a.o.Origins},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 		f.clients[w] = c
@@ -215,8 +238,25 @@ func (f *follower) release(w *world) {
 	}
 }
 
-// do follows one link and checks where it leads.
+// do follows one link and checks where it leads, or checks it against
+// the answer an earlier link to the same address got.
 func (f *follower) do(j *job) {
+	if j.again != nil {
+		<-j.again.done
+		if y := j.again.y; y != nil {
+			if rf := j.w.leads(j, y); rf != nil {
+				f.report(j, y, slices.Clone(j.again.chain), []*Finding{rf}, "API-10")
+			} else {
+				f.report(j, y, nil, nil, "API-10")
+			}
+		}
+		return
+	}
+	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
+	f.mu.Lock()
+	res := f.seen[k]
+	f.mu.Unlock()
+	defer close(res.done)
 	req, err := http.NewRequestWithContext(origin.Via(context.Background(), "the \""+j.rel+"\" link the audit follows"), http.MethodGet, j.to.String(), nil)
 	if err != nil {
 		return
@@ -245,16 +285,34 @@ func (f *follower) do(j *job) {
 	if rf := j.w.leads(j, y); rf != nil {
 		found = append(found, rf)
 	}
+	f.report(j, y, chain, found, append(y.checks, "API-10")...)
+	if len(body) <= maxKept {
+		res.y, res.chain = y, chain
+	}
+	if y.followable() {
+		// A walk that broke API-5, or read as many pages as it may, goes
+		// no further; the page's other links are followed.
+		// A walk goes forward only: a page reached through "prev" starts
+		// walks of its own.
+		on := j.walk
+		if j.rel != "next" {
+			on = nil
+		}
+		stop := on != nil && (len(found) > 0 || on.over())
+		f.queueFrom(j.scope, j.w, y, j.at, j.place, chain, on, stop)
+	}
+}
+
+// report records the findings about y, reached by j through chain, and
+// the checks made.
+func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*Finding, checks ...string) {
 	for _, fd := range found {
 		fd.Place, fd.at, fd.scope, fd.Followed = j.place, j.at, j.scope, chain
-		fd.stands = both(fd.stands, func() bool { return j.w.holds(y.caller, x.End) })
+		fd.stands = both(fd.stands, func() bool { return j.w.holds(y.caller, y.x.End) })
 		fd.Message = f.a.o.Redactor.String(fd.Message)
-		fd.Transcript = f.a.o.Redactor.String(x.Transcript)
+		fd.Transcript = f.a.o.Redactor.String(y.x.Transcript)
 	}
-	f.a.record(j.scope, append(y.checks, "API-10"), found)
-	if y.followable() && !(j.walk != nil && (len(found) > 0 || j.walk.over())) {
-		f.queueFrom(j.scope, j.w, y, j.at, j.place, chain, j.walk)
-	}
+	f.a.record(j.scope, checks, found)
 }
 
 // pageID names a page within its walk: its number, when it says it, else

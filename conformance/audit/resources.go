@@ -222,10 +222,12 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		switch {
 		case offered && (c.class != callerValid || known && manager != c.account):
 			found = append(found, finding(wrongUpdateRule(c), "the event offers \"update-event\" to %s, who does not manage it", c.who()))
+		case offered && c.class == callerValid && known && manager == c.account:
+			w.offeredManager(o)
 		case !offered && c.class == callerValid && known && manager == c.account:
 			rule := honourRule(c, "API-8")
-			if rule == "API-8" && w.updatedSince(o) {
-				rule = "API-9" // an update of its own took it from its manager
+			if rule == "API-8" && w.takenByUpdate(o) {
+				rule = "API-9" // an update took it from its manager
 			}
 			found = append(found, finding(rule, "the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links)))
 		}

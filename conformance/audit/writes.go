@@ -22,6 +22,8 @@ type event struct {
 	versions []version
 	refused  []version
 	gone     bool // a DELETE of it succeeded: nothing more is told of it
+	// offered is when a read last offered its manager "update-event".
+	offered time.Time
 }
 
 // version is one body written to an event.
@@ -70,6 +72,12 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		return nil
 	}
 	c := o.caller
+	if o.success() && o.underAPI() {
+		// Pages read while it was under way may list the events otherwise.
+		w.mu.Lock()
+		w.writes = append(w.writes, span{o.x.Start, o.x.End})
+		w.mu.Unlock()
+	}
 	ev, known := w.eventAt(o)
 	if c.class != callerValid && c.class != callerUncertain {
 		rule := refusedRule(c, true)
@@ -139,7 +147,6 @@ func (w *world) created(o *observed) []*Finding {
 	if !twice {
 		w.events[k] = &event{address: k, manager: o.caller.account, versions: []version{v}}
 	}
-	w.writes = append(w.writes, v.when)
 	w.mu.Unlock()
 	if twice {
 		return []*Finding{finding("API-6", "the creation was answered with the address of an event created before (%s): two creations made one event", address)}
@@ -362,17 +369,28 @@ func (w *world) managerOf(o *observed, href string) (string, bool) {
 	return ev.manager, true
 }
 
-// updatedSince reports whether the event at o's address was updated
-// before o was sent.
-func (w *world) updatedSince(o *observed) bool {
+// offeredManager notes that a read, o, offered the event's manager
+// "update-event".
+func (w *world) offeredManager(o *observed) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ev, ok := w.events[key(o.url)]; ok && o.x.End.After(ev.offered) {
+		ev.offered = o.x.End
+	}
+}
+
+// takenByUpdate reports whether an update of the event at o's address
+// took "update-event" from its manager: a read offered it, then an
+// update, over before o was sent, came after that read.
+func (w *world) takenByUpdate(o *observed) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ev, ok := w.events[key(o.url)]
-	if !ok {
+	if !ok || ev.offered.IsZero() {
 		return false
 	}
 	for _, v := range ev.versions {
-		if !v.create && v.when.end.Before(o.x.Start) {
+		if !v.create && v.when.start.After(ev.offered) && v.when.end.Before(o.x.Start) {
 			return true
 		}
 	}
