@@ -122,7 +122,9 @@ var breakages = []breakage{
 	{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2", false, []string{"API-7", "SVC-5"}},
 	{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5", false, nil},
 	{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3", false, nil},
-	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false, []string{"SVC-5", "TOK-13"}},
+	// A made-up token also writes to a spelling of the list's address
+	// outside /api/ (/API/EVENTS): AUTH-4.
+	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false, []string{"AUTH-4", "SVC-5", "TOK-13"}},
 	{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1", false, nil},
 	{"the API knows none of the issued tokens", otherFlaws{tokensNotHonoured: true}, "SVC-1", false, nil},
 	{"_links as an array", otherFlaws{linksAsArray: true}, "SVC-2", true, nil},
@@ -142,7 +144,9 @@ var breakages = []breakage{
 	{"a user's email and password authenticate as a client", otherFlaws{userAsClient: true}, "TOK-10", false, []string{"CLI-1"}},
 	{"the list linked as event-list, not events", otherFlaws{noEventsLink: true}, "API-1", true, nil},
 	{"the creator does not become the manager", otherFlaws{creatorNotManager: true}, "API-6", false, nil},
-	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false, []string{"SVC-5"}},
+	// The audit reads the events the lists link to without a token too:
+	// a GET under /api/ refused to a caller without one breaks AUTH-2.
+	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false, []string{"AUTH-2", "SVC-5"}},
 	{"the manager's update changes nothing", otherFlaws{updateIgnored: true}, "API-9", false, nil},
 	{"the events href leads nowhere", otherFlaws{brokenEventsHref: true}, "API-10", true, nil},
 	{"requests outside the API need no token", otherFlaws{openOutsideAPI: true}, "AUTH-4", false, nil},

@@ -98,14 +98,14 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 		body = bound.Excerpt(body)
 	}
 	text := repro.ResponseText(r.redactor, resp, body)
-	if x, ok := r.answered(resp, body, text, err, cut); ok && r.scope != nil {
-		r.scope.Observe(x)
+	if x, at, ok := r.answered(resp, body, text, err, cut); ok && r.scope != nil {
+		r.scope.Observe(x, at)
 	}
 }
 
 // answered writes down the answer of the last request, and returns the
 // exchange for the audit: ok when it was read whole.
-func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *bound.CutError) (x audit.Exchange, ok bool) {
+func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *bound.CutError) (x audit.Exchange, at int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.response = text
@@ -128,9 +128,9 @@ func (r *recorder) answered(resp *http.Response, body []byte, text string, err e
 		r.cut = &exchangeError{at: r.current, err: r.readErr}
 	}
 	if err != nil || len(r.log) == 0 {
-		return x, false
+		return x, 0, false
 	}
-	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: time.Now()}, true
+	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: time.Now()}, len(r.log) - 1, true
 }
 
 // exchanges returns the scenario's exchanges so far.

@@ -113,6 +113,9 @@ type Scope struct {
 	place   Place
 	log     []repro.Exchange
 	checked map[string]int // the checks of its exchanges, by rule
+	// checkedAt are the checks of each exchange and of the links followed
+	// from it, by its number and rule.
+	checkedAt map[int]map[string]int
 	// pending counts the links of the scope not yet followed.
 	pending sync.WaitGroup
 }
@@ -120,7 +123,7 @@ type Scope struct {
 // Scope begins a scenario or a sequence against the target at base (the
 // address under which /api and /oauth/token are served).
 func (a *Audit) Scope(base string, p Place) *Scope {
-	return &Scope{a: a, base: strings.TrimRight(base, "/"), place: p, checked: map[string]int{}}
+	return &Scope{a: a, base: strings.TrimRight(base, "/"), place: p, checked: map[string]int{}, checkedAt: map[int]map[string]int{}}
 }
 
 // At says the step or action the scope is at now.
@@ -164,17 +167,20 @@ type Exchange struct {
 	Start, End time.Time
 }
 
-// Observe checks x, an exchange of the scope, and returns what it breaks.
-// It learns from x what the world holds (the tokens issued, the events
-// written, the address of the list), and, when the audit follows links,
-// queues those of x's answer. A request that got no answer is ignored.
-func (s *Scope) Observe(x Exchange) []*Finding {
-	if x.Status == 0 {
+// Observe checks x, the at-th exchange of the scope (as its runner
+// numbers them, from 0), and returns what it breaks. It learns from x
+// what the world holds (the tokens issued, the events written, the
+// address of the list), and, when the audit follows links, queues those of
+// x's answer. A request that got no answer is ignored.
+func (s *Scope) Observe(x Exchange, at int) []*Finding {
+	if x.Status == 0 || at < 0 {
 		return nil
 	}
 	s.mu.Lock()
-	s.log = append(s.log, x.Exchange)
-	at := len(s.log) - 1
+	for len(s.log) <= at {
+		s.log = append(s.log, repro.Exchange{})
+	}
+	s.log[at] = x.Exchange
 	place, base := s.place, s.base
 	s.mu.Unlock()
 	w := s.a.world(base)
@@ -189,7 +195,7 @@ func (s *Scope) Observe(x Exchange) []*Finding {
 		f.Message = s.a.o.Redactor.String(f.Message)
 		f.Transcript = s.a.o.Redactor.String(x.Transcript)
 	}
-	s.a.record(s, o.checks, found)
+	s.a.record(s, at, o.checks, found)
 	if s.a.follow != nil && o.followable() {
 		s.a.follow.queue(s, w, o, at, place)
 	}
@@ -216,8 +222,12 @@ func (s *Scope) Log(at int) []repro.Exchange {
 	if at >= len(s.log) {
 		at = len(s.log) - 1
 	}
-	out := make([]repro.Exchange, at+1)
-	copy(out, s.log[:at+1])
+	var out []repro.Exchange
+	for _, x := range s.log[:at+1] {
+		if x.Method != "" { // not an exchange the scope was told of
+			out = append(out, x)
+		}
+	}
 	return out
 }
 
@@ -283,6 +293,28 @@ func (s *Scope) Take(rules ...string) (found []*Finding, checked int) {
 	return found, s.checkedLocked(rules)
 }
 
+// TakeAt is Take for the findings about the at-th exchange of the scope,
+// and the links followed from it; checked is how many checks of rules
+// those had.
+func (s *Scope) TakeAt(at int, rules ...string) (found []*Finding, checked int) {
+	s.Wait()
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, f := range a.findings {
+		if f.scope == s && f.at == at && !f.claimed && f.standing() && (len(rules) == 0 || contains(rules, f.Rule)) {
+			f.claimed = true
+			found = append(found, f)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rules {
+		checked += s.checkedAt[at][r]
+	}
+	return found, checked
+}
+
 // Checked returns how many checks of rules the scope's exchanges had so
 // far, after its links were followed.
 func (s *Scope) Checked(rules ...string) int {
@@ -342,15 +374,20 @@ func (a *Audit) NotFollowed() int {
 	return a.follow.skipped()
 }
 
-// record adds the checks made and the findings of one exchange of s.
-func (a *Audit) record(s *Scope, checks []string, found []*Finding) {
+// record adds the checks made and the findings of one exchange of s, or
+// of a link followed from the at-th.
+func (a *Audit) record(s *Scope, at int, checks []string, found []*Finding) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.checkedAt[at] == nil {
+		s.checkedAt[at] = map[string]int{}
+	}
 	for _, rule := range checks {
 		a.checks[rule]++
 		s.checked[rule]++
+		s.checkedAt[at][rule]++
 	}
 	a.findings = append(a.findings, found...)
 }

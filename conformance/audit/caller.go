@@ -37,7 +37,8 @@ type caller struct {
 const (
 	callerAnonymous = "anonymous"            // no credentials at all
 	callerValid     = "a valid access token" // one the audit saw issued to the run's client, alive
-	callerInvalid   = "an invalid token"     // made up, or expired
+	callerInvalid   = "an invalid token"     // made up
+	callerExpired   = "an expired token"     // its lifetime has passed
 	callerRefresh   = "a refresh token"      // a refresh token sent as an access token
 	callerBasic     = "client credentials"   // HTTP Basic on the API
 	callerElsewhere = "a token elsewhere"    // a token in a query, a form field or a cookie (SVC-4)
@@ -76,7 +77,7 @@ func (w *world) callerOf(o *observed) caller {
 	}
 	start, end := o.x.Start.Add(w.offset), o.x.End.Add(w.offset)
 	if t.lifetime > 0 && start.After(t.issued.end.Add(t.lifetime+margin)) {
-		return caller{class: callerInvalid, scheme: scheme, tok: t}
+		return caller{class: callerExpired, scheme: scheme, tok: t}
 	}
 	if t.client != w.a.o.ClientID || !t.spentAt.IsZero() && t.spentAt.Before(end) || !hasScopes(t.scope, "read", "write") ||
 		t.lifetime == 0 || !end.Before(t.issued.start.Add(t.lifetime-margin)) {
@@ -134,6 +135,8 @@ func refusedRule(c caller, write bool) string {
 		return "AUTH-1"
 	case callerElsewhere:
 		return "SVC-4"
+	case callerExpired:
+		return "LIM-1" // taken for valid after its lifetime
 	}
 	if write {
 		return "AUTH-3"

@@ -3,9 +3,9 @@ package audit
 import (
 	"context"
 	"io"
-	"slices"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -312,7 +312,7 @@ func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*
 		fd.Message = f.a.o.Redactor.String(fd.Message)
 		fd.Transcript = f.a.o.Redactor.String(y.x.Transcript)
 	}
-	f.a.record(j.scope, checks, found)
+	f.a.record(j.scope, j.at, checks, found)
 }
 
 // pageID names a page within its walk: its number, when it says it, else

@@ -69,7 +69,7 @@ func audited(t *testing.T, s site) []string {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	scope.Observe(Exchange{Exchange: repro.Record(redact.New(), req, nil, resp, body), Start: start, End: time.Now()})
+	scope.Observe(Exchange{Exchange: repro.Record(redact.New(), req, nil, resp, body), Start: start, End: time.Now()}, 0)
 	scope.Release()
 	a.Close()
 	if a.Checks()["API-10"] < len(s)-1 {

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"time"
 	"slices"
 	"strings"
 
@@ -180,6 +182,7 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		return nil
 	}
 	links := hal.Links(o.doc)
+	here := withoutTokenParam(o.url)
 	var found []*Finding
 	switch o.kind {
 	case kindPage:
@@ -198,41 +201,177 @@ func (w *world) checkOffers(o *observed) []*Finding {
 			found = append(found, finding(rule, "a page of the event list, read by %s, does not offer %q; it offers %s", c.who(), missing, hal.RelNames(links)))
 		}
 		_, create := links["create-new-event"]
+		w.noteOffered(c, here, create, o)
 		switch {
 		case c.class == callerValid && !create:
-			found = append(found, finding(honourRule(c, "API-4"), "a page of the event list, read by %s, does not offer \"create-new-event\"; it offers %s", c.who(), hal.RelNames(links)))
+			found = append(found, w.notHonoured(c, o, here, "API-4", nil, fmt.Sprintf("a page of the event list, read by %s, does not offer \"create-new-event\"; it offers %s", c.who(), hal.RelNames(links)))...)
 		case c.class != callerValid && create:
-			found = append(found, finding(refusedRule(c, false), "a page of the event list offers \"create-new-event\" to %s, who holds no valid token", c.who()))
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("a page of the event list offers \"create-new-event\" to %s, who holds no valid token", c.who())))
 		}
-		o.checked("API-8")
+		if len(hal.Items(o.doc)) > 0 {
+			o.checked("API-8")
+		}
 		for i, item := range hal.Items(o.doc) {
-			if _, ok := hal.Links(item)["update-event"]; !ok {
+			_, offered := hal.Links(item)["update-event"]
+			u, ok := o.resolve(hal.Links(item)["self"])
+			if !ok {
 				continue
 			}
+			w.noteOffered(c, key(u), offered, o)
 			manager, known := w.managerOf(o, hal.Links(item)["self"])
-			if c.class != callerValid || known && manager != c.account {
-				found = append(found, finding(wrongUpdateRule(c), "listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who()))
+			if offered && (c.class != callerValid || known && manager != c.account) {
+				found = append(found, w.offeredWithout(c, key(u), fmt.Sprintf("listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who())))
 				break
 			}
 		}
 	case kindEvent:
 		o.checked("API-8", "SVC-3")
 		_, offered := links["update-event"]
+		w.noteOffered(c, here, offered, o)
 		manager, known := w.managerOf(o, "")
 		switch {
 		case offered && (c.class != callerValid || known && manager != c.account):
-			found = append(found, finding(wrongUpdateRule(c), "the event offers \"update-event\" to %s, who does not manage it", c.who()))
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who())))
 		case offered && c.class == callerValid && known && manager == c.account:
 			w.offeredManager(o)
 		case !offered && c.class == callerValid && known && manager == c.account:
-			rule := honourRule(c, "API-8")
-			if rule == "API-8" && w.takenByUpdate(o) {
-				rule = "API-9" // an update took it from its manager
-			}
-			found = append(found, finding(rule, "the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links)))
+			msg := fmt.Sprintf("the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links))
+			found = append(found, w.managerNotOffered(o, c, here, msg)...)
 		}
 	}
 	return found
+}
+
+// noteOffered notes what a page or an event at address offered c, read
+// by o: an action offered an anonymous caller is offered to anyone; one
+// offered an account's plain token (a password grant's, its scheme
+// written "Bearer") is offered to that account, then.
+func (w *world) noteOffered(c caller, address string, offered bool, o *observed) {
+	if !offered {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case c.class == callerAnonymous:
+		w.anonymousOffered[address] = true
+	case c.class == callerValid && !c.tok.refreshed && c.scheme == "Bearer":
+		w.plainOffered[c.account+" "+address] = append(w.plainOffered[c.account+" "+address], o.x.End)
+	}
+}
+
+// offeredWithout is the finding of an action offered at address to c, who
+// may not take it: when an anonymous caller is offered it there too, what
+// c sent counted for nothing, and the anonymous caller's finding tells the
+// fault.
+func (w *world) offeredWithout(c caller, address, msg string) *Finding {
+	f := finding(wrongUpdateRule(c), "%s", msg)
+	if strings.Contains(msg, "create-new-event") {
+		f.Rule = refusedRule(c, false)
+	}
+	if c.class != callerAnonymous && c.class != callerValid {
+		f.stands = func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return !w.anonymousOffered[address]
+		}
+	}
+	return f
+}
+
+// notHonoured are the findings of an action not offered at address to
+// c, who holds a valid token, for rule. A token a refresh gave, or a
+// scheme written in another case, breaks TOK-8 or SVC-7 when the
+// account's plain token was offered the action there with no update of
+// ev between the two reads; otherwise what its caller lacks is not the
+// audit's to tell, and the plain token's reads tell the rest.
+func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *event, msg string) []*Finding {
+	other := honourRule(c, rule)
+	if other == rule {
+		return []*Finding{finding(rule, "%s", msg)}
+	}
+	f := finding(other, "%s", msg)
+	f.stands = func() bool { return w.plainOfferedNear(c.account, address, ev, o.x.Start) }
+	return []*Finding{f}
+}
+
+// managerNotOffered are the findings of an event at address that does
+// not offer its manager c "update-event": for a plain token, API-9 when
+// an update took it away (offered before the update, or offered to every
+// manager before their first update), none when the creator's own update
+// was refused as not the manager's (API-6, told by its own finding), else
+// API-8; for a token a refresh gave, or a scheme written in another case,
+// notHonoured's. What stands is decided at the run's end.
+func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []*Finding {
+	ev, _ := w.eventAt(o)
+	if honourRule(c, "API-8") != "API-8" {
+		return w.notHonoured(c, o, address, "API-8", ev, msg)
+	}
+	decide := func() string {
+		switch {
+		case w.refusedCreator(ev):
+			return ""
+		case w.takenByUpdate(o):
+			return "API-9"
+		}
+		return "API-8"
+	}
+	var out []*Finding
+	for _, rule := range []string{"API-9", "API-8"} {
+		r := rule
+		f := finding(r, "%s", msg)
+		f.stands = func() bool { return decide() == r }
+		out = append(out, f)
+	}
+	return out
+}
+
+// plainOfferedNear reports whether account's plain token was offered an
+// action at address with no update of ev taken between that read and the
+// one sent at at.
+func (w *world) plainOfferedNear(account, address string, ev *event, at time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.plainOffered[account+" "+address] {
+		lo, hi := t, at
+		if hi.Before(lo) {
+			lo, hi = hi, lo
+		}
+		between := false
+		if ev != nil {
+			for _, v := range ev.versions {
+				if !v.create && v.when.end.After(lo) && v.when.start.Before(hi) {
+					between = true
+					break
+				}
+			}
+		}
+		if !between {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutTokenParam is the address u without an access_token query
+// parameter: the same resource, whatever a caller put there.
+func withoutTokenParam(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	if _, ok := q["access_token"]; ok {
+		q.Del("access_token")
+		c.RawQuery = q.Encode()
+	}
+	return key(&c)
+}
+
+// refusedCreator reports whether an update of ev by its creator was
+// refused as not its manager's, or, while no event offered its manager
+// "update-event", any creator's was.
+func (w *world) refusedCreator(ev *event) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
 }
 
 // honourRule is the rule broken when a valid token is not taken for its
@@ -252,7 +391,7 @@ func honourRule(c caller, rule string) string {
 // caller who does not manage the event.
 func wrongUpdateRule(c caller) string {
 	switch c.class {
-	case callerRefresh, callerBasic, callerElsewhere:
+	case callerRefresh, callerBasic, callerElsewhere, callerExpired:
 		return refusedRule(c, false)
 	}
 	return "API-8"

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -24,11 +25,30 @@ type world struct {
 	tokens  map[string]*token
 	madeUps map[string]bool
 	events  map[string]*event // by key
-	writes  []span            // creations in flight or done, for walks that compare pages
+	writes  []span            // writes under /api/ sent, for walks that compare pages
+	// anonymousOffered are the addresses (pages, events) at which an
+	// anonymous caller was offered an action ("create-new-event" or
+	// "update-event"): offered to anyone, it was not for the credentials
+	// another caller sent.
+	anonymousOffered map[string]bool
+	// plainOffered are the addresses at which an account's token from a
+	// password grant, its scheme written "Bearer", was offered an
+	// action: a refreshed token or a scheme spelt otherwise not offered
+	// it there is not taken for its account.
+	plainOffered map[string][]time.Time // when
+	// plainUpdated are the events (by account and address) that an
+	// account's plain token updated.
+	plainUpdated map[string]bool
+	// creatorRefused is true once an update by an event's creator was
+	// refused as not its manager's.
+	creatorRefused bool
+	// managersOffered is true once an event the audit saw created offered
+	// its manager "update-event" before any update of it.
+	managersOffered bool
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]time.Time{}, plainUpdated: map[string]bool{}}
 }
 
 // span is when a request was sent and its answer read.
@@ -85,7 +105,7 @@ func newObserved(w *world, x Exchange) *observed {
 	}
 	o.url = u
 	if base, err := url.Parse(w.base); err == nil && sameOrigin(base, u) {
-		o.path = strings.TrimPrefix(u.EscapedPath(), strings.TrimRight(base.EscapedPath(), "/"))
+		o.path = strings.TrimPrefix(unreserved(u.EscapedPath()), strings.TrimRight(base.EscapedPath(), "/"))
 	}
 	if isJSONType(x.RespHeader.Get("Content-Type")) {
 		var v any
@@ -123,12 +143,33 @@ func (o *observed) followable() bool {
 
 // resolve resolves an href of the answer against its address.
 func (o *observed) resolve(href string) (*url.URL, bool) {
+	if href == "" {
+		return nil, false // no link at all
+	}
 	ref, err := url.Parse(href)
 	if err != nil {
 		return nil, false
 	}
 	u := o.url.ResolveReference(ref)
 	return u, u.IsAbs() && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// unreserved decodes the percent-encoded unreserved characters of an
+// escaped path: RFC 3986 §2.3 makes "/%61pi" and "/api" the same path.
+func unreserved(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) {
+			var c byte
+			if _, err := fmt.Sscanf(p[i+1:i+3], "%02x", &c); err == nil && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 func isJSONType(ct string) bool {

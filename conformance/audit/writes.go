@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -22,8 +23,12 @@ type event struct {
 	versions []version
 	refused  []version
 	gone     bool // a DELETE of it succeeded: nothing more is told of it
-	// offered is when a read last offered its manager "update-event".
+	// offered is when a read that offered its manager "update-event" was
+	// last sent.
 	offered time.Time
+	// creatorRefused is true once an update by its creator was refused
+	// as not its manager's.
+	creatorRefused bool
 }
 
 // version is one body written to an event.
@@ -72,13 +77,15 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		return nil
 	}
 	c := o.caller
-	if o.success() && o.underAPI() {
-		// Pages read while it was under way may list the events otherwise.
-		w.mu.Lock()
-		w.writes = append(w.writes, span{o.x.Start, o.x.End})
-		w.mu.Unlock()
-	}
+	// Pages read while it was under way may list the events otherwise,
+	// even a refused one: a target may do what it refuses.
+	w.mu.Lock()
+	w.writes = append(w.writes, span{o.x.Start, o.x.End})
+	w.mu.Unlock()
 	ev, known := w.eventAt(o)
+	if !known && c.class != callerValid {
+		ev, known = w.eventSpelt(o) // a write to a spelling of its address
+	}
 	if c.class != callerValid && c.class != callerUncertain {
 		rule := refusedRule(c, true)
 		if !o.underAPI() && rule == "AUTH-3" {
@@ -114,6 +121,45 @@ func (w *world) isList(o *observed) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.list != "" && listKey(o.url) == w.list
+}
+
+// eventSpelt returns the event the audit saw created at an address that
+// o's is a spelling of: routers and proxies fold a trailing or a doubled
+// slash, dot segments, percent-encoded letters and the case of a path
+// together.
+func (w *world) eventSpelt(o *observed) (*event, bool) {
+	want := looseKey(o.url)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, ev := range w.events {
+		if u, err := url.Parse(k); err == nil && looseKey(u) == want && !ev.gone {
+			return ev, true
+		}
+	}
+	return nil, false
+}
+
+// looseKey is an address as the loosest router reads it: its path
+// decoded, its dot segments removed, its slashes single, without a
+// trailing one, in lower case.
+func looseKey(u *url.URL) string {
+	p := u.Path
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	var parts []string
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	return strings.ToLower(hostPort(u) + "/" + strings.Join(parts, "/"))
 }
 
 // eventAt returns the event the audit saw created at o's address.
@@ -187,14 +233,57 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}}
 		w.mu.Lock()
 		ev.versions = append(ev.versions, v)
+		if !c.tok.refreshed && c.scheme == "Bearer" {
+			w.plainUpdated[c.account+" "+ev.address] = true
+		}
 		w.mu.Unlock()
 		if o.doc != nil {
 			return nilIfNone(shownAsWritten(o.doc, []version{v}, "API-9", "the answer to the update"))
 		}
+	case o.x.Status == http.StatusForbidden && !c.tok.refreshed && !w.updatedBefore(ev, o):
+		w.mu.Lock()
+		ev.creatorRefused, w.creatorRefused = true, true
+		w.mu.Unlock()
+		o.checked("API-6")
+		return []*Finding{finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who())}
 	case o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden:
-		return []*Finding{finding(honourRule(c, "API-9"), "the update of an event by %s, its manager, was refused: %d", c.who(), o.x.Status)}
+		return w.managerRefused(c, ev, fmt.Sprintf("the update of an event by %s, its manager, was refused: %d", c.who(), o.x.Status))
 	}
 	return nil
+}
+
+// managerRefused are the findings of an update by its manager c
+// refused: for a plain token, API-9, but none when the creator's own
+// update was refused as not the manager's (API-6, told by its own
+// finding); for a token a refresh gave, or a scheme written in another
+// case, TOK-8 or SVC-7 when the account's plain token updated the event,
+// else nothing the audit can tell.
+func (w *world) managerRefused(c caller, ev *event, msg string) []*Finding {
+	other := honourRule(c, "API-9")
+	f := finding(other, "%s", msg)
+	if other == "API-9" {
+		f.stands = func() bool { return !w.refusedCreator(ev) }
+		return []*Finding{f}
+	}
+	f.stands = func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.plainUpdated[c.account+" "+ev.address]
+	}
+	return []*Finding{f}
+}
+
+// updatedBefore reports whether an update of ev was taken before o was
+// sent.
+func (w *world) updatedBefore(ev *event, o *observed) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, v := range ev.versions {
+		if !v.create && v.when.end.Before(o.x.Start) {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse notes a write to ev that its rule refuses: what it sent must not
@@ -251,7 +340,10 @@ func (w *world) checkReadBack(o *observed) []*Finding {
 func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
 	f := w.readBack(o, ev, doc, read, what)
 	if f != nil {
-		f.stands = func() bool { return w.readBack(nil, ev, doc, read, what) != nil }
+		f.stands = func() bool {
+			again := w.readBack(nil, ev, doc, read, what)
+			return again != nil && again.Rule == f.Rule
+		}
 	}
 	return f
 }
@@ -374,8 +466,15 @@ func (w *world) managerOf(o *observed, href string) (string, bool) {
 func (w *world) offeredManager(o *observed) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if ev, ok := w.events[key(o.url)]; ok && o.x.End.After(ev.offered) {
-		ev.offered = o.x.End
+	ev, ok := w.events[key(o.url)]
+	if !ok {
+		return
+	}
+	if o.x.Start.After(ev.offered) {
+		ev.offered = o.x.Start // it held then, or a little after
+	}
+	if len(ev.versions) == 1 {
+		w.managersOffered = true
 	}
 }
 
@@ -386,7 +485,7 @@ func (w *world) takenByUpdate(o *observed) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ev, ok := w.events[key(o.url)]
-	if !ok || ev.offered.IsZero() {
+	if !ok || ev.offered.IsZero() && !w.managersOffered {
 		return false
 	}
 	for _, v := range ev.versions {
