@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
 	"slices"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/value"
