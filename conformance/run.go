@@ -89,9 +89,12 @@ type Options struct {
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
-	// FailOnNotRun fails the run when a rule of the specification the run
-	// could check was not checked (Report.Unchecked): read-only, the
-	// target's data did not allow it, or its scenario failed first.
+	// FailOnNotRun fails the run when it left a rule of the specification
+	// unchecked that another run against the target could check
+	// (Report.Unchecked): read-only, the target's data did not allow it,
+	// its scenario failed first, the token lifetimes without -slow or a
+	// control API, the tags left it out; not the reference server's
+	// configuration, which no remote run checks.
 	FailOnNotRun bool
 	// NoSummary leaves out the per-rule summary at the end.
 	NoSummary bool
@@ -127,7 +130,7 @@ func Run(o Options) (*report.Report, error) {
 		o.Progress = 30 * time.Second
 	}
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
-		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun}
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}
@@ -197,6 +200,7 @@ func Run(o Options) (*report.Report, error) {
 
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
+	out.NotCheckedAhead(report.PlannedNotChecked(catalogue, plan))
 	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
 	stop := out.Watch(col.longRunning, o.Progress)
 	status := 0
