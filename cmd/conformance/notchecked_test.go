@@ -106,3 +106,27 @@ func TestARemoteRunSaysFirstTheSpecRulesItDidNotCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowAddsTheLifetimesToTheSelection: -slow, or CONFORMANCE_SLOW=1,
+// selects the @slow scenarios of token validity beside the default
+// selection against a deployment; -list shows them.
+func TestSlowAddsTheLifetimesToTheSelection(t *testing.T) {
+	for name, args := range map[string][]string{
+		"-slow":              {"-list", "-base-url", "https://staging.example", "-slow"},
+		"CONFORMANCE_SLOW=1": {"-list", "-base-url", "https://staging.example"},
+	} {
+		vars := map[string]string{}
+		if name == "CONFORMANCE_SLOW=1" {
+			vars["CONFORMANCE_SLOW"] = "1"
+		}
+		var out, errs bytes.Buffer
+		if code := run(args, env(vars), &out, &errs); code != exitPassed {
+			t.Fatalf("%s: exit %d: %s", name, code, errs.String())
+		}
+		for _, want := range []string{"LIM-2", "A refresh half-way does not extend the refresh token's life", "CLI-5", `scenarios selected by "@spec && ~@local"`} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%s: the list lacks %q:\n%s", name, want, out.String())
+			}
+		}
+	}
+}
