@@ -127,20 +127,37 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 	}
 }
 
-// shortLived serves a reference server whose tokens live 3 s and 8 s, and
-// returns its address and the lifetimes a run checks against it.
+// shortLived serves a reference server whose tokens live 4 s and 8 s, and
+// returns its address and the lifetimes a run checks against it, a
+// second before and after their end.
 func shortLived(t *testing.T) (string, steps.Lifetimes) {
 	t.Helper()
 	srv := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t),
-		Lifetimes: oauth.Lifetimes{Access: 3 * time.Second, Refresh: 8 * time.Second}}))
-	return srv.URL, steps.Lifetimes{Access: 3 * time.Second, Refresh: 8 * time.Second, Margin: time.Second}
+		Lifetimes: oauth.Lifetimes{Access: 4 * time.Second, Refresh: 8 * time.Second}}))
+	return srv.URL, steps.Lifetimes{Access: 4 * time.Second, Refresh: 8 * time.Second, Margin: time.Second}
+}
+
+// onLine passes what is written to w, and calls do once, when a write
+// holds mark.
+type onLine struct {
+	w    *bytes.Buffer
+	mark string
+	do   func()
+	once sync.Once
+}
+
+func (o *onLine) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(o.mark)) {
+		o.once.Do(o.do)
+	}
+	return o.w.Write(p)
 }
 
 // TestTheLifetimesAreWatchedBesideTheRestOfTheRun: with -slow, the
 // default selection against a deployment starts the @slow scenarios
 // before the others, says when each lifetime is checked and a line as
 // each is, and waits for them beside the rest: against a reference server
-// whose tokens live 3 s and 8 s, the whole run takes about the longest
+// whose tokens live 4 s and 8 s, the whole run takes about the longest
 // lifetime, not the sum of the waits, and its reports hold their verdicts
 // like any scenario's.
 func TestTheLifetimesAreWatchedBesideTheRestOfTheRun(t *testing.T) {
@@ -165,7 +182,7 @@ func TestTheLifetimesAreWatchedBesideTheRestOfTheRun(t *testing.T) {
 			}
 		}
 	}
-	// 2 + 4 + 7 + 9 s one after another; at once, 9 s and what the
+	// 3 + 5 + 7 + 9 s one after another; at once, 9 s and what the
 	// others take beside them.
 	if waited < 20*time.Second || rep.Duration > 15*time.Second {
 		t.Errorf("the @slow scenarios waited %s in all, and the run took %s: want them at once, beside the rest", waited, rep.Duration)
@@ -231,11 +248,14 @@ func TestATargetThatStopsMidWatchEndsTheRunAtOnce(t *testing.T) {
 				proxy.ServeHTTP(w, r)
 			}))
 			defer front.Close()
-			time.AfterFunc(time.Second, func() { stopped.Store(true) }) // before the first check, at 2 s
+			// Once the watch has begun, and before its first check, at 3 s.
 			var out bytes.Buffer
+			stop := &onLine{w: &out, mark: "Token lifetimes (-slow): watched", do: func() {
+				time.AfterFunc(time.Second, func() { stopped.Store(true) })
+			}}
 			rep, err := Run(Options{
 				Target: steps.Target{BaseURL: front.URL, Credentials: DemoCredentials, RunID: "stops", Lifetimes: lifetimes},
-				Tags:   "@slow", Slow: true, Output: &out,
+				Tags:   "@slow", Slow: true, Output: stop,
 			})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Run = %v, want %v\n%s", err, tt.want, out.String())
