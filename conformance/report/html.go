@@ -98,10 +98,15 @@ func reportHTML(rep *Report) ([]byte, error) {
 		Counts            []htmlCount
 		Failures          []htmlFailure
 		Rules             []htmlRule
-		Unchecked         []string
-		Selected          string
-		Elsewhere         []string // the origins other than the target's the run went to
-		ElsewhereHeading  string
+		// Title is the page's title: the outcome, and the rules not
+		// checked when it passed.
+		Title      string
+		NotChecked []NotCheckedGroup
+		// NotCheckedCount is how many rules NotChecked holds.
+		NotCheckedCount  int
+		Selected         string
+		Elsewhere        []string // the origins other than the target's the run went to
+		ElsewhereHeading string
 	}{Report: rep, Elsewhere: foreignTexts(rep), ElsewhereHeading: foreignHeading, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), Selected: selectedText(rep)}
 	counts := rep.Counts()
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
@@ -109,8 +114,11 @@ func reportHTML(rep *Report) ([]byte, error) {
 			data.Counts = append(data.Counts, htmlCount{v, counts[v]})
 		}
 	}
-	for _, r := range rep.Unchecked() {
-		data.Unchecked = append(data.Unchecked, r.ID)
+	data.NotChecked = rep.NotChecked()
+	data.NotCheckedCount = notCheckedCount(data.NotChecked)
+	data.Title = rep.Outcome
+	if n := data.NotCheckedCount; n > 0 && rep.Outcome == OutcomePassed {
+		data.Title = fmt.Sprintf("%s, but %d spec rule%s not checked", rep.Outcome, n, plural(n))
 	}
 	for _, s := range rep.Scenarios {
 		if s.Failure == nil || s.Verdict == NotRun || s.Verdict == Passed {

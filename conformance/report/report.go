@@ -76,6 +76,10 @@ type Report struct {
 	// all.
 	Waits  int
 	Waited time.Duration
+	// FailOnNotRun says that the run fails when it left rules of the
+	// specification unchecked that another run could check (Unchecked):
+	// -fail-on-not-run.
+	FailOnNotRun bool
 	// Foreign are the origins other than the target's that the run sent
 	// requests to, where a link, a Location or a redirect of the target
 	// led: without credentials, which go to the target's origin only
