@@ -331,6 +331,9 @@ func (c *Console) closing(rep *Report) string {
 		if n := rep.AnswersCut(); n > 0 {
 			what = append(what, fmt.Sprintf("%d answer%s cut", n, plural(n)))
 		}
+		if rep.Error != "" { // such as an exploration after the scenarios that could not start
+			what = append(what, Visible(rep.Error))
+		}
 		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
 			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
 		}
