@@ -38,14 +38,17 @@ func explorationTarget(checked steps.Target, transport http.RoundTripper, readOn
 	return t
 }
 
-// exploration is what an exploration after the scenarios found.
+// exploration is what an exploration after the scenarios found: its
+// report, never nil (empty when the run did not explore), and why it
+// could not start, if it could not.
 type exploration struct {
 	*report.Report
-	// err says why it could not start, if it could not.
 	err error
 }
 
 // exploreAfter runs e against t, telling out of each sequence as it ends.
+// The target's origin log is the run's: the report's foreign origins are
+// those of the scenarios and the sequences.
 func exploreAfter(e Explorer, t steps.Target, out *report.Console) exploration {
 	rep, err := e.Explore(context.Background(), t, out.ScenarioEnded)
 	if rep == nil {

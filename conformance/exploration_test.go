@@ -2,12 +2,17 @@ package conformance
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"eventsvc/conformance/explore"
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/origin/origintest"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
+	"eventsvc/steps"
 )
 
 // TestAnInProcessRunExploresOneServerAfterItsScenarios: a run of the
@@ -57,5 +62,30 @@ func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 		if r := ruleNamed(rep, "API-11"); r == nil || r.Checks == 0 || r.Verdict != report.Passed {
 			t.Errorf("the in-process exploration did not check the answers against the OpenAPI document (API-11): %+v", r)
 		}
+	}
+}
+
+// TestTheForeignOriginsOfARunThatExploresAreBothRunners: against a target
+// whose events live at another origin, a run that explores after its
+// scenarios reports every request both sent there, as the other listener
+// counted them, none of them with credentials.
+func TestTheForeignOriginsOfARunThatExploresAreBothRunners(t *testing.T) {
+	x := origintest.Start(t, startReference(t, steps.ServerConfig{}, nil), "/api/events/")
+	tgt := remote(x.URL)
+	tgt.Timeout = 5 * time.Second
+	var out bytes.Buffer
+	rep, err := Run(Options{Target: tgt, Tags: "@spec and @writes and @API-6", Output: &out,
+		Explore: explore.Explorer{Options: explore.Options{Seed: 2, MaxActions: 60, Output: &out}}})
+	if rep == nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	requests, credentials := x.Seen()
+	if len(credentials) > 0 {
+		t.Errorf("the other origin was sent %d credentials in %d requests", len(credentials), requests)
+	}
+	explored := slices.ContainsFunc(rep.Scenarios, (*report.ScenarioResult).Sequence)
+	i := slices.IndexFunc(rep.Foreign, func(f origin.Foreign) bool { return f.Origin == x.Other })
+	if !explored || i < 0 || rep.Foreign[i].Requests != requests {
+		t.Errorf("explored: %v; the report says %+v, want %s with the %d requests it saw\n%s", explored, rep.Foreign, x.Other, requests, out.String())
 	}
 }

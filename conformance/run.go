@@ -227,13 +227,17 @@ func Run(o Options) (*report.Report, error) {
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
 	rep.Scenarios = col.finish()
-	x := exploration{Report: &report.Report{Foreign: origins.Foreign()}}
+	foreign := origins.Foreign()
+	x := exploration{Report: &report.Report{}}
 	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
 		fmt.Fprintln(o.Output)
 		x = exploreAfter(o.Explore, explored, out)
 		rep.Scenarios = append(rep.Scenarios, x.Scenarios...)
+		if x.Foreign != nil {
+			foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
+		}
 	}
-	rep.Foreign = origin.Mask(x.Foreign, redactor.String) // the exploration's, masked by it, hold the scenarios' too
+	rep.Foreign = origin.Mask(foreign, redactor.String)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
