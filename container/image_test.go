@@ -38,9 +38,8 @@ import (
 // and then an exploration, then, with the server's control API, the
 // @clock scenarios, which move its clock. It reads the verdicts from the
 // reports the suite writes into a mounted folder. With the Go build cache
-// warm it takes some 30 s, a third of them the default run's exploration;
-// on a fresh machine the two builds of make image take most of two
-// minutes.
+// warm it takes some 40 s, ten of them the default run's exploration; on
+// a fresh machine the two builds of make image take most of two minutes.
 func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 	p := needPodman(t)
 	began := time.Now()

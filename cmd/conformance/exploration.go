@@ -14,10 +14,23 @@ import (
 // default.
 const defaultExplore = time.Minute
 
+// short writes a duration as people write it: 1m rather than 1m0s, 2h
+// rather than 2h0m0s.
+func short(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // addExploreFlags defines the flags of the exploration that follows the
 // scenarios: its time, and the budget flags of conformance explore.
 func addExploreFlags(vars *variables) {
-	vars.add("explore", "CONFORMANCE_EXPLORE", defaultExplore.String()+"; 0 with -run or -rerun-failed",
+	vars.add("explore", "CONFORMANCE_EXPLORE", short(defaultExplore)+"; 0 with -run or -rerun-failed",
 		"after the scenarios, explore the same target with generated sequences of actions for at most this long, such as 90s; 0 explores nothing. "+
 			"-seed, -max-actions, -max-events and -failed-logins set its budget, as they set conformance explore's (docs/explore.md)")
 	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the exploration's sequences")
@@ -92,7 +105,7 @@ func exploration(env func(string) (string, bool), focused string) (*explore.Opti
 	case o.MaxTime == 0:
 		return nil, "none (-explore 0)", nil
 	case v == "" && focused != "":
-		return nil, fmt.Sprintf("none: %s runs the scenarios it names alone; -explore %s explores after them", focused, defaultExplore), nil
+		return nil, fmt.Sprintf("none: %s runs the scenarios it names alone; -explore %s explores after them", focused, short(defaultExplore)), nil
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
@@ -114,7 +127,7 @@ func explorationLine(o *explore.Options, readOnly bool) string {
 		events = 0
 	}
 	return fmt.Sprintf("after the scenarios, generated sequences of actions for at most %s with seed %d (-seed replays them), at most %d actions, %d events, %d failed logins; -explore 0 leaves it out",
-		o.MaxTime, o.Seed, orDefault(o.MaxActions, explore.DefaultMaxActions), events, failedLoginsOf(o))
+		short(o.MaxTime), o.Seed, orDefault(o.MaxActions, explore.DefaultMaxActions), events, failedLoginsOf(o))
 }
 
 // failedLoginsOf is how many token requests with wrong credentials an
