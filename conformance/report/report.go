@@ -70,7 +70,8 @@ type Report struct {
 	Concurrency int
 	Retries     int
 	// FailedLogins is how many token requests with wrong credentials the
-	// selected scenarios send (FailedLogins).
+	// selected scenarios send (FailedLogins), and an exploration after
+	// them may send.
 	FailedLogins int
 	// Waits counts the 429s with a short Retry-After the run waited out
 	// before sending the request again; Waited is how long it waited in
