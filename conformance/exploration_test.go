@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"bytes"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -17,12 +19,11 @@ import (
 
 // TestAnInProcessRunExploresOneServerAfterItsScenarios: a run of the
 // in-process reference server given an Explorer runs its scenarios, each
-// against a server of its own, then explores one server whose clock
-// follows the machine's (as conformance explore does: with a clock that
-// stands still, its budget of token requests would never refill), and
-// checks the reference choices too; it passes, with the sequences
-// reported after the scenarios and the run's Selection naming the seed.
-// Without an Explorer, as go test runs the suite, it explores nothing.
+// against a server of its own, then explores one server
+// (TestTheExplorationsServerAgesAsADeployedOneDoes), and checks the
+// reference choices too; it passes, with the sequences reported after the
+// scenarios and the run's Selection naming the seed. Without an Explorer,
+// as go test runs the suite, it explores nothing.
 func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 	for _, explores := range []bool{true, false} {
 		o, err := FromEnv(func(string) (string, bool) { return "", false })
@@ -32,7 +33,7 @@ func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 		var out bytes.Buffer
 		o.Tags, o.DefaultTags, o.Output, o.ReportDir = "@TOK-2", false, &out, t.TempDir()
 		if explores {
-			o.Explore = explore.Explorer{Options: explore.Options{Seed: 5, Output: &out}}
+			o.Explore = explore.Explorer{Options: explore.Options{Seed: 5, MaxActions: 60, Output: &out}}
 		}
 		rep, err := Run(o)
 		if err != nil {
@@ -87,5 +88,47 @@ func TestTheForeignOriginsOfARunThatExploresAreBothRunners(t *testing.T) {
 	i := slices.IndexFunc(rep.Foreign, func(f origin.Foreign) bool { return f.Origin == x.Other })
 	if !explored || i < 0 || rep.Foreign[i].Requests != requests {
 		t.Errorf("explored: %v; the report says %+v, want %s with the %d requests it saw\n%s", explored, rep.Foreign, x.Other, requests, out.String())
+	}
+}
+
+// TestTheExplorationsServerAgesAsADeployedOneDoes: in-process, the
+// exploration after the scenarios explores one reference server whose
+// clock follows the machine's, as conformance explore does: its budget of
+// token requests, spent, refills as time passes. With a clock that stands
+// still, as the scenarios' servers have, it never would, and an
+// exploration of the default budget would end throttled.
+func TestTheExplorationsServerAgesAsADeployedOneDoes(t *testing.T) {
+	o, err := FromEnv(func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := explorationTarget(o.Target, nil, false).Launcher.Launch(steps.ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	c := DemoCredentials
+	token := func() int {
+		form := url.Values{"grant_type": {"password"}, "username": {c.Username}, "password": {c.Password}}
+		req, _ := http.NewRequest(http.MethodPost, inst.BaseURL()+"/oauth/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(c.ClientID, c.ClientSecret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	spent := false
+	for i := 0; i < 200 && !spent; i++ {
+		spent = token() == http.StatusTooManyRequests
+	}
+	if !spent {
+		t.Fatal("200 token requests at once did not spend the server's budget")
+	}
+	time.Sleep(1200 * time.Millisecond)
+	if status := token(); status != http.StatusOK {
+		t.Errorf("a token request 1.2 s after the budget was spent: %d, want 200: the server's clock stands still", status)
 	}
 }
