@@ -271,7 +271,7 @@ func TestARunThatDidNotStartOrWasStoppedDoesNotExplore(t *testing.T) {
 // TestWhichRunsExplore: a run of other tags than the default explores
 // after its scenarios, as the default run does; a run of the scenarios
 // -run names does not, unless -explore asks it to, and says so at its
-// start; -list runs nothing.
+// start; -list runs nothing, but refuses an -explore that is not a time.
 func TestWhichRunsExplore(t *testing.T) {
 	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
 	budget := map[string]string{"CONFORMANCE_SEED": "3", "CONFORMANCE_MAX_ACTIONS": "15"}
@@ -302,6 +302,12 @@ func TestWhichRunsExplore(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := run([]string{"-list", "-base-url", ref.URL}, lookupOf(budget), &out, &errs); code != exitPassed || strings.Contains(out.String(), "explore:") {
 		t.Errorf("-list: exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	for _, bad := range []string{"soon", "-1m"} {
+		errs.Reset()
+		if code := run([]string{"-list", "-explore", bad}, lookupOf(nil), &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "CONFORMANCE_EXPLORE") {
+			t.Errorf("-explore %s: exit %d, stderr %q; want 2, naming CONFORMANCE_EXPLORE", bad, code, errs.String())
+		}
 	}
 }
 
