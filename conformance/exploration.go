@@ -60,11 +60,11 @@ func exploreAfter(e Explorer, t steps.Target, out *report.Console) exploration {
 	return exploration{Report: rep}
 }
 
-// addTo adds the exploration to the report of the scenarios before it:
-// its sequences after them, its seed to the selection, its checks to the
-// rules (RuleResults gives each rule its verdict from both: failed when a
-// scenario or a sequence failed it, passed when one passed it and none
-// failed it), its failed logins and its waits to the run's.
+// addTo adds the exploration to the report of the run, whose rules
+// RuleResults gave their verdicts from the scenarios and the sequences
+// (failed when a scenario or a sequence failed it, passed when one passed
+// it and none failed it): its seed to the selection, its checks to the
+// rules, its failed logins and its waits to the run's.
 func (x exploration) addTo(rep *report.Report) {
 	if x.Selection != "" {
 		rep.Selection += ", then " + x.Selection
@@ -92,7 +92,8 @@ func found(rep *report.Report) bool {
 	return false
 }
 
-// notStarted says why the exploration could not start.
+// notStarted says why the exploration could not start, without the word
+// "explore: " that begins the explorer's errors (explore.ErrSetup).
 func (x exploration) notStarted() string {
 	return "the exploration after the scenarios could not start: " + strings.TrimPrefix(x.err.Error(), "explore: ")
 }
