@@ -115,6 +115,13 @@ type Options struct {
 	// Progress is how often a line tells of scenarios still running after
 	// that long (such as the @slow ones, which wait). Default: 30 s.
 	Progress time.Duration
+	// Explore, when set, explores the target after the scenarios, unless
+	// the target throttled the run or stopped answering: its sequences
+	// are reported after the scenarios, in the same reports and summary,
+	// a rule a sequence failed is failed, and a fault a sequence found
+	// fails the run. The binary sets it (explore.Explorer); nil, as in
+	// the in-process suite of go test, explores nothing.
+	Explore Explorer
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
@@ -173,11 +180,12 @@ func Run(o Options) (*report.Report, error) {
 	}
 
 	watch := &target.Watch{}
+	given := o.Target.Transport
 	o.Target.Transport = watch.Transport(o.Target.Transport)
 	origins := &origin.Log{}
 	o.Target.Origins = origins
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
-	checked, err := target.Preflight(o.Target, writes(plan))
+	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
 	if err != nil {
 		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
 		rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
@@ -199,6 +207,7 @@ func Run(o Options) (*report.Report, error) {
 	if checked, err = WithContract(checked); err != nil {
 		return rep, err
 	}
+	explored := explorationTarget(checked, given, o.ReadOnly)
 	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
 	o.Target.Discovery = &steps.Discovery{}
@@ -237,17 +246,26 @@ func Run(o Options) (*report.Report, error) {
 		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
 		runGodog(context.Background(), serial, col, godogTags, paths)
 	}
-	// What else the run checks against the target (an exploration, when
-	// the default run explores) goes here, before the watch of the token
-	// lifetimes ends: it goes on beside it.
+	// The exploration, when the default run explores, runs after the
+	// other scenarios, beside the watch of the token lifetimes.
+	x := exploration{Report: &report.Report{}}
+	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
+		fmt.Fprintln(o.Output)
+		x = exploreAfter(o.Explore, explored, out)
+	}
 	status |= lifetimes.Wait()
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
-	rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
-	rep.Scenarios = col.finish()
+	rep.Scenarios = append(col.finish(), x.Scenarios...)
+	foreign := origins.Foreign()
+	if x.Foreign != nil {
+		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
+	}
+	rep.Foreign = origin.Mask(foreign, redactor.String)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	x.addTo(rep)
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
@@ -256,9 +274,13 @@ func Run(o Options) (*report.Report, error) {
 		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.Throttled().Error()
 	case watch.Unreachable() != nil:
 		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.Unreachable().Error()
-	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0,
+	case x.Outcome == report.OutcomeThrottled || x.Outcome == report.OutcomeUnreachable:
+		rep.Outcome, rep.Error = x.Outcome, x.Error
+	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0 || found(rep),
 		o.FailOnNotRun && len(rep.Unchecked()) > 0:
 		rep.Outcome = report.OutcomeFailed
+	case x.err != nil:
+		rep.Outcome, rep.Error = report.OutcomeFailed, x.notStarted()
 	case status != 0 && o.Baseline == nil && rep.Counts()[report.Flaky] == 0:
 		rep.Outcome = report.OutcomeFailed // a failure no rule counts
 	}

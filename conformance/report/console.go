@@ -245,10 +245,7 @@ func (c *Console) Summary(rep *Report) {
 		case NotRun:
 			detail = Visible(reasonsText(r.Reasons, firstDetail(r)))
 		default:
-			detail = scenarioCounts(r.Counts)
-			if r.Checks > 0 {
-				detail = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), strings.Replace(detail, "scenario", "sequence", 1))
-			}
+			detail = ruleCounts(r)
 		}
 		if r.Expectation != "" {
 			detail += "; baseline: " + Visible(r.Expectation)
@@ -301,12 +298,7 @@ func (c *Console) unit() string {
 // the rules that were flaky, and how many scenarios ran in how long.
 func (c *Console) closing(rep *Report) string {
 	took := rep.Duration.Round(100 * time.Millisecond)
-	scenarios := 0
-	for _, s := range rep.Scenarios {
-		if s.Verdict != NotRun {
-			scenarios++
-		}
-	}
+	ran := c.ranText(rep)
 	flaky := ""
 	if ids := rulesWith(rep, Flaky); len(ids) > 0 {
 		flaky = fmt.Sprintf("; flaky (failed, then passed on a retry): %s", strings.Join(ids, ", "))
@@ -316,13 +308,13 @@ func (c *Console) closing(rep *Report) string {
 	case OutcomeThrottled, OutcomeUnreachable:
 		return c.paint(yellow, headline)
 	case OutcomeFailed:
-		return c.paint(red, fmt.Sprintf("%s%s; %d %s%s in %s", headline, flaky, scenarios, c.unit(), plural(scenarios), took))
+		return c.paint(red, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
 	}
 	colour := green
 	if len(rep.NotChecked()) > 0 {
 		colour = yellow // not all green
 	}
-	return c.paint(colour, fmt.Sprintf("%s%s; %d %s%s in %s", headline, flaky, scenarios, c.unit(), plural(scenarios), took))
+	return c.paint(colour, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
 }
 
 // notChecked prints the rules of the specification the run did not
@@ -351,6 +343,29 @@ func (c *Console) NotCheckedAhead(groups []NotCheckedGroup) {
 	fmt.Fprintf(c.w, "%s\n\n", c.paint(yellow, fmt.Sprintf("%d spec rule%s NOT CHECKED by this selection, whatever the scenarios find: %s", n, plural(n), notCheckedList(groups, false))))
 }
 
+// ranText counts the scenarios and the sequences that ran: "47
+// scenarios", "12 sequences", "47 scenarios and 12 sequences".
+func (c *Console) ranText(rep *Report) string {
+	scenarios, sequences := 0, 0
+	for _, s := range rep.Scenarios {
+		switch {
+		case s.Verdict == NotRun:
+		case s.Sequence():
+			sequences++
+		default:
+			scenarios++
+		}
+	}
+	var parts []string
+	if scenarios > 0 || sequences == 0 {
+		parts = append(parts, fmt.Sprintf("%d %s%s", scenarios, c.unit(), plural(scenarios)))
+	}
+	if sequences > 0 {
+		parts = append(parts, fmt.Sprintf("%d sequence%s", sequences, plural(sequences)))
+	}
+	return strings.Join(parts, " and ")
+}
+
 // rulesWith returns the ids of the rules with verdict v.
 func rulesWith(rep *Report, v string) []string {
 	var ids []string
@@ -374,7 +389,35 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func scenarioCounts(counts map[string]int) string {
+// ruleCounts says what became of the scenarios of a rule and, apart, of
+// its sequences, with the checks of it an exploration made: "2 scenarios:
+// 2 passed; 14 checks in 5 sequences: 5 passed".
+func ruleCounts(r *RuleResult) string {
+	scenarios, sequences := map[string]int{}, map[string]int{}
+	for _, s := range r.Scenarios {
+		if s.Sequence() {
+			sequences[s.VerdictFor(r.ID)]++
+		} else {
+			scenarios[s.VerdictFor(r.ID)]++
+		}
+	}
+	var parts []string
+	if len(scenarios) > 0 || len(sequences) == 0 {
+		parts = append(parts, verdictCounts(scenarios, "scenario"))
+	}
+	if len(sequences) > 0 {
+		text := verdictCounts(sequences, "sequence")
+		if r.Checks > 0 {
+			text = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), text)
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// verdictCounts is "5 scenarios: 3 passed, 2 not run": how many units
+// there are, and how many of them have each verdict.
+func verdictCounts(counts map[string]int, unit string) string {
 	var parts []string
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		if counts[v] > 0 {
@@ -385,7 +428,7 @@ func scenarioCounts(counts map[string]int) string {
 	for _, k := range counts {
 		n += k
 	}
-	return fmt.Sprintf("%d scenario%s: %s", n, plural(n), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s%s: %s", n, unit, plural(n), strings.Join(parts, ", "))
 }
 
 // firstDetail is the first reason a step gave for not running one of r's

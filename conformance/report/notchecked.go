@@ -237,6 +237,9 @@ func (r *Report) failedWhat() []string {
 	if n := r.AnswersCut(); n > 0 {
 		what = append(what, fmt.Sprintf("%d answer%s cut", n, plural(n)))
 	}
+	if r.Error != "" { // such as an exploration after the scenarios that could not start
+		what = append(what, r.Error)
+	}
 	if n := len(r.Unchecked()); n > 0 && r.FailOnNotRun {
 		what = append(what, fmt.Sprintf("%d rule%s not checked, -fail-on-not-run", n, plural(n)))
 	}
