@@ -6,8 +6,10 @@
 #                             all under the race detector; the breakages only
 #                             exploration finds (without it); and a short run
 #                             of every fuzz target
-#   make conformance          the suite alone, with reports in reports/;
-#                             against a deployment with
+#   make conformance          the suite alone, its scenarios then an
+#                             exploration of a minute (CONFORMANCE_EXPLORE=0:
+#                             none), with reports in reports/; against a
+#                             deployment with
 #                             BASE_URL=https://staging.example (READ_ONLY=1
 #                             leaves out the scenarios that write); with
 #                             CONTROL_URL=http://127.0.0.1:9090 (a reference
@@ -18,8 +20,8 @@
 #                             the suite's "could not start": CI jobs run
 #                             bin/conformance, whose exit statuses are the
 #                             suite's (docs/running-against-a-deployment.md)
-#   make explore              generated sequences of actions against the
-#                             same target, with the same variables, checked
+#   make explore              generated sequences of actions alone, against
+#                             the same target, with the same variables, checked
 #                             rule by rule; a failing one shrunk to a few
 #                             actions, with a curl script and a replay file
 #                             (docs/explore.md). Make ends a failed run with

@@ -275,6 +275,17 @@ func readReport(t *testing.T, dir string) report.Document {
 	return doc
 }
 
+// sequences counts the sequences of an exploration in doc.
+func sequences(doc report.Document) int {
+	n := 0
+	for _, s := range doc.Scenarios {
+		if strings.HasPrefix(s.Place, report.SequenceFile+":") {
+			n++
+		}
+	}
+	return n
+}
+
 func with(base map[string]string, more ...string) map[string]string {
 	out := map[string]string{}
 	for k, v := range base {
@@ -288,9 +299,10 @@ func with(base map[string]string, more ...string) map[string]string {
 
 // TestTheActionRunsTheSuiteAndKeepsTheReports runs action.yml's commands
 // in binary mode against a reference server: with the right credentials
-// the suite passes, with the tags, baseline, concurrency and read-only
-// given; with a wrong client secret it does not start (exit 2), without
-// the secret in its output, and both leave their reports for the upload.
+// the suite passes, with the tags, baseline, concurrency, read-only,
+// exploration time and seed given, its scenarios then an exploration;
+// with a wrong client secret it does not start (exit 2), without the
+// secret in its output, and both leave their reports for the upload.
 func TestTheActionRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 	bin := conformanceBinary(t)
 	target := referenceServer(t)
@@ -299,7 +311,7 @@ func TestTheActionRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs := with(demo, "base-url", target, "mode", "binary", "binary", bin, "tags", "@TOK-2 or @CLI-1",
-		"baseline", baseline, "concurrency", "2", "read-only", "true", "report-dir", "ci-reports")
+		"baseline", baseline, "concurrency", "2", "read-only", "true", "report-dir", "ci-reports", "explore", "20s", "seed", "11")
 
 	r := runAction(t, inputs)
 	if r.code != 0 || r.outputs["exit-code"] != "0" {
@@ -311,6 +323,9 @@ func TestTheActionRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 	}
 	if len(doc.Baseline) != 1 || doc.Baseline[0].Rule != "AUTH-6" {
 		t.Errorf("conformance.json: the baseline did not reach the suite: %+v", doc.Baseline)
+	}
+	if !strings.Contains(doc.Selection, "explore, seed 11") || sequences(doc) == 0 || !strings.Contains(r.output, "for at most 20s") {
+		t.Errorf("conformance.json: the selection %q and %d sequences; want an exploration of 20 s with seed 11 after the scenarios\n%s", doc.Selection, sequences(doc), r.output)
 	}
 
 	r = runAction(t, with(inputs, "client-secret", "wr0ng-s3cret-for-the-test"))
@@ -388,8 +403,9 @@ func runTemplate(t *testing.T, project map[string]string) ran {
 
 // TestTheGitLabTemplateRunsTheSuiteAndKeepsTheReports runs the
 // template's script with its variables and a project's, in binary mode,
-// against a reference server: it passes with the right credentials, and
-// with a wrong password it does not start (exit 2) and leaves reports.
+// against a reference server: it passes with the right credentials, its
+// scenarios then an exploration, and with a wrong password it does not
+// start (exit 2) and leaves reports.
 func TestTheGitLabTemplateRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 	bin := conformanceBinary(t)
 	target := referenceServer(t)
@@ -403,8 +419,8 @@ func TestTheGitLabTemplateRunsTheSuiteAndKeepsTheReports(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.output)
 	}
-	if doc := readReport(t, r.reports); doc.Outcome != report.OutcomePassed || doc.Tags != "@TOK-2" {
-		t.Errorf("conformance.json: outcome %q, tags %q", doc.Outcome, doc.Tags)
+	if doc := readReport(t, r.reports); doc.Outcome != report.OutcomePassed || doc.Tags != "@TOK-2" || sequences(doc) == 0 {
+		t.Errorf("conformance.json: outcome %q, tags %q, %d sequences explored", doc.Outcome, doc.Tags, sequences(doc))
 	}
 
 	r = runTemplate(t, with(project, "CONFORMANCE_PASSWORD", "wr0ng-passw0rd-for-the-test"))
@@ -454,7 +470,7 @@ func TestImageModePassesSecretsByName(t *testing.T) {
 	}
 	r := runAction(t, with(demo, "base-url", "https://staging.example", "image", "ghcr.io/owner/conformance:v1.2.0",
 		"container-engine", engine, "container-run-flags", "--runtime runc --ulimit nofile=65536:65536 --network host",
-		"baseline", baseline, "client-secret", "s3cret-of-the-client", "tags", "@spec and not @slow"))
+		"baseline", baseline, "client-secret", "s3cret-of-the-client", "tags", "@spec and not @slow", "explore", "90s", "seed", "42"))
 	if r.code != 1 || r.outputs["exit-code"] != "1" {
 		t.Errorf("an engine that exits 1: exit %d, output exit-code %q\n%s", r.code, r.outputs["exit-code"], r.output)
 	}
@@ -473,6 +489,7 @@ func TestImageModePassesSecretsByName(t *testing.T) {
 	joined := " " + strings.Join(args, " ") + " "
 	for _, want := range []string{
 		" -e CONFORMANCE_CLIENT_SECRET ", " -e CONFORMANCE_PASSWORD ", " -e CONFORMANCE_OTHER_PASSWORD ", " -e BASE_URL ", " -e CONFORMANCE_TAGS ",
+		" -e CONFORMANCE_EXPLORE ", " -e CONFORMANCE_SEED ",
 		" -e CONFORMANCE_REPORT_DIR=/reports ", " -e CONFORMANCE_EXPECTED_FAILURES=/input/CONFORMANCE_EXPECTED_FAILURES ",
 		" -v " + baseline + ":/input/CONFORMANCE_EXPECTED_FAILURES:ro ",
 		" --runtime runc --ulimit nofile=65536:65536 --network host ghcr.io/owner/conformance:v1.2.0 ",

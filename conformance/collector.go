@@ -63,7 +63,10 @@ func (c *collector) startAttempt(n int, only map[*report.ScenarioResult]bool) {
 
 // scenarioRun is one attempt of one scenario.
 type scenarioRun struct {
-	res       *report.ScenarioResult
+	res *report.ScenarioResult
+	// attempt is its number: 1, then 2… on retries. A watched scenario
+	// (lifetimes.go) may end while the retries of others run.
+	attempt   int
 	start     time.Time
 	stepStart time.Time
 	steps     []report.StepResult
@@ -122,7 +125,8 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 	}
 }
 
-func (c *collector) begin(p *godog.Scenario) *scenarioRun {
+// pickleKey is the key of the planned scenario p is (Planned.Key).
+func pickleKey(p *godog.Scenario) string {
 	var tags, texts []string
 	for _, t := range p.Tags {
 		tags = append(tags, t.Name)
@@ -130,7 +134,11 @@ func (c *collector) begin(p *godog.Scenario) *scenarioRun {
 	for _, s := range p.Steps {
 		texts = append(texts, s.Text)
 	}
-	key := selection.PickleKey(p.Uri, p.Name, tags, texts)
+	return selection.PickleKey(p.Uri, p.Name, tags, texts)
+}
+
+func (c *collector) begin(p *godog.Scenario) *scenarioRun {
+	key := pickleKey(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q := c.unclaimed[key]
@@ -141,7 +149,7 @@ func (c *collector) begin(p *godog.Scenario) *scenarioRun {
 	c.unclaimed[key] = q[1:]
 	now := c.now()
 	c.running[r] = now
-	return &scenarioRun{res: r, start: now, stepStart: now}
+	return &scenarioRun{res: r, attempt: c.attempt, start: now, stepStart: now}
 }
 
 func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResultStatus, err error) {
@@ -205,7 +213,7 @@ func (c *collector) end(run *scenarioRun) {
 	for len(run.steps) < len(r.Planned.Steps) {
 		run.steps = append(run.steps, report.StepResult{PlannedStep: r.Planned.Steps[len(run.steps)], Status: "skipped"})
 	}
-	r.Attempts = c.attempt
+	r.Attempts = run.attempt
 	r.Duration += c.now().Sub(run.start)
 	r.Steps = run.steps
 	failedNow := false
@@ -243,9 +251,9 @@ func (c *collector) end(run *scenarioRun) {
 		run.skip = selection.ReasonUnreachable
 	}
 	switch {
-	case failedNow && c.attempt == 1 && r.Failure.Setup:
+	case failedNow && run.attempt == 1 && r.Failure.Setup:
 		r.Verdict = report.SetupFailed
-	case failedNow && c.attempt == 1:
+	case failedNow && run.attempt == 1:
 		r.Verdict = report.Failed
 	case failedNow:
 		// still failing on a retry
@@ -264,7 +272,7 @@ func (c *collector) end(run *scenarioRun) {
 		case selection.ReasonUnreachable:
 			r.Detail = c.throttle.Unreachable().Error()
 		}
-	case c.attempt > 1:
+	case run.attempt > 1:
 		r.Verdict = report.Flaky
 	default:
 		r.Verdict = report.Passed

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-
-	"eventsvc/conformance/selection"
 )
 
 // controlFromEnv reads CONTROL_URL, the address of the control API of a
@@ -13,7 +11,7 @@ import (
 // CONFORMANCE_CONTROL_TOKEN, its bearer token if it needs one. With them
 // the clock steps move that server's clock, and unless CONFORMANCE_TAGS
 // says otherwise the run also selects the scenarios of token validity
-// (ControlTags).
+// (selection.ControlTags, which FromEnv gives).
 func controlFromEnv(getenv func(string) string, o *Options) error {
 	control := strings.TrimRight(strings.TrimSpace(getenv("CONTROL_URL")), "/")
 	token := getenv("CONFORMANCE_CONTROL_TOKEN")
@@ -29,8 +27,5 @@ func controlFromEnv(getenv func(string) string, o *Options) error {
 	}
 	o.Target.ControlURL = control
 	o.Target.ControlToken = token
-	if getenv("CONFORMANCE_TAGS") == "" {
-		o.Tags = selection.ControlTags
-	}
 	return nil
 }

@@ -65,7 +65,11 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	if err != nil {
 		return Options{}, err
 	}
-	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, FailOnNotRun: failOnNotRun, DemoCredentials: demo}
+	slow, err := ParseBool("CONFORMANCE_SLOW", get("CONFORMANCE_SLOW"))
+	if err != nil {
+		return Options{}, err
+	}
+	o := Options{ReportDir: get("CONFORMANCE_REPORT_DIR"), ReadOnly: readOnly, FailOnNotRun: failOnNotRun, DemoCredentials: demo, Slow: slow}
 	if o.Concurrency, err = parseCount("CONFORMANCE_CONCURRENCY", get("CONFORMANCE_CONCURRENCY"), 1, 64); err != nil {
 		return Options{}, err
 	}
@@ -102,7 +106,6 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
 		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
-		o.Tags, o.DefaultTags = selection.InProcessTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}
@@ -115,11 +118,11 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
 		}
 		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
-		o.Tags, o.DefaultTags = selection.RemoteTags, true
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}
 	}
+	o.Tags, o.DefaultTags = selection.DefaultTags(o.Target.Launcher == nil, o.Target.ControlURL != "", slow), true
 	if tagsSet {
 		o.Tags, o.DefaultTags = tags, false
 	}
@@ -200,7 +203,7 @@ var Variables = []string{
 	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET", "CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
 	"CONFORMANCE_OTHER_USERNAME", "CONFORMANCE_OTHER_PASSWORD", "CONFORMANCE_EVENT_FILE", "CONFORMANCE_TAGS",
 	"CONFORMANCE_REPORT_DIR", "CONFORMANCE_CONCURRENCY", "CONFORMANCE_RETRIES", "CONFORMANCE_EXPECTED_FAILURES",
-	"CONFORMANCE_TIMEOUT", "CONFORMANCE_MAX_ANSWER", "CONFORMANCE_CA_FILE", "CONFORMANCE_FAIL_ON_NOT_RUN",
+	"CONFORMANCE_TIMEOUT", "CONFORMANCE_MAX_ANSWER", "CONFORMANCE_CA_FILE", "CONFORMANCE_FAIL_ON_NOT_RUN", "CONFORMANCE_SLOW",
 }
 
 // runID names one run: the time it started, to the second, in UTC.

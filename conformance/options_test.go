@@ -99,3 +99,53 @@ func TestTheMaxAnswerIsReadAsASize(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowSelectsTheLifetimesBesideTheDefaultSelection: CONFORMANCE_SLOW
+// adds the @slow scenarios to the default selection of every target,
+// and to a tag expression that does not name @slow; without it they are
+// left out, saying why; a value that is not yes or no is refused.
+func TestSlowSelectsTheLifetimesBesideTheDefaultSelection(t *testing.T) {
+	slowRun := func(vars map[string]string) (run, left map[string]bool) {
+		t.Helper()
+		o, err := FromEnv(lookup(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, _, err := Plan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, left = map[string]bool{}, map[string]bool{}
+		for _, p := range plan {
+			if slices.Contains(p.Tags, "@slow") {
+				if p.Run {
+					run[p.Place()] = true
+				} else if p.Reason == selection.ReasonSlow {
+					left[p.Place()] = true
+				}
+			}
+		}
+		return run, left
+	}
+	remote := map[string]string{"BASE_URL": "https://staging.example"}
+	if run, left := slowRun(remote); len(run) != 0 || len(left) != 4 {
+		t.Errorf("without CONFORMANCE_SLOW: %d @slow scenarios run, %d left out as @slow; want none and 4", len(run), len(left))
+	}
+	for name, vars := range map[string]map[string]string{
+		"a deployment":               {"BASE_URL": "https://staging.example", "CONFORMANCE_SLOW": "1"},
+		"one with a control API":     {"BASE_URL": "http://127.0.0.1:8080", "CONTROL_URL": "http://127.0.0.1:9090", "CONFORMANCE_SLOW": "true"},
+		"the in-process server":      {"CONFORMANCE_SLOW": "1"},
+		"tags that do not name them": {"BASE_URL": "https://staging.example", "CONFORMANCE_SLOW": "1", "CONFORMANCE_TAGS": "@spec and not @writes"},
+	} {
+		if run, _ := slowRun(vars); len(run) != 4 {
+			t.Errorf("%s with CONFORMANCE_SLOW: %d @slow scenarios run, want 4", name, len(run))
+		}
+	}
+	o, err := FromEnv(lookup(map[string]string{"BASE_URL": "https://staging.example", "CONFORMANCE_SLOW": "1"}))
+	if err != nil || !o.Slow || o.Tags != "@spec && ~@local" {
+		t.Errorf("CONFORMANCE_SLOW=1: slow %v, tags %q (%v)", o.Slow, o.Tags, err)
+	}
+	if _, err := FromEnv(lookup(map[string]string{"CONFORMANCE_SLOW": "an hour"})); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "CONFORMANCE_SLOW") {
+		t.Errorf("CONFORMANCE_SLOW=an hour: %v, want a usage error naming it", err)
+	}
+}

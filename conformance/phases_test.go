@@ -11,7 +11,9 @@ import (
 // a scenario that walks the whole event list runs neither with scenarios
 // that are @writes nor with those whose steps create what they need (the
 // user manages an event), since a creation during the walk shifts its
-// pages; and a scenario that moves the target's clock runs alone.
+// pages; and a scenario that moves the target's clock runs alone: a
+// @clock one, and a @slow one, which against a deployment with a control
+// API moves its clock too (without one it is watched apart, Run).
 func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	planned := func(file string, line int, tags []string, steps ...string) *selection.Planned {
 		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
@@ -26,6 +28,7 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 		planned("writing.feature", 5, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
 		planned("api_root.feature", 5, []string{"@spec"}, "a caller reads the API root"),
 		planned("token_validity.feature", 11, []string{"@spec", "@local", "@clock"}, "the user has a token", "599 seconds pass"),
+		planned("token_validity.feature", 66, []string{"@spec", "@slow"}, "the user has a token", "the lifetime announced with the access token has passed"),
 	}
 	phaseOf := map[string]int{}
 	for i, ph := range phases(plan, 8, true) {
@@ -42,11 +45,11 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	if phaseOf["api_root.feature:5"] != walk {
 		t.Errorf("a scenario that only reads should run with the walk: %v", phaseOf)
 	}
-	if len(phaseOf) != 5 {
-		t.Fatalf("want 5 scenarios placed, got %v", phaseOf)
+	if len(phaseOf) != 6 {
+		t.Fatalf("want 6 scenarios placed, got %v", phaseOf)
 	}
 	all := phases(plan, 8, true)
-	if last := all[len(all)-1]; last.concurrency != 1 || !slices.Contains(last.paths, "token_validity.feature:11") {
+	if last := all[len(all)-1]; last.concurrency != 1 || !slices.Contains(last.paths, "token_validity.feature:11") || !slices.Contains(last.paths, "token_validity.feature:66") {
 		t.Errorf("a scenario that moves the target's clock should run alone, after the others: %+v", all)
 	}
 }

@@ -10,10 +10,12 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -89,10 +91,19 @@ type Options struct {
 	// ReadOnly leaves out the scenarios that create or change data
 	// (@writes).
 	ReadOnly bool
-	// FailOnNotRun fails the run when a rule of the specification the run
-	// could check was not checked (Report.Unchecked): read-only, the
-	// target's data did not allow it, or its scenario failed first.
+	// FailOnNotRun fails the run when it left a rule of the specification
+	// unchecked that another run against the target could check
+	// (Report.Unchecked): read-only, the target's data did not allow it,
+	// its scenario failed first, the token lifetimes without -slow or a
+	// control API, the tags left it out; not the reference server's
+	// configuration, which no remote run checks.
 	FailOnNotRun bool
+	// Slow checks the token lifetimes in real time: the @slow scenarios,
+	// which the default selections leave out, are selected as any other
+	// (-slow). Against a deployment without a control API they run
+	// beside the rest of the run, started first (Run); in-process, or
+	// with a control API, they move a clock and take no time.
+	Slow bool
 	// NoSummary leaves out the per-rule summary at the end.
 	NoSummary bool
 	// DemoCredentials says that the credentials are the reference
@@ -104,6 +115,13 @@ type Options struct {
 	// Progress is how often a line tells of scenarios still running after
 	// that long (such as the @slow ones, which wait). Default: 30 s.
 	Progress time.Duration
+	// Explore, when set, explores the target after the scenarios, unless
+	// the target throttled the run or stopped answering: its sequences
+	// are reported after the scenarios, in the same reports and summary,
+	// a rule a sequence failed is failed, and a fault a sequence found
+	// fails the run. The binary sets it (explore.Explorer); nil, as in
+	// the in-process suite of go test, explores nothing.
+	Explore Explorer
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
@@ -127,7 +145,7 @@ func Run(o Options) (*report.Report, error) {
 		o.Progress = 30 * time.Second
 	}
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
-		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries}
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun}
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}
@@ -162,12 +180,12 @@ func Run(o Options) (*report.Report, error) {
 	}
 
 	watch := &target.Watch{}
-	network := o.Target.Transport
-	o.Target.Transport = watch.Transport(network)
+	given := o.Target.Transport
+	o.Target.Transport = watch.Transport(given)
 	origins := &origin.Log{}
 	o.Target.Origins = origins
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
-	checked, err := target.Preflight(o.Target, writes(plan))
+	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
 	if err != nil {
 		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
 		rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
@@ -189,35 +207,55 @@ func Run(o Options) (*report.Report, error) {
 	if checked, err = WithContract(checked); err != nil {
 		return rep, err
 	}
+	explored := explorationTarget(checked, given, o.ReadOnly)
 	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
 	o.Target.Discovery = &steps.Discovery{}
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
 		o.Target.Pool = &steps.Pool{}
 	}
-	aud := newAudit(o.Target, watch.Transport(ownConnections(network)), redactor)
+	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor)
 	o.Target.Audit = aud
 
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
+	out.NotCheckedAhead(report.PlannedNotChecked(catalogue, plan))
 	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
-	stop := out.Watch(col.longRunning, o.Progress)
+	lifetimes, rest, godogTags, err := watchLifetimes(o, col, out, plan, effective, godogTags, watch)
+	if err != nil {
+		return nil, err
+	}
+	stop := out.Watch(func(d time.Duration) map[*report.ScenarioResult]time.Duration {
+		long := col.longRunning(d)
+		maps.DeleteFunc(long, func(r *report.ScenarioResult, _ time.Duration) bool { return lifetimes.watches(r) }) // the watch tells of them
+		return long
+	}, o.Progress)
 	status := 0
-	for _, phase := range phases(plan, o.Concurrency, o.Target.Launcher == nil) {
-		p := o
-		p.Concurrency = phase.concurrency
-		status |= runGodog(p, col, godogTags, phase.paths)
+	if slices.ContainsFunc(rest, func(p *selection.Planned) bool { return p.Run }) {
+		for _, phase := range phases(rest, o.Concurrency, o.Target.Launcher == nil) {
+			p := o
+			p.Concurrency = phase.concurrency
+			status |= runGodog(context.Background(), p, col, godogTags, phase.paths)
+		}
 	}
 	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.Throttled() == nil && watch.Unreachable() == nil; attempt++ {
-		again, paths := retries(col.results, o.Baseline)
+		again, paths := retries(col.results, o.Baseline, lifetimes.watches)
 		if len(again) == 0 {
 			break
 		}
 		col.startAttempt(attempt, again)
 		serial := o
 		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
-		runGodog(serial, col, godogTags, paths)
+		runGodog(context.Background(), serial, col, godogTags, paths)
 	}
+	// The exploration, when the default run explores, runs after the
+	// other scenarios, beside the watch of the token lifetimes.
+	x := exploration{Report: &report.Report{}}
+	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
+		fmt.Fprintln(o.Output)
+		x = exploreAfter(o.Explore, explored, out)
+	}
+	status |= lifetimes.Wait()
 	aud.Close()
 	scenarios := col.finish()
 	audited, checks := auditResults(aud, plan, scenarios, o.Target)
@@ -226,11 +264,16 @@ func Run(o Options) (*report.Report, error) {
 	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
-	rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
-	rep.Scenarios = append(scenarios, audited...)
+	rep.Scenarios = append(append(scenarios, x.Scenarios...), audited...)
+	foreign := origins.Foreign()
+	if x.Foreign != nil {
+		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
+	}
+	rep.Foreign = origin.Mask(foreign, redactor.String)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	x.addTo(rep)
 	checkedByAudit(rep.Rules, checks)
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
@@ -240,9 +283,13 @@ func Run(o Options) (*report.Report, error) {
 		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.Throttled().Error()
 	case watch.Unreachable() != nil:
 		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.Unreachable().Error()
-	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0,
+	case x.Outcome == report.OutcomeThrottled || x.Outcome == report.OutcomeUnreachable:
+		rep.Outcome, rep.Error = x.Outcome, x.Error
+	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0 || found(rep),
 		o.FailOnNotRun && len(rep.Unchecked()) > 0:
 		rep.Outcome = report.OutcomeFailed
+	case x.err != nil:
+		rep.Outcome, rep.Error = report.OutcomeFailed, x.notStarted()
 	case status != 0 && o.Baseline == nil && rep.Counts()[report.Flaky] == 0:
 		rep.Outcome = report.OutcomeFailed // a failure no rule counts
 	}
@@ -278,7 +325,7 @@ func Plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	if err := selection.CheckTags(expr, plan, catalogue); err != nil {
 		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly}
+	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly, Slow: o.Slow}
 	effective, err := selection.Select(plan, sel)
 	if err != nil {
 		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -364,7 +411,9 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		g.steps += len(p.Steps)
 		g.writes = g.writes || slices.Contains(p.Tags, "@writes") ||
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
-		g.clock = g.clock || slices.Contains(p.Tags, "@clock")
+		// A @slow scenario that runs here moves the clock too: against a
+		// deployment without a control API it is watched apart.
+		g.clock = g.clock || slices.Contains(p.Tags, "@clock") || slices.Contains(p.Tags, "@slow")
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}
@@ -396,12 +445,13 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 }
 
 // retries returns the scenarios that failed and no baseline entry
-// expects to fail, and the godog paths of their scenarios.
-func retries(results []*report.ScenarioResult, bl *report.Baseline) (map[*report.ScenarioResult]bool, []string) {
+// expects to fail, but those of skip (the watched ones, which would wait
+// for their lifetimes again), and the godog paths of their scenarios.
+func retries(results []*report.ScenarioResult, bl *report.Baseline, skip func(*report.ScenarioResult) bool) (map[*report.ScenarioResult]bool, []string) {
 	again := map[*report.ScenarioResult]bool{}
 	var paths []string
 	for _, r := range results {
-		if r.Verdict != report.Failed && r.Verdict != report.SetupFailed {
+		if r.Verdict != report.Failed && r.Verdict != report.SetupFailed || skip(r) {
 			continue
 		}
 		if _, expected := bl.Covers(r); expected {
@@ -415,26 +465,33 @@ func retries(results []*report.ScenarioResult, bl *report.Baseline) (map[*report
 	return again, paths
 }
 
-// runGodog runs the selected scenarios of paths once, and its godog
-// status.
-func runGodog(o Options, col *collector, tags string, paths []string) int {
+// runGodog runs the selected scenarios of paths once, each with ctx as
+// its context and the hooks of more, and returns its godog status.
+func runGodog(ctx context.Context, o Options, col *collector, tags string, paths []string, more ...func(*godog.ScenarioContext)) int {
 	initializer := o.Steps
 	if initializer == nil {
 		initializer = steps.Initializer
 	}
+	inner := initializer(o.Target)
 	suite := godog.TestSuite{
-		Name:                "event-service-conformance",
-		ScenarioInitializer: col.wrap(initializer(o.Target)),
+		Name: "event-service-conformance",
+		ScenarioInitializer: col.wrap(func(sc *godog.ScenarioContext) {
+			inner(sc)
+			for _, hook := range more {
+				hook(sc)
+			}
+		}),
 		Options: &godog.Options{
-			Format:      "progress",
-			Output:      io.Discard,
-			Strict:      true,
-			NoColors:    true,
-			Tags:        tags,
-			FS:          o.Features,
-			Paths:       paths,
-			TestingT:    o.TestingT,
-			Concurrency: o.Concurrency,
+			DefaultContext: ctx,
+			Format:         "progress",
+			Output:         io.Discard,
+			Strict:         true,
+			NoColors:       true,
+			Tags:           tags,
+			FS:             o.Features,
+			Paths:          paths,
+			TestingT:       o.TestingT,
+			Concurrency:    o.Concurrency,
 		},
 	}
 	return suite.Run()

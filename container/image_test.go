@@ -34,11 +34,12 @@ import (
 // image`, checks what they hold and how they are configured, that the
 // suite's image checks an https target's certificate with the CA
 // certificates it holds, starts the server's image and runs the suite's
-// image against it: the whole selection for a deployment, then, with the
-// server's control API, the @clock scenarios, which move its clock. It
-// reads the verdicts from the reports the suite writes into a mounted
-// folder. With the Go build cache warm it takes some 15 s; on a fresh
-// machine the two builds of make image take most of two minutes.
+// image against it: its default run, the whole selection for a deployment
+// and then an exploration, then, with the server's control API, the
+// @clock scenarios, which move its clock. It reads the verdicts from the
+// reports the suite writes into a mounted folder. With the Go build cache
+// warm it takes some 40 s, ten of them the default run's exploration; on
+// a fresh machine the two builds of make image take most of two minutes.
 func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 	p := needPodman(t)
 	began := time.Now()
@@ -177,6 +178,9 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 		if passed := r.passed(); r.Outcome != "passed" || r.Counts["failed"] != 0 || passed < 30 || r.Target != base {
 			t.Errorf("the suite against %s: %s, rules %v, %d scenarios passed, against %s; want a pass of at least 30 scenarios", base, r.Outcome, r.Counts, passed, r.Target)
 		}
+		if n := len(r.sequences()); n == 0 {
+			t.Errorf("the suite's default run against %s explored no sequence after its scenarios", base)
+		}
 		for _, s := range r.clock() {
 			if s.Verdict != "not run" {
 				t.Errorf("%q (@clock) was %s without a control API", s.Name, s.Verdict)
@@ -199,7 +203,8 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 
 	t.Run("the CI script runs the suite's image", func(t *testing.T) {
 		// ci/conformance.sh, as the GitHub action and the GitLab template
-		// run it, in image mode with this machine's podman flags.
+		// run it, in image mode with this machine's podman flags; the
+		// exploration left out by its variable, which the script passes on.
 		base := p.startServer(t, server, "-addr", "127.0.0.1:"+freePort(t))
 		for _, c := range []struct {
 			secret string
@@ -209,7 +214,7 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 			script := exec.Command("sh", filepath.Join("..", "ci", "conformance.sh"))
 			script.Env = append(os.Environ(), "SUITE_MODE=image", "SUITE_IMAGE="+suite, "CONTAINER_ENGINE="+p.podman,
 				"CONTAINER_RUN_FLAGS="+strings.Join(p.flags, " "), "BASE_URL="+base, "CONFORMANCE_TAGS=@TOK-5",
-				"CONFORMANCE_CLIENT_SECRET="+c.secret, "CONFORMANCE_REPORT_DIR="+reports)
+				"CONFORMANCE_CLIENT_SECRET="+c.secret, "CONFORMANCE_REPORT_DIR="+reports, "CONFORMANCE_EXPLORE=0")
 			out, _ := script.CombinedOutput()
 			if got := script.ProcessState.ExitCode(); got != c.want {
 				t.Errorf("ci/conformance.sh with the client secret %q: exit %d, want %d:\n%s", c.secret, got, c.want, out)
@@ -217,8 +222,13 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 			if strings.Contains(string(out), "not-the-secret") {
 				t.Errorf("ci/conformance.sh wrote the client secret:\n%s", out)
 			}
-			if fi, err := os.Stat(filepath.Join(reports, "conformance.json")); err != nil || fi.Size() == 0 {
+			b, err := os.ReadFile(filepath.Join(reports, "conformance.json"))
+			var r suiteRun
+			if err != nil || json.Unmarshal(b, &r) != nil {
 				t.Errorf("ci/conformance.sh with the client secret %q wrote no conformance.json in %s: %v\n%s", c.secret, reports, err, out)
+			}
+			if n := len(r.sequences()); n > 0 {
+				t.Errorf("ci/conformance.sh with CONFORMANCE_EXPLORE=0: the suite's image explored %d sequences", n)
 			}
 		}
 	})
@@ -227,7 +237,7 @@ func TestTheImagesBuildRunAndPassTheSuite(t *testing.T) {
 		started := time.Now()
 		control := "127.0.0.1:" + freePort(t)
 		base := p.startServer(t, server, "-addr", "127.0.0.1:"+freePort(t), "-control", control)
-		r := p.runSuite(t, suite, "BASE_URL="+base, "CONTROL_URL=http://"+control, "CONFORMANCE_TAGS=@clock and (@spec or @ref)")
+		r := p.runSuite(t, suite, "BASE_URL="+base, "CONTROL_URL=http://"+control, "CONFORMANCE_TAGS=@clock and (@spec or @ref)", "CONFORMANCE_EXPLORE=0")
 		clock := r.clock()
 		if r.Outcome != "passed" || r.Counts["failed"] != 0 || len(clock) < 5 {
 			t.Errorf("the @clock scenarios: %s, %v, %d of them; want a pass of at least 5", r.Outcome, r.Counts, len(clock))
@@ -323,9 +333,11 @@ type suiteRun struct {
 	Scenarios []scenario     `json:"scenarios"`
 }
 
-// scenario is one scenario of conformance.json and its verdict.
+// scenario is one scenario of conformance.json, or a sequence of its
+// exploration, and its verdict.
 type scenario struct {
 	Name         string   `json:"name"`
+	Place        string   `json:"place"`
 	Tags         []string `json:"tags"`
 	Verdict      string   `json:"verdict"`
 	NotRunReason string   `json:"notRunReason"`
@@ -340,6 +352,17 @@ func (r suiteRun) passed() int {
 		}
 	}
 	return n
+}
+
+// sequences returns the sequences of the exploration after the scenarios.
+func (r suiteRun) sequences() []scenario {
+	var out []scenario
+	for _, s := range r.Scenarios {
+		if strings.HasPrefix(s.Place, "explore:") {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // clock returns the scenarios tagged @clock.

@@ -31,7 +31,14 @@ type held struct {
 	pooled          bool      // access is the run's (Pool), refresh unknown
 	previous        string    // the access token before the last one issued
 	expiresIn       int64     // expires_in of the last access token
-	issuedAt        time.Time // when it was issued
+	issuedAt        time.Time // when it was issued (scenario.now)
+	// first is the first refresh token the account was given, and when:
+	// the one whose lifetime the @slow scenarios watch, whatever a
+	// refresh gives in its place.
+	first struct {
+		refresh string
+		issued  time.Time
+	}
 }
 
 // of returns the tokens of holder ("user" or "other"); nil for anyone else.

@@ -1,61 +1,201 @@
 package steps
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/cucumber/godog"
 )
 
-// slowMargin is added to a real-time wait against a remote target, for the
-// clocks of two machines and the time requests take.
-const slowMargin = 2 * time.Second
+// Clock tells the time and lets it pass: the machine's (SystemClock), or
+// a test's, which need not wait an hour for a token to age.
+type Clock interface {
+	Now() time.Time
+	// Sleep returns once d has passed, or with ctx's error when ctx is
+	// done first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the machine's clock.
+type SystemClock struct{}
+
+// Now is the machine's time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d, or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Lifetimes are the token lifetimes the @slow scenarios check, and how
+// close to their end: a token is checked to work Margin before its
+// lifetime ends, and to be refused Margin after, for a target that counts
+// in whole seconds and for the time a request takes.
+type Lifetimes struct {
+	// Access is the longest an access token may live (CLI-5, LIM-1): a
+	// token announced with a shorter expires_in is checked for that.
+	Access time.Duration
+	// Refresh is how long a refresh token lives (CLI-6, LIM-2).
+	Refresh time.Duration
+	Margin  time.Duration
+}
+
+// SpecLifetimes are the specification's: 600 s and 3600 s, checked 5 s
+// before and after their end.
+func SpecLifetimes() Lifetimes {
+	return Lifetimes{Access: 600 * time.Second, Refresh: 3600 * time.Second, Margin: 5 * time.Second}
+}
+
+// orSpec is l, or the specification's where l has none.
+func (l Lifetimes) orSpec() Lifetimes {
+	if l == (Lifetimes{}) {
+		return SpecLifetimes()
+	}
+	return l
+}
+
+// The steps that let a token's lifetime pass, from its issue: the access
+// token's (as announced with it, up to Lifetimes.Access), the refresh
+// token's (the first one the scenario was given), or half of it; nearly
+// is Margin before its end, passed Margin after.
+var (
+	accessLifetime  = regexp.MustCompile(`^the lifetime announced with the access token has (nearly )?passed$`)
+	refreshLifetime = regexp.MustCompile(`^(half )?the (?:first )?refresh token's lifetime has (nearly )?passed$`)
+)
+
+// Due says when a step that lets a token's lifetime pass ends, counted
+// from the issue of the scenario's first tokens, with tokens that live as
+// long as l says: upTo is true when it may end sooner, the target
+// announcing a shorter access token lifetime. ok is false for any other
+// step.
+func (l Lifetimes) Due(text string) (after time.Duration, upTo, ok bool) {
+	l = l.orSpec()
+	if m := accessLifetime.FindStringSubmatch(text); m != nil {
+		return l.around(l.Access, m[1] != ""), true, true
+	}
+	if m := refreshLifetime.FindStringSubmatch(text); m != nil {
+		if m[1] != "" {
+			return l.Refresh / 2, false, true
+		}
+		return l.around(l.Refresh, m[2] != ""), false, true
+	}
+	return 0, false, false
+}
+
+// around is Margin before the end of lifetime, when nearly, or after.
+func (l Lifetimes) around(lifetime time.Duration, nearly bool) time.Duration {
+	if nearly {
+		return lifetime - l.Margin
+	}
+	return lifetime + l.Margin
+}
 
 // The steps that let time pass: in-process by moving the server's clock
 // (@local), against a reference server with a control API by moving its
 // clock through it, against a deployment in real time (@slow).
 func (s *scenario) registerClockSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^(\d+) (?:more )?seconds? pass(?:es)?$`, s.timePasses)
-	sc.Step(`^the lifetime announced with the access token has passed$`, func() error { return s.wait(time.Duration(s.tokens.user.expiresIn) * time.Second) })
-	sc.Step(`^(\d+) seconds have passed since the token was issued$`, s.waitSinceIssue)
+	sc.Step(accessLifetime.String(), s.accessLifetimePasses)
+	sc.Step(refreshLifetime.String(), s.refreshLifetimePasses)
+}
+
+// now is the time of the target's clock as the scenario keeps it: the
+// run's clock (Target.Clock), plus what the scenario moved the target's
+// clock by; in-process, where the server's clock moves only when told,
+// the scenario's start plus that.
+func (s *scenario) now() time.Time {
+	if s.instance != nil {
+		return s.began.Add(s.advanced)
+	}
+	return s.clock().Now().Add(s.advanced)
+}
+
+// clock is the run's clock: Target.Clock, or the machine's.
+func (s *scenario) clock() Clock {
+	if s.target.Clock != nil {
+		return s.target.Clock
+	}
+	return SystemClock{}
+}
+
+// accessLifetimePasses lets the user's access token's lifetime pass,
+// nearly or wholly, from its issue: the expires_in announced with it, up
+// to Lifetimes.Access, or that when it announced none.
+func (s *scenario) accessLifetimePasses(ctx context.Context, nearly string) error {
+	l := s.target.Lifetimes.orSpec()
+	h := s.tokens.user
+	if h.access == "" {
+		return fmt.Errorf("the scenario holds no access token to watch")
+	}
+	lifetime := l.Access
+	if announced := time.Duration(h.expiresIn) * time.Second; announced > 0 && announced < lifetime {
+		lifetime = announced
+	}
+	return s.waitUntil(ctx, h.issuedAt.Add(l.around(lifetime, nearly != "")))
+}
+
+// refreshLifetimePasses lets the lifetime of the user's first refresh
+// token pass, nearly or wholly, or half of it, from its issue.
+func (s *scenario) refreshLifetimePasses(ctx context.Context, half, nearly string) error {
+	l := s.target.Lifetimes.orSpec()
+	h := s.tokens.user
+	if h.first.refresh == "" {
+		return fmt.Errorf("the scenario holds no refresh token to watch")
+	}
+	d := l.around(l.Refresh, nearly != "")
+	if half != "" {
+		d = l.Refresh / 2
+	}
+	return s.waitUntil(ctx, h.first.issued.Add(d))
+}
+
+// waitUntil lets time pass until t of the target's clock (now).
+func (s *scenario) waitUntil(ctx context.Context, t time.Time) error {
+	return s.wait(ctx, t.Sub(s.now()))
 }
 
 // wait lets d pass: in-process by moving the server's clock, through the
 // control API when the target has one, against a remote target in real
-// time, plus slowMargin.
-func (s *scenario) wait(d time.Duration) error {
-	d = max(d, 0)
-	s.target.Pool.forget() // its tokens age too
-	if s.scope != nil && (s.instance != nil || s.target.ControlURL != "") {
-		s.scope.Advance(d)
-	}
-	if s.instance != nil {
-		s.instance.Advance(d)
+// time, on the run's clock.
+func (s *scenario) wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
 		return nil
 	}
-	if s.target.ControlURL != "" {
-		return s.advanceClock(d)
+	if s.scope != nil && (s.instance != nil || s.target.ControlURL != "") {
+		s.scope.Advance(d) // the audit's tokens age with the target's clock
 	}
-	time.Sleep(d + slowMargin)
+	switch {
+	case s.instance != nil:
+		s.instance.Advance(d)
+	case s.target.ControlURL != "":
+		if err := s.advanceClock(d); err != nil {
+			return err
+		}
+	default:
+		if err := s.clock().Sleep(ctx, d); err != nil {
+			return fmt.Errorf("the wait of %s was cut short: %w", d.Round(time.Second), err)
+		}
+		return nil
+	}
+	s.target.Pool.forget() // the run's tokens age with the clock moved
+	s.advanced += d
 	return nil
-}
-
-// waitSinceIssue lets n seconds pass since the user's last token was
-// issued. The in-process server's clock moves only when told to, so there
-// the whole span passes; in real time, what has already passed is counted.
-func (s *scenario) waitSinceIssue(n int) error {
-	d := time.Duration(n) * time.Second
-	if s.instance == nil {
-		d -= time.Since(s.tokens.user.issuedAt)
-	}
-	return s.wait(d)
 }
 
 // timePasses moves the server's clock by n seconds: the in-process
 // server's, or a reference server's through its control API.
-func (s *scenario) timePasses(n int) error {
+func (s *scenario) timePasses(ctx context.Context, n int) error {
 	if s.instance == nil && s.target.ControlURL == "" {
 		return fmt.Errorf("moving the clock needs the in-process reference server (tag @local), or a reference server's control API (-control-url)")
 	}
-	return s.wait(time.Duration(n) * time.Second)
+	return s.wait(ctx, time.Duration(n)*time.Second)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
@@ -62,6 +63,11 @@ type scenario struct {
 	config   ServerConfig // the in-process server's configuration, as the steps build it
 	startErr error        // the in-process server's refusal to start
 	started  bool
+
+	// began is when the scenario began, and advanced how far it moved
+	// the target's clock since (now).
+	began    time.Time
+	advanced time.Duration
 }
 
 // Initializer returns the scenario initializer for a run against target.
@@ -136,6 +142,7 @@ func (s *scenario) start() error {
 	s.client = guarded.Client() // every answer bounded (Target.MaxAnswer, Timeout)
 	s.client.Jar = s.jar
 	s.clientAuth = clientAuth{id: s.creds.ClientID, secret: s.creds.ClientSecret}
+	s.began, s.advanced = time.Now(), 0
 	if s.target.Launcher == nil {
 		s.use(s.target.BaseURL)
 		return nil

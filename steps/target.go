@@ -67,6 +67,13 @@ type Target struct {
 	// Pool, when set, shares the accounts' access tokens among the
 	// scenarios of a run. Nil: each scenario asks for its own.
 	Pool *Pool
+	// Clock is the time the @slow scenarios wait on against a
+	// deployment, for tokens to age. Nil: the machine's (SystemClock).
+	Clock Clock
+	// Lifetimes are the token lifetimes the @slow scenarios check. Zero:
+	// the specification's (SpecLifetimes); the suite's own tests shorten
+	// them, against a server whose tokens live as long.
+	Lifetimes Lifetimes
 }
 
 // Client returns a client for the target: its Transport, with every

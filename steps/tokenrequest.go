@@ -3,7 +3,6 @@ package steps
 import (
 	"fmt"
 	"regexp"
-	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
@@ -18,7 +17,7 @@ type clientAuth struct {
 // tokenRequestPhrase is what the client may ask the token endpoint for, in
 // the words of the features: whose token, or which refresh, and how the
 // request departs from a correct one. tokenAsk reads it.
-const tokenRequestPhrase = `((?:the user's|the other user's|an unknown user's) token|a token with the client's credentials as the user's|a refresh of (?:the refresh token|the other user's refresh token|the access token|a made-up token))(?: (.+))?`
+const tokenRequestPhrase = `((?:the user's|the other user's|an unknown user's) token|a token with the client's credentials as the user's|a refresh of (?:the refresh token|the first refresh token|the other user's refresh token|the access token|a made-up token))(?: (.+))?`
 
 // tokenAsk is one request to the token endpoint: its parameters in order,
 // how the client authenticates, whether the body is JSON, and whose tokens
@@ -84,6 +83,19 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		a.rules = []string{"TOK-10"}
 	case "a refresh of a made-up token":
 		refresh(s.madeUpToken(), "")
+	case "a refresh of the first refresh token":
+		// The one whose lifetime a @slow scenario watches: whether it is
+		// honoured shows the scenario's rule, whatever refreshes came
+		// between.
+		h, err := s.ownToken("user")
+		if err != nil {
+			return a, err
+		}
+		if h.first.refresh == "" {
+			return a, noRefreshToken("the user")
+		}
+		refresh(h.first.refresh, "user")
+		a.rules = nil
 	case "a refresh of the other user's refresh token":
 		h, err := s.ownToken("other")
 		if err != nil {
@@ -268,10 +280,13 @@ func (s *scenario) keepTokens(x *exchange, holder string) {
 		return
 	}
 	h.previous, h.access = h.access, access
+	h.issuedAt = s.now()
 	if refresh != "" {
 		h.refresh = refresh
+		if h.first.refresh == "" {
+			h.first.refresh, h.first.issued = refresh, h.issuedAt
+		}
 	}
-	h.issuedAt = time.Now()
 	if n, ok := x.json.(map[string]any)["expires_in"].(float64); ok {
 		h.expiresIn = int64(n)
 	}

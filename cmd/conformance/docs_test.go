@@ -33,10 +33,9 @@ func TestTheDocsNameOnlyFlagsAndVariablesThatExist(t *testing.T) {
 	if len(flags) < 10 {
 		t.Fatalf("only %d flags in the usage:\n%s", len(flags), usage.String())
 	}
-	// The flags of go test commands are go's.
 	// The flags of go test commands are go's, those of eventsvc serve the
-	// server's.
-	binaryDoc := regexp.MustCompile("(go (test|build|run)|eventsvc serve)[^`\n]*").ReplaceAllString(doc, "")
+	// server's, those of conformance explore (-replay) the explorer's.
+	binaryDoc := regexp.MustCompile("(go (test|build|run)|eventsvc serve|conformance explore)[^`\n]*").ReplaceAllString(doc, "")
 	for _, m := range regexp.MustCompile("(?:^|[\\s`\\[(])-([a-z][a-z-]+)").FindAllStringSubmatch(binaryDoc, -1) {
 		if !flags[m[1]] {
 			t.Errorf("the docs mention the flag -%s, which the binary does not have", m[1])

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,38 +93,8 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 			return fail(c.ReportDir, err)
 		}
 	}
-	numbers := []struct {
-		variable string
-		lo, hi   int
-		into     *int
-	}{
-		{"CONFORMANCE_MAX_ACTIONS", 1, 1_000_000, &o.MaxActions},
-		{"CONFORMANCE_MAX_EVENTS", 0, 100_000, &o.MaxEvents},
-		{"CONFORMANCE_FAILED_LOGINS", 0, 100, &o.FailedLogins},
-	}
-	for _, n := range numbers {
-		v, _ := env(n.variable)
-		if v == "" {
-			continue
-		}
-		i, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || i < n.lo || i > n.hi {
-			return fail(c.ReportDir, fmt.Errorf("%s %q: want a whole number from %d to %d", n.variable, v, n.lo, n.hi))
-		}
-		*n.into = i
-	}
-	if o.MaxEvents == 0 && isSet(env, "CONFORMANCE_MAX_EVENTS") {
-		o.ReadOnly = true // no event may be created: reads only
-	}
-	if o.FailedLogins == 0 && isSet(env, "CONFORMANCE_FAILED_LOGINS") {
-		o.FailedLogins = -1 // none
-	}
-	if v, _ := env("CONFORMANCE_SEED"); v != "" {
-		seed, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-		if err != nil || seed == 0 {
-			return fail(c.ReportDir, fmt.Errorf("CONFORMANCE_SEED %q: want a whole number from 1", v))
-		}
-		o.Seed = seed
+	if err := budget(env, &o); err != nil {
+		return fail(c.ReportDir, err)
 	}
 	if v, _ := env("CONFORMANCE_MAX_TIME"); v != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(v))

@@ -140,7 +140,7 @@ func TestPeakMemoryAgainstHostileAnswers(t *testing.T) {
 				vars []string
 				args []string
 			}{
-				{"scenarios", []string{"CONFORMANCE_TAGS=@API-7"}, nil},
+				{"scenarios", []string{"CONFORMANCE_TAGS=@API-7", "CONFORMANCE_EXPLORE=0"}, nil},
 				{"explorer", []string{"CONFORMANCE_SEED=1", "CONFORMANCE_MAX_ACTIONS=30", "CONFORMANCE_FAILED_LOGINS=0", "CONFORMANCE_MAX_TIME=60s"}, []string{"explore"}},
 			} {
 				dir := t.TempDir()

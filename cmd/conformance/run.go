@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance"
+	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/internal/version"
@@ -43,8 +44,10 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	vars.add("max-answer", "CONFORMANCE_MAX_ANSWER", "4MiB", "how much of an answer's body is read at most, counted after decompression, such as 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule")
 	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA")
 	vars.add("expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason")
+	addExploreFlags(vars)
 	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
-	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when a rule of the specification it could check was not checked (read-only, the target's data, a failure first); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
+	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when it left a rule of the specification unchecked that another run could check (read-only, the target's data, a failure first, the token lifetimes, the tags); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
+	slowFlag := fs.Bool("slow", false, "also check the token lifetimes in real time (the @slow scenarios: LIM-1, LIM-2, CLI-5, CLI-6): against a deployment without -control-url they are watched beside the rest of the run, which then takes about an hour; also CONFORMANCE_SLOW=1")
 	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
 	only := fs.String("run", "", "run only these scenarios, named file:line as the reports show them, separated by commas (an outline's line runs all its rows)")
 	rerun := fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run")
@@ -52,7 +55,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: generated sequences of actions against the\n       same target, each answer checked against the rules (conformance explore -h lists its flags; docs/explore.md)")
+		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-slow] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-explore D] [-seed N] [-max-actions N] [-max-events N] [-failed-logins N]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: an exploration alone, generated sequences of\n       actions against the same target, each answer checked against the rules (conformance explore -h lists its flags;\n       docs/explore.md)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -74,6 +77,9 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			return "1", true
 		}
 		if name == "CONFORMANCE_FAIL_ON_NOT_RUN" && *failOnNotRun {
+			return "1", true
+		}
+		if name == "CONFORMANCE_SLOW" && *slowFlag {
 			return "1", true
 		}
 		return lookup(name)
@@ -115,6 +121,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if o.ReportDir == "" {
 		o.ReportDir = "reports"
 	}
+	focused := map[bool]string{true: "-run"}[*only != ""]
+	if *rerun != "" {
+		focused = "-rerun-failed"
+	}
+	explored, none, err := exploration(env, focused)
+	if err != nil {
+		return notStarted(o.ReportDir, err)
+	}
 	o.Output = stdout
 	o.Format = *format
 	if o.Format != report.FormatCompact && o.Format != report.FormatPretty {
@@ -152,7 +166,14 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if o.Concurrency > 1 || o.Retries > 0 || o.Baseline != nil {
 		fmt.Fprintf(stdout, "Concurrency %d, retries %d, %d expected failures\n", max(o.Concurrency, 1), o.Retries, baselineSize(o.Baseline))
 	}
-	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan))
+	if explored != nil {
+		fmt.Fprintf(stdout, "Exploration: %s\n", explorationLine(explored, o.ReadOnly))
+		explored.Concurrency, explored.Output, explored.Color = o.Concurrency, stdout, o.Color
+		o.Explore = explore.Explorer{Options: *explored}
+	} else {
+		fmt.Fprintf(stdout, "Exploration: %s\n", none)
+	}
+	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan, explored))
 
 	rep, err := conformance.Run(o)
 	var names []string
@@ -216,12 +237,11 @@ func failedRules(rep *report.Report) string {
 	if n := rep.AnswersCut(); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d answer%s cut (longer than -max-answer or slower than -timeout)", n, plural(n)))
 	}
-	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
-		var ids []string
-		for _, r := range unchecked {
-			ids = append(ids, r.ID)
-		}
-		parts = append(parts, fmt.Sprintf("%d rule%s of the specification not checked: %s", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
+	if rep.Error != "" {
+		parts = append(parts, report.Visible(rep.Error))
+	}
+	if ids := rep.Unchecked(); rep.FailOnNotRun && len(ids) > 0 {
+		parts = append(parts, fmt.Sprintf("%d rule%s of the specification not checked: %s (-fail-on-not-run)", len(ids), plural(len(ids)), strings.Join(ids, ", ")))
 	}
 	if len(parts) == 0 {
 		return "some selected scenarios failed (see above and the reports)"
@@ -273,11 +293,16 @@ func baselineSize(bl *report.Baseline) int {
 	return len(bl.Entries)
 }
 
-// failedLoginsLine says how many failed logins the selection causes, which
-// a target that locks out accounts counts.
-func failedLoginsLine(plan []*selection.Planned) string {
+// failedLoginsLine says how many failed logins the selection causes, and
+// the exploration after it when there is one, which a target that locks
+// out accounts counts.
+func failedLoginsLine(plan []*selection.Planned, explored *explore.Options) string {
 	n := selection.FailedLogins(plan)
-	return fmt.Sprintf("Failed logins: these scenarios send %d token request%s with a wrong password or client secret on purpose; a target that locks out after fewer will throttle the run (exit 3)", n, plural(n))
+	more := ""
+	if explored != nil {
+		more = fmt.Sprintf(", and the exploration at most %d more", failedLoginsOf(explored))
+	}
+	return fmt.Sprintf("Failed logins: these scenarios send %d token request%s with a wrong password or client secret on purpose%s; a target that locks out after fewer will throttle the run (exit 3)", n, plural(n), more)
 }
 
 // selectionLine says how many scenarios run, by which expression, and how
@@ -317,6 +342,6 @@ func listScenarios(plan []*selection.Planned, effective selection.TagExpr, stdou
 		fmt.Fprintf(stdout, "%-22s %s  %s: %s\n", strings.Join(p.Rules, ","), p.Place(), p.Feature, p.Name)
 	}
 	fmt.Fprintf(stdout, "%d scenarios selected by %q\n", n, effective.String())
-	fmt.Fprintln(stdout, failedLoginsLine(plan))
+	fmt.Fprintln(stdout, failedLoginsLine(plan, nil))
 	return exitPassed
 }

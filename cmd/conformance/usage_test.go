@@ -38,6 +38,37 @@ func TestTheUsageNamesExplore(t *testing.T) {
 	}
 }
 
+// TestTheUsageSaysTheRunExploresOnce: conformance -h has -explore, the
+// time of the exploration that follows the scenarios, and the budget
+// flags of conformance explore it takes, which one entry names together,
+// once.
+func TestTheUsageSaysTheRunExploresOnce(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"-h"}, env(nil), &out, &errs); code != exitPassed {
+		t.Fatalf("-h: exit %d", code)
+	}
+	entries := usageEntries(errs.String())
+	budget := []string{"-seed", "-max-actions", "-max-events", "-failed-logins"}
+	for _, flag := range append([]string{"-explore"}, budget...) {
+		if _, ok := entries[strings.TrimPrefix(flag, "-")]; !ok {
+			t.Errorf("conformance -h has no %s:\n%s", flag, errs.String())
+		}
+	}
+	naming := 0
+	for _, text := range entries {
+		all := true
+		for _, flag := range budget {
+			all = all && regexp.MustCompile(regexp.QuoteMeta(flag)+`\b`).MatchString(text)
+		}
+		if all {
+			naming++
+		}
+	}
+	if naming != 1 || !strings.Contains(entries["explore"], "conformance explore") {
+		t.Errorf("%d entries of conformance -h name the exploration's budget flags together, want one, -explore's, saying they are conformance explore's:\n%s", naming, errs.String())
+	}
+}
+
 // TestEachDefaultIsSaidOnce: in the help of conformance and of
 // conformance explore, no flag says its default twice, even when the
 // variables it stands for are set (the flag package then prints their
@@ -46,7 +77,7 @@ func TestTheUsageNamesExplore(t *testing.T) {
 func TestEachDefaultIsSaidOnce(t *testing.T) {
 	vars := map[string]string{"BASE_URL": "https://staging.example", "CONTROL_URL": "http://127.0.0.1:9090"}
 	for _, name := range []string{"TAGS", "REPORT_DIR", "CONCURRENCY", "RETRIES", "TIMEOUT", "CA_FILE", "EXPECTED_FAILURES",
-		"SEED", "MAX_ACTIONS", "MAX_TIME", "MAX_EVENTS", "FAILED_LOGINS"} {
+		"SEED", "MAX_ACTIONS", "MAX_TIME", "MAX_EVENTS", "FAILED_LOGINS", "EXPLORE"} {
 		vars["CONFORMANCE_"+name] = "7"
 	}
 	for _, args := range [][]string{{"-h"}, {"explore", "-h"}} {

@@ -96,6 +96,10 @@ type Options struct {
 	Output io.Writer
 	// Color colours the output, for a terminal.
 	Color bool
+
+	// checked says that the target passed the preflight of a run of the
+	// scenarios (Explorer), which the exploration does not send again.
+	checked bool
 }
 
 // runner is one exploration.
@@ -138,6 +142,36 @@ type tokens struct{ access, refresh string }
 // and the reports in ReportDir. The report is returned with every error
 // but ErrSetup.
 func Run(ctx context.Context, o Options) (*report.Report, error) {
+	o = o.withDefaults()
+	out := report.NewConsole(o.Output, report.FormatCompact, o.Color)
+	out.ReportDir, out.Unit = o.ReportDir, "sequence"
+	w := &report.Writer{Dir: o.ReportDir}
+	rep, err := explore(ctx, o, w.Start, out.ScenarioEnded)
+	switch {
+	case errors.Is(err, ErrThrottled):
+		if werr := w.Finish(rep); werr != nil {
+			return rep, werr
+		}
+		return rep, err
+	case errors.Is(err, ErrSetup):
+		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
+			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+		}
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	report.NameReproductions(rep.Scenarios)
+	out.Summary(rep)
+	if err := w.Finish(rep); err != nil {
+		return rep, err
+	}
+	return rep, rep.Err()
+}
+
+// withDefaults is o with a seed drawn from the clock and the defaults of
+// the budgets it leaves at zero.
+func (o Options) withDefaults() Options {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -153,13 +187,26 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if o.FailedLogins == 0 {
 		o.FailedLogins = DefaultFailedLogins
 	}
+	return o
+}
+
+// explore readies the exploration o asks for, tells started of it, runs
+// its sequences, telling ended of each as it ends, and returns what it
+// found as a report it writes nowhere: the sequences, each finding with
+// its replay file (report.Failure.Replay), the rules with their checks.
+// Its error is ErrThrottled, with the report, when the target throttled
+// the setup, and ErrSetup, with a report saying what was set, when it
+// could not start.
+func explore(ctx context.Context, o Options, started func(*report.Report) error, ended func(*report.ScenarioResult)) (*report.Report, error) {
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: "explore", Selection: fmt.Sprintf("explore, seed %d", o.Seed),
 		ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL, Concurrency: o.Concurrency, FailedLogins: max(o.FailedLogins, 0)}
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}
-	origins := &origin.Log{}
-	o.Target.Origins = origins
+	if o.Target.Origins == nil {
+		o.Target.Origins = &origin.Log{}
+	}
+	origins := o.Target.Origins
 	foreign := func() []origin.Foreign {
 		return origin.Mask(origins.Foreign(), redact.New(o.Target.Credentials.Secrets()...).String)
 	}
@@ -168,37 +215,28 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if errors.As(err, &throttled) {
 		rep.Foreign = foreign()
 		rep.Outcome, rep.Error, rep.Duration = report.OutcomeThrottled, throttled.Error(), time.Since(rep.Started)
-		if werr := (&report.Writer{Dir: o.ReportDir}).Finish(rep); werr != nil {
-			return rep, werr
-		}
 		return rep, fmt.Errorf("%w: %s", ErrThrottled, throttled.Error())
 	}
 	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrSetup, err)
 		rep.Foreign = foreign()
-		if werr := report.WriteNotStarted(o.ReportDir, rep, err); werr != nil {
-			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
-		}
-		return nil, err
+		return rep, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	defer stop()
-	out := report.NewConsole(o.Output, report.FormatCompact, o.Color)
-	out.ReportDir, out.Unit = o.ReportDir, "sequence"
-	w := &report.Writer{Dir: o.ReportDir}
-	if err := w.Start(rep); err != nil {
-		return nil, err
+	if started != nil {
+		if err := started(rep); err != nil {
+			return nil, err
+		}
 	}
 	fmt.Fprintf(o.Output, "Exploring %s with seed %d: at most %d actions, %s, %d events, %d failed logins; %d at once\n\n",
 		rep.Target, o.Seed, o.MaxActions, o.MaxTime, o.MaxEvents, max(o.FailedLogins, 0), o.Concurrency)
 
-	results := r.explore(ctx, out)
+	results := r.explore(ctx, ended)
 	rep.Scenarios = results
 	rep.Waits, rep.Waited = r.watch.SlowedDown()
 	rep.Foreign = origin.Mask(origins.Foreign(), r.redactor.String)
-	if err := r.writeReplays(results); err != nil {
-		return rep, err
+	if err := r.nameReplays(results); err != nil {
+		return nil, err
 	}
-	report.NameReproductions(rep.Scenarios)
 	rep.Rules = r.ruleResults(results)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
@@ -210,11 +248,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	case rep.Findings() > 0:
 		rep.Outcome = report.OutcomeFailed
 	}
-	out.Summary(rep)
-	if err := w.Finish(rep); err != nil {
-		return rep, err
-	}
-	return rep, rep.Err()
+	return rep, nil
 }
 
 func orDefault(v, d int) int {
@@ -225,13 +259,13 @@ func orDefault(v, d int) int {
 }
 
 // explore runs sequences until a budget is spent, Concurrency at a time,
-// and returns them in order.
-func (r *runner) explore(ctx context.Context, out *report.Console) []*report.ScenarioResult {
+// telling ended of each as it ends, and returns them in order.
+func (r *runner) explore(ctx context.Context, ended func(*report.ScenarioResult)) []*report.ScenarioResult {
 	ctx, cancel := context.WithTimeout(ctx, r.o.MaxTime)
 	defer cancel()
 	if r.o.Replay != nil {
 		res := r.runOne(ctx, 1, nil, r.o.Replay.Actions)
-		out.ScenarioEnded(res)
+		ended(res)
 		return []*report.ScenarioResult{res}
 	}
 	var (
@@ -251,7 +285,7 @@ func (r *runner) explore(ctx context.Context, out *report.Console) []*report.Sce
 				if res == nil {
 					return
 				}
-				out.ScenarioEnded(res)
+				ended(res)
 				mu.Lock()
 				results = append(results, res)
 				mu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"eventsvc/conformance/report"
@@ -13,7 +12,7 @@ import (
 
 // ReplayDir is the folder, under the report folder, of the replay files
 // of a run's findings.
-const ReplayDir = "explore"
+const ReplayDir = report.ReplayDir
 
 // Replay is a sequence as a file keeps it: the seed and sequence that
 // drew it, what it found, and its actions, which `conformance explore
@@ -50,16 +49,9 @@ func ReadReplay(path string) (*Replay, error) {
 	return &r, nil
 }
 
-// writeReplays writes the replay file of every finding under the report
-// folder, and names it in the finding.
-func (r *runner) writeReplays(results []*report.ScenarioResult) error {
-	if r.o.ReportDir == "" {
-		return nil
-	}
-	dir := filepath.Join(r.o.ReportDir, ReplayDir)
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("remove the earlier replays: %w", err)
-	}
+// nameReplays gives every finding its replay file, which the reports
+// write under the report folder (report.Failure.Replay, ReplayFile).
+func (r *runner) nameReplays(results []*report.ScenarioResult) error {
 	for _, res := range results {
 		f := res.Failure
 		if f == nil || res.Verdict != report.Failed {
@@ -70,14 +62,8 @@ func (r *runner) writeReplays(results []*report.ScenarioResult) error {
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create the replays' folder: %w", err)
-		}
-		name := fmt.Sprintf("%s-%d.json", fileWord(findingName(f)), res.Line)
-		if err := os.WriteFile(filepath.Join(dir, name), append(report.EscapeJSON(b), '\n'), 0o644); err != nil {
-			return fmt.Errorf("write a replay: %w", err)
-		}
-		f.ReplayFile = ReplayDir + "/" + name
+		f.Replay = string(append(report.EscapeJSON(b), '\n'))
+		f.ReplayFile = fmt.Sprintf("%s/%s-%d.json", ReplayDir, fileWord(findingName(f)), res.Line)
 	}
 	return nil
 }

@@ -17,10 +17,13 @@ import (
 func TestAReplayFileEscapesWhatATerminalActsOn(t *testing.T) {
 	message := "the answer said \x1b]0;pwned\x07 \u009b31m \u202eevil"
 	dir := t.TempDir()
-	r := &runner{o: Options{ReportDir: dir, Seed: 7}, replays: map[int][]Action{3: {{Kind: KindRoot, As: AsUser}}}}
+	r := &runner{o: Options{Seed: 7}, replays: map[int][]Action{3: {{Kind: KindRoot, As: AsUser}}}}
 	res := &report.ScenarioResult{Planned: &selection.Planned{Name: "sequence 3", Line: 3}, Verdict: report.Failed,
 		Failure: &report.Failure{Message: message, Rules: []string{"API-1"}}}
-	if err := r.writeReplays([]*report.ScenarioResult{res}); err != nil {
+	if err := r.nameReplays([]*report.ScenarioResult{res}); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&report.Writer{Dir: dir}).Finish(&report.Report{Scenarios: []*report.ScenarioResult{res}}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, filepath.FromSlash(res.Failure.ReplayFile))

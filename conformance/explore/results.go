@@ -14,7 +14,7 @@ import (
 
 // File is the place explored sequences are reported at: "explore:7" is
 // sequence 7, as "reading.feature:20" is a scenario.
-const File = "explore"
+const File = report.SequenceFile
 
 // result reports sequence s as the scenario runner reports a scenario: its
 // actions as steps, the rules it checked, and its finding as a failure

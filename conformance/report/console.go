@@ -178,6 +178,7 @@ func (c *Console) Summary(rep *Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fmt.Fprintf(c.w, "\nSuite %s\n", rep.Version)
+	c.notChecked(rep.NotChecked())
 	var failed []*ScenarioResult
 	for _, s := range rep.Scenarios {
 		if s.Failure != nil && (s.Verdict == Failed || s.Verdict == SetupFailed || s.Verdict == Flaky || s.Verdict == ExpectedFailure) {
@@ -230,14 +231,6 @@ func (c *Console) Summary(rep *Report) {
 	}
 
 	counts := rep.Counts()
-	if unchecked := rep.Unchecked(); len(unchecked) > 0 {
-		var ids []string
-		for _, r := range unchecked {
-			ids = append(ids, r.ID)
-		}
-		fmt.Fprintf(c.w, "\n%s\n", c.paint(yellow, fmt.Sprintf("NOT CHECKED: %d rule%s of the specification this run could check %s not checked: %s (see below why)",
-			len(ids), plural(len(ids)), map[bool]string{true: "was", false: "were"}[len(ids) == 1], strings.Join(ids, ", "))))
-	}
 	fmt.Fprintf(c.w, "\nRules: %s\n", countsText(counts))
 	others := map[string]int{}
 	for _, r := range rep.Rules {
@@ -252,10 +245,7 @@ func (c *Console) Summary(rep *Report) {
 		case NotRun:
 			detail = Visible(reasonsText(r.Reasons, firstDetail(r)))
 		default:
-			detail = scenarioCounts(r.Counts)
-			if r.Checks > 0 {
-				detail = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), strings.Replace(detail, "scenario", "sequence", 1))
-			}
+			detail = ruleCounts(r)
 		}
 		if r.Expectation != "" {
 			detail += "; baseline: " + Visible(r.Expectation)
@@ -304,47 +294,76 @@ func (c *Console) unit() string {
 	return c.Unit
 }
 
-// closing is the last line of a run.
+// closing is the last line of a run: its headline (Report.Headline),
+// the rules that were flaky, and how many scenarios ran in how long.
 func (c *Console) closing(rep *Report) string {
-	counts := rep.Counts()
 	took := rep.Duration.Round(100 * time.Millisecond)
-	scenarios := 0
-	for _, s := range rep.Scenarios {
-		if s.Verdict != NotRun {
-			scenarios++
-		}
-	}
+	ran := c.ranText(rep)
 	flaky := ""
 	if ids := rulesWith(rep, Flaky); len(ids) > 0 {
 		flaky = fmt.Sprintf("; flaky (failed, then passed on a retry): %s", strings.Join(ids, ", "))
 	}
+	headline := Visible(rep.Headline())
 	switch rep.Outcome {
-	case OutcomeThrottled:
-		return c.paint(yellow, "THROTTLED: "+Visible(rep.Error))
-	case OutcomeUnreachable:
-		return c.paint(yellow, "UNREACHABLE: "+Visible(rep.Error)+"; the rules not yet checked were not run")
+	case OutcomeThrottled, OutcomeUnreachable:
+		return c.paint(yellow, headline)
 	case OutcomeFailed:
-		what := rulesWith(rep, Failed)
-		for _, b := range rep.Baseline {
-			if b.Status == EntryStale {
-				what = append(what, "stale baseline entry: "+Visible(b.Expectation.String()))
-			}
-		}
-		if n := rep.SetupFailures(); n > 0 {
-			what = append(what, fmt.Sprintf("the setup of %d scenario%s", n, plural(n)))
-		}
-		if n := rep.ServerErrors(); n > 0 {
-			what = append(what, fmt.Sprintf("%d server error%s", n, plural(n)))
-		}
-		if n := rep.AnswersCut(); n > 0 {
-			what = append(what, fmt.Sprintf("%d answer%s cut", n, plural(n)))
-		}
-		if n := len(rep.Unchecked()); n > 0 && len(what) == 0 {
-			what = append(what, fmt.Sprintf("%d rule%s not checked", n, plural(n)))
-		}
-		return c.paint(red, fmt.Sprintf("FAILED: %s (%s)%s; %d %s%s in %s", countsText(counts), strings.Join(what, ", "), flaky, scenarios, c.unit(), plural(scenarios), took))
+		return c.paint(red, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
 	}
-	return c.paint(green, fmt.Sprintf("PASSED: %s%s; %d %s%s in %s", countsText(counts), flaky, scenarios, c.unit(), plural(scenarios), took))
+	colour := green
+	if len(rep.NotChecked()) > 0 {
+		colour = yellow // not all green
+	}
+	return c.paint(colour, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
+}
+
+// notChecked prints the rules of the specification the run did not
+// check, a line per group: the summary's first verdict.
+func (c *Console) notChecked(groups []NotCheckedGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	n := notCheckedCount(groups)
+	fmt.Fprintf(c.w, "\n%s\n", c.paint(yellow, fmt.Sprintf("NOT CHECKED: %d rule%s of the specification", n, plural(n))))
+	for _, g := range groups {
+		fmt.Fprintf(c.w, "  %s — %s\n", idList(g.Rules, false), g.How)
+	}
+}
+
+// NotCheckedAhead prints, before a run's first scenario, the rules of the
+// specification its selection leaves unchecked whatever the scenarios
+// find (PlannedNotChecked): the first verdict of the run.
+func (c *Console) NotCheckedAhead(groups []NotCheckedGroup) {
+	if len(groups) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := notCheckedCount(groups)
+	fmt.Fprintf(c.w, "%s\n\n", c.paint(yellow, fmt.Sprintf("%d spec rule%s NOT CHECKED by this selection, whatever the scenarios find: %s", n, plural(n), notCheckedList(groups, false))))
+}
+
+// ranText counts the scenarios and the sequences that ran: "47
+// scenarios", "12 sequences", "47 scenarios and 12 sequences".
+func (c *Console) ranText(rep *Report) string {
+	scenarios, sequences := 0, 0
+	for _, s := range rep.Scenarios {
+		switch {
+		case s.Verdict == NotRun:
+		case s.Sequence():
+			sequences++
+		default:
+			scenarios++
+		}
+	}
+	var parts []string
+	if scenarios > 0 || sequences == 0 {
+		parts = append(parts, fmt.Sprintf("%d %s%s", scenarios, c.unit(), plural(scenarios)))
+	}
+	if sequences > 0 {
+		parts = append(parts, fmt.Sprintf("%d sequence%s", sequences, plural(sequences)))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // rulesWith returns the ids of the rules with verdict v.
@@ -370,7 +389,35 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func scenarioCounts(counts map[string]int) string {
+// ruleCounts says what became of the scenarios of a rule and, apart, of
+// its sequences, with the checks of it an exploration made: "2 scenarios:
+// 2 passed; 14 checks in 5 sequences: 5 passed".
+func ruleCounts(r *RuleResult) string {
+	scenarios, sequences := map[string]int{}, map[string]int{}
+	for _, s := range r.Scenarios {
+		if s.Sequence() {
+			sequences[s.VerdictFor(r.ID)]++
+		} else {
+			scenarios[s.VerdictFor(r.ID)]++
+		}
+	}
+	var parts []string
+	if len(scenarios) > 0 || len(sequences) == 0 {
+		parts = append(parts, verdictCounts(scenarios, "scenario"))
+	}
+	if len(sequences) > 0 {
+		text := verdictCounts(sequences, "sequence")
+		if r.Checks > 0 {
+			text = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), text)
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// verdictCounts is "5 scenarios: 3 passed, 2 not run": how many units
+// there are, and how many of them have each verdict.
+func verdictCounts(counts map[string]int, unit string) string {
 	var parts []string
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
 		if counts[v] > 0 {
@@ -381,7 +428,7 @@ func scenarioCounts(counts map[string]int) string {
 	for _, k := range counts {
 		n += k
 	}
-	return fmt.Sprintf("%d scenario%s: %s", n, plural(n), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s%s: %s", n, unit, plural(n), strings.Join(parts, ", "))
 }
 
 // firstDetail is the first reason a step gave for not running one of r's

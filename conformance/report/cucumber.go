@@ -12,8 +12,10 @@ import (
 // duration in nanoseconds and, on failure, the masked message, led by the
 // rules the failure blames. The format has no field for the tool that
 // wrote it, nor for the run: each feature's description, which report
-// tools show under its name, names the suite's build and the origins other
-// than the target's the run went to without credentials.
+// tools show under its name, begins with the run's headline (Headline) and
+// names the suite's build and the origins other than the target's the run
+// went to without credentials. The rules of the specification the run did
+// not check come first, as a feature of a scenario per group.
 type cucumberFeatureDoc struct {
 	URI         string           `json:"uri"`
 	ID          string           `json:"id"`
@@ -51,6 +53,30 @@ type cucumberResult struct {
 	Error    string `json:"error_message,omitempty"`
 }
 
+// cucumberNotChecked is the feature of the rules of the specification rep
+// did not check: a scenario per group, named by its rules and what checks
+// them, its one step skipped, or failed when -fail-on-not-run fails the
+// run on it.
+func cucumberNotChecked(rep *Report, groups []NotCheckedGroup, description string) cucumberFeatureDoc {
+	n := notCheckedCount(groups)
+	name := fmt.Sprintf("NOT CHECKED: %d rule%s of the specification", n, plural(n))
+	f := cucumberFeatureDoc{URI: "not-checked", ID: "not-checked", Keyword: "Feature", Name: name, Description: description, Line: 1}
+	for i, g := range groups {
+		el := cucumberScenar{ID: "not-checked;" + cucumberID(g.Why), Keyword: "Scenario", Name: idList(g.Rules, false) + " — " + g.How,
+			Line: i + 1, Type: "scenario", Tags: []cucumberTag{}}
+		for _, id := range g.Rules {
+			el.Tags = append(el.Tags, cucumberTag{Name: "@" + id})
+		}
+		step := cucumberStep{Keyword: "* ", Name: "not checked: " + g.How, Line: i + 1, Result: cucumberResult{Status: "skipped"}}
+		if rep.FailOnNotRun && !g.Beyond {
+			step.Result = cucumberResult{Status: "failed", Error: "not checked, and -fail-on-not-run fails the run on it: " + strings.Join(g.Rules, ", ")}
+		}
+		el.Steps = []cucumberStep{step}
+		f.Elements = append(f.Elements, el)
+	}
+	return f
+}
+
 var slug = regexp.MustCompile(`[^a-z0-9]+`)
 
 func cucumberID(s string) string {
@@ -61,9 +87,12 @@ func cucumberID(s string) string {
 func cucumberJSON(rep *Report) ([]byte, error) {
 	out := []cucumberFeatureDoc{}
 	index := map[string]int{}
-	description := "Checked by the Event Service conformance suite " + rep.Version.String()
+	description := Visible(rep.Headline()) + ". Checked by the Event Service conformance suite " + rep.Version.String()
 	if f := foreignTexts(rep); len(f) > 0 {
 		description += ". " + foreignHeading + " " + strings.Join(f, "; ")
+	}
+	if groups := rep.NotChecked(); len(groups) > 0 && len(rep.Ran()) > 0 {
+		out = append(out, cucumberNotChecked(rep, groups, description))
 	}
 	for _, sc := range rep.Scenarios {
 		if sc.Attempts == 0 {

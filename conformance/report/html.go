@@ -98,10 +98,15 @@ func reportHTML(rep *Report) ([]byte, error) {
 		Counts            []htmlCount
 		Failures          []htmlFailure
 		Rules             []htmlRule
-		Unchecked         []string
-		Selected          string
-		Elsewhere         []string // the origins other than the target's the run went to
-		ElsewhereHeading  string
+		// Title is the page's title: the outcome, and the rules not
+		// checked when it passed.
+		Title      string
+		NotChecked []NotCheckedGroup
+		// NotCheckedCount is how many rules NotChecked holds.
+		NotCheckedCount  int
+		Selected         string
+		Elsewhere        []string // the origins other than the target's the run went to
+		ElsewhereHeading string
 	}{Report: rep, Elsewhere: foreignTexts(rep), ElsewhereHeading: foreignHeading, Started: rep.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: rep.Duration.Round(100 * time.Millisecond).String(), Selected: selectedText(rep)}
 	counts := rep.Counts()
 	for _, v := range []string{Passed, Failed, ExpectedFailure, Flaky, NotRun} {
@@ -109,8 +114,11 @@ func reportHTML(rep *Report) ([]byte, error) {
 			data.Counts = append(data.Counts, htmlCount{v, counts[v]})
 		}
 	}
-	for _, r := range rep.Unchecked() {
-		data.Unchecked = append(data.Unchecked, r.ID)
+	data.NotChecked = rep.NotChecked()
+	data.NotCheckedCount = notCheckedCount(data.NotChecked)
+	data.Title = rep.Outcome
+	if n := data.NotCheckedCount; n > 0 && rep.Outcome == OutcomePassed {
+		data.Title = fmt.Sprintf("%s, but %d spec rule%s not checked", rep.Outcome, n, plural(n))
 	}
 	for _, s := range rep.Scenarios {
 		if s.Failure == nil || s.Verdict == NotRun || s.Verdict == Passed {
@@ -169,12 +177,19 @@ func reportHTML(rep *Report) ([]byte, error) {
 // selectedText counts the scenarios the run selected by what became of
 // them, "65 selected: 28 passed, 0 failed, 37 not run (29 throttled, 8
 // target)": a run the target stopped tells those that ran from those it
-// did not run.
+// did not run. The sequences of an exploration are counted apart: "65
+// selected: …; 12 sequences: 12 passed, 0 failed".
 func selectedText(rep *Report) string {
 	selected, counts, reasons := 0, map[string]int{}, map[string]int{}
+	sequences, explored := 0, map[string]int{}
 	var why []string
 	for _, s := range rep.Scenarios {
-		if !s.Run {
+		switch {
+		case s.Sequence():
+			sequences++
+			explored[s.Verdict]++
+			continue
+		case !s.Run:
 			continue
 		}
 		selected++
@@ -186,20 +201,33 @@ func selectedText(rep *Report) string {
 			reasons[s.Reason]++
 		}
 	}
-	var parts []string
-	for _, v := range []string{Passed, Failed, SetupFailed, ExpectedFailure, Flaky, NotRun} {
-		if counts[v] > 0 || v == Passed || v == Failed || v == NotRun {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+	var texts []string
+	if selected > 0 || sequences == 0 {
+		var parts []string
+		for _, v := range []string{Passed, Failed, SetupFailed, ExpectedFailure, Flaky, NotRun} {
+			if counts[v] > 0 || v == Passed || v == Failed || v == NotRun {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+			}
 		}
-	}
-	text := fmt.Sprintf("%d selected: %s", selected, strings.Join(parts, ", "))
-	if len(why) > 0 {
-		for i, r := range why {
-			why[i] = fmt.Sprintf("%d %s", reasons[r], r)
+		text := fmt.Sprintf("%d selected: %s", selected, strings.Join(parts, ", "))
+		if len(why) > 0 {
+			for i, r := range why {
+				why[i] = fmt.Sprintf("%d %s", reasons[r], r)
+			}
+			text += " (" + strings.Join(why, ", ") + ")"
 		}
-		text += " (" + strings.Join(why, ", ") + ")"
+		texts = append(texts, text)
 	}
-	return text
+	if sequences > 0 {
+		var parts []string
+		for _, v := range []string{Passed, Failed, ExpectedFailure, NotRun} {
+			if explored[v] > 0 || v == Passed || v == Failed {
+				parts = append(parts, fmt.Sprintf("%d %s", explored[v], v))
+			}
+		}
+		texts = append(texts, fmt.Sprintf("%d sequence%s: %s", sequences, plural(sequences), strings.Join(parts, ", ")))
+	}
+	return strings.Join(texts, "; ")
 }
 
 // prettyExchange is a masked exchange with its JSON bodies laid out, one

@@ -27,29 +27,46 @@ var ReportSchema []byte
 // Document is conformance.json, as a Go program reads it; its fields are
 // described by conformance.schema.json.
 type Document struct {
-	SchemaVersion int            `json:"schemaVersion"`
-	Suite         DocumentSuite  `json:"suite"`
-	Target        string         `json:"target"`
-	RunID         string         `json:"runId"`
-	Tags          string         `json:"tags"`
-	Selection     string         `json:"selection"`
-	ReadOnly      bool           `json:"readOnly"`
-	Concurrency   int            `json:"concurrency"`
-	Retries       int            `json:"retries"`
-	Started       string         `json:"started"`
-	DurationMs    int64          `json:"durationMs"`
-	Outcome       string         `json:"outcome"`
-	Error         string         `json:"error,omitempty"`
-	FailedLogins  int            `json:"failedLogins"`
-	Waits         int            `json:"waits"`
-	WaitedMs      int64          `json:"waitedMs"`
-	Counts        map[string]int `json:"counts"`
+	SchemaVersion int `json:"schemaVersion"`
+	// Headline is the run's verdict in one line (Report.Headline): what a
+	// tool shows first. A run that passed but left rules of the
+	// specification unchecked says "PASSED, but 4 spec rules NOT
+	// CHECKED: …".
+	Headline string `json:"headline"`
+	// NotChecked are the rules of the specification the run did not
+	// check, grouped by why (Report.NotChecked).
+	NotChecked   []DocumentNotChecked `json:"notChecked"`
+	Suite        DocumentSuite        `json:"suite"`
+	Target       string               `json:"target"`
+	RunID        string               `json:"runId"`
+	Tags         string               `json:"tags"`
+	Selection    string               `json:"selection"`
+	ReadOnly     bool                 `json:"readOnly"`
+	Concurrency  int                  `json:"concurrency"`
+	Retries      int                  `json:"retries"`
+	Started      string               `json:"started"`
+	DurationMs   int64                `json:"durationMs"`
+	Outcome      string               `json:"outcome"`
+	Error        string               `json:"error,omitempty"`
+	FailedLogins int                  `json:"failedLogins"`
+	Waits        int                  `json:"waits"`
+	WaitedMs     int64                `json:"waitedMs"`
+	Counts       map[string]int       `json:"counts"`
 	// ForeignOrigins are the origins other than the target's that the
 	// run sent requests to, without credentials (Report.Foreign).
 	ForeignOrigins []DocumentForeign     `json:"foreignOrigins"`
 	Baseline       []DocumentExpectation `json:"baseline"`
 	Rules          []DocumentRule        `json:"rules"`
 	Scenarios      []DocumentScenario    `json:"scenarios"`
+}
+
+// DocumentNotChecked is a group of rules of the specification a run did
+// not check (NotCheckedGroup).
+type DocumentNotChecked struct {
+	Why    string   `json:"why"`
+	Rules  []string `json:"rules"`
+	How    string   `json:"how"`
+	Beyond bool     `json:"beyond"`
 }
 
 // DocumentSuite is the suite that wrote a Document: its name, and the
@@ -140,7 +157,7 @@ type DocumentFailure struct {
 // reportJSON renders conformance.json.
 func reportJSON(rep *Report) ([]byte, error) {
 	doc := Document{
-		SchemaVersion: ReportSchemaVersion,
+		SchemaVersion: ReportSchemaVersion, Headline: rep.Headline(), NotChecked: []DocumentNotChecked{},
 		Suite: DocumentSuite{Name: "event-service-conformance",
 			Version: rep.Version.Version, Revision: rep.Version.Revision, Date: rep.Version.Date},
 		Target: rep.Target, RunID: rep.RunID, Tags: rep.Tags, Selection: rep.Selection, ReadOnly: rep.ReadOnly,
@@ -150,6 +167,9 @@ func reportJSON(rep *Report) ([]byte, error) {
 		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
 		Counts: map[string]int{}, Baseline: []DocumentExpectation{}, Rules: []DocumentRule{}, Scenarios: []DocumentScenario{},
 		ForeignOrigins: []DocumentForeign{},
+	}
+	for _, g := range rep.NotChecked() {
+		doc.NotChecked = append(doc.NotChecked, DocumentNotChecked{Why: g.Why, Rules: g.Rules, How: g.How, Beyond: g.Beyond})
 	}
 	for _, f := range rep.Foreign {
 		via := f.Via

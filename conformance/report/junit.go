@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/selection"
 )
@@ -11,8 +12,13 @@ import (
 // JUnit XML, in the shape CI test views read (Jenkins, GitLab, GitHub
 // actions that publish test results): a test suite per feature, a test case
 // per scenario with the feature as its classname, the failure's full text
-// inside <failure>, <skipped/> with its reason, and the rule ids as
-// properties.
+// inside <failure>, <skipped> with its reason, and the rule ids as
+// properties. The rules of the specification the run did not check come
+// first, as a test suite of a skipped test case per group: GitLab shows
+// neither a suite's name nor its properties, only its test cases (the
+// classname as their suite, the name, the text of <failure> and
+// <skipped>), and the test report actions of GitHub the cases' names and
+// messages.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -66,6 +72,7 @@ type junitProblem struct {
 
 type junitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
+	Text    string `xml:",chardata"` // the reason again: GitLab shows this, not the message
 }
 
 func seconds(d interface{ Seconds() float64 }) string { return fmt.Sprintf("%.3f", d.Seconds()) }
@@ -88,6 +95,9 @@ func junitXML(rep *Report) ([]byte, error) {
 	}
 	index := map[string]int{}
 	built := suiteProps(rep)
+	if nc := notCheckedSuite(rep, built); nc != nil {
+		doc.Suites = append(doc.Suites, *nc)
+	}
 	for _, sc := range rep.Scenarios {
 		if !sc.Run && (sc.Reason == selection.ReasonTags || sc.Reason == selection.ReasonRef || sc.Reason == selection.ReasonFiltered) {
 			continue
@@ -119,10 +129,12 @@ func junitXML(rep *Report) ([]byte, error) {
 			c.Error = &junitProblem{Message: "setup failed: " + Visible(firstLine(sc.Failure.Message)), Type: Visible(sc.Failure.Step), Text: failureText(sc)}
 			s.Errors++
 		case NotRun:
-			c.Skipped = &junitSkipped{Message: (&Console{}).why(sc)}
+			why := (&Console{}).why(sc)
+			c.Skipped = &junitSkipped{Message: why, Text: why}
 			s.Skipped++
 		case ExpectedFailure:
-			c.Skipped = &junitSkipped{Message: "expected failure (baseline: " + Visible(sc.Expectation) + ")"}
+			expected := "expected failure (baseline: " + Visible(sc.Expectation) + ")"
+			c.Skipped = &junitSkipped{Message: expected, Text: expected}
 			c.SystemOut = failureText(sc)
 			s.Skipped++
 		case Flaky:
@@ -156,14 +168,51 @@ func junitXML(rep *Report) ([]byte, error) {
 	return marshalXML(doc)
 }
 
+// notCheckedSuite is the test suite of the rules of the specification
+// rep did not check: a test case per group, named by its rules and what
+// checks them, skipped, or failed when -fail-on-not-run fails the run on
+// it; nil when rep checked them all.
+func notCheckedSuite(rep *Report, props *junitPropsList) *junitSuite {
+	groups := rep.NotChecked()
+	if len(groups) == 0 {
+		return nil
+	}
+	n := notCheckedCount(groups)
+	s := &junitSuite{Name: fmt.Sprintf("NOT CHECKED: %d rule%s of the specification", n, plural(n)), Time: seconds(time.Duration(0)),
+		Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: props}
+	for _, g := range groups {
+		c := junitCase{Name: idList(g.Rules, false) + " — " + g.How, Classname: "NOT CHECKED", Time: seconds(time.Duration(0)),
+			Props: &junitPropsList{Props: []junitProp{{Name: "not checked", Value: g.Why}}}}
+		for _, id := range g.Rules {
+			c.Props.Props = append(c.Props.Props, junitProp{Name: "rule", Value: id})
+		}
+		text := fmt.Sprintf("%d rule%s of the specification not checked (%s): %s\n%s", len(g.Rules), plural(len(g.Rules)), g.Why, strings.Join(g.Rules, ", "), g.How)
+		if rep.FailOnNotRun && !g.Beyond {
+			c.Failure = &junitProblem{Message: "not checked, and -fail-on-not-run fails the run on it: " + g.How, Type: "not checked",
+				Text: text + "\n-fail-on-not-run (CONFORMANCE_FAIL_ON_NOT_RUN) fails the run on the rules another run could check."}
+			s.Failures++
+		} else {
+			c.Skipped = &junitSkipped{Message: g.How, Text: text}
+			s.Skipped++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, c)
+	}
+	return s
+}
+
 // suiteProps are the properties of every test suite: the version,
-// revision and build date of the suite that ran, and each origin other
-// than the target's that the run went to without credentials.
+// revision and build date of the suite that ran, the rules of the
+// specification it did not check, and each origin other than the
+// target's that the run went to without credentials.
 func suiteProps(rep *Report) *junitPropsList {
 	props := []junitProp{
 		{Name: "suite version", Value: rep.Version.Version},
 		{Name: "suite revision", Value: rep.Version.Revision},
 		{Name: "suite date", Value: rep.Version.Date},
+	}
+	if groups := rep.NotChecked(); len(groups) > 0 {
+		props = append(props, junitProp{Name: "not checked", Value: notCheckedText(groups, true)})
 	}
 	for _, f := range foreignTexts(rep) {
 		props = append(props, junitProp{Name: "foreign origin", Value: f})

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"eventsvc/conformance/origin"
@@ -69,13 +70,18 @@ type Report struct {
 	Concurrency int
 	Retries     int
 	// FailedLogins is how many token requests with wrong credentials the
-	// selected scenarios send (FailedLogins).
+	// selected scenarios send (FailedLogins), and an exploration after
+	// them may send.
 	FailedLogins int
 	// Waits counts the 429s with a short Retry-After the run waited out
 	// before sending the request again; Waited is how long it waited in
 	// all.
 	Waits  int
 	Waited time.Duration
+	// FailOnNotRun says that the run fails when it left rules of the
+	// specification unchecked that another run could check (Unchecked):
+	// -fail-on-not-run.
+	FailOnNotRun bool
 	// Foreign are the origins other than the target's that the run sent
 	// requests to, where a link, a Location or a redirect of the target
 	// led: without credentials, which go to the target's origin only
@@ -140,7 +146,8 @@ func NotStarted(plan []*selection.Planned) []*ScenarioResult {
 
 // FailedScenarios reads a conformance.json and returns the places of the
 // scenarios whose verdict was failed, or setup failed: what -rerun-failed
-// runs again.
+// runs again. An exploration's sequences are not among them: their
+// replay files replay them (conformance explore -replay).
 func FailedScenarios(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -149,16 +156,27 @@ func FailedScenarios(path string) ([]string, error) {
 	var doc struct {
 		Scenarios []struct {
 			Place, Verdict string
+			Failure        *struct{ Replay string }
 		}
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
 	}
-	var out []string
+	var out, replays []string
 	for _, s := range doc.Scenarios {
-		if s.Verdict == Failed || s.Verdict == SetupFailed {
-			out = append(out, s.Place)
+		if s.Verdict != Failed && s.Verdict != SetupFailed {
+			continue
 		}
+		if file, _, _ := strings.Cut(s.Place, ":"); file == SequenceFile {
+			if s.Failure != nil && s.Failure.Replay != "" {
+				replays = append(replays, s.Failure.Replay)
+			}
+			continue
+		}
+		out = append(out, s.Place)
+	}
+	if len(out) == 0 && len(replays) > 0 {
+		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario, only sequences of an exploration: replay each with conformance explore -replay FILE, its replay file under the report folder: %s", ErrUsage, path, strings.Join(replays, ", "))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)

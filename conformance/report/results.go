@@ -135,9 +135,10 @@ type Failure struct {
 	// the run (bound.CutError): longer than it may be, or not over in
 	// time. It is a finding of its own kind, which blames no rule.
 	AnswerCut bool
-	// ReplayFile is where the reports keep an exploration's sequence for
-	// `conformance explore -replay`, under the report folder.
-	ReplayFile string
+	// Replay is, of an exploration's finding, the file that `conformance
+	// explore -replay` runs again; ReplayFile is where the reports keep
+	// it, under the report folder.
+	Replay, ReplayFile string
 	// SameAs is the place of another failure of the same kind, told in
 	// full (an exploration's finding of a kind it shrank in another
 	// sequence): the console tells this one in a line pointing to it.

@@ -97,24 +97,3 @@ func reasonsText(reasons []string, detail string) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// notCheckable are the reasons a run cannot help: the rule needs another
-// kind of target or run (the in-process server, a clock, real time), or
-// the tags leave it out.
-var notCheckable = []string{selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonTags, selection.ReasonFiltered, selection.ReasonRef}
-
-// Unchecked returns the rules of the specification that the run could
-// have checked and did not, with why: read-only, the target's data did
-// not allow it, their scenarios failed first on another rule.
-func (r *Report) Unchecked() []*RuleResult {
-	var out []*RuleResult
-	for _, rr := range r.Rules {
-		if rr.Kind != string(docs.Spec) || rr.Verdict != NotRun || !rr.Selected {
-			continue
-		}
-		if slices.ContainsFunc(rr.Reasons, func(why string) bool { return !slices.Contains(notCheckable, why) }) {
-			out = append(out, rr)
-		}
-	}
-	return out
-}

@@ -58,9 +58,12 @@ func (w *Writer) Start(rep *Report) error {
 	if err := os.MkdirAll(w.Dir, 0o755); err != nil {
 		return fmt.Errorf("create the report directory: %w", err)
 	}
-	// The reproductions of an earlier run would pass for this one's.
-	if err := os.RemoveAll(filepath.Join(w.Dir, ReproDir)); err != nil {
-		return fmt.Errorf("remove the earlier reproductions: %w", err)
+	// The reproductions and replay files of an earlier run would pass
+	// for this one's.
+	for _, dir := range []string{ReproDir, ReplayDir} {
+		if err := os.RemoveAll(filepath.Join(w.Dir, dir)); err != nil {
+			return fmt.Errorf("remove the earlier reproductions: %w", err)
+		}
 	}
 	pending := *rep
 	pending.Outcome = OutcomeIncomplete
@@ -69,7 +72,8 @@ func (w *Writer) Start(rep *Report) error {
 }
 
 // Finish writes every report of rep, and the reproduction of every
-// failure; the file it keeps only when a scenario of rep ran.
+// failure (and the replay file of every finding of an exploration); the
+// file it keeps only when a scenario of rep ran.
 func (w *Writer) Finish(rep *Report) error {
 	return w.write(rep, len(rep.Ran()) == 0)
 }
@@ -80,12 +84,22 @@ func (w *Writer) write(rep *Report, keep bool) error {
 		return nil
 	}
 	for _, s := range rep.Scenarios {
-		if f := s.Failure; f != nil && f.ScriptFile != "" {
-			path := filepath.Join(w.Dir, filepath.FromSlash(f.ScriptFile))
+		f := s.Failure
+		if f == nil {
+			continue
+		}
+		for _, file := range []struct {
+			name, text string
+			mode       os.FileMode
+		}{{f.ScriptFile, f.Script, 0o755}, {f.ReplayFile, f.Replay, 0o644}} {
+			if file.name == "" || file.text == "" {
+				continue
+			}
+			path := filepath.Join(w.Dir, filepath.FromSlash(file.name))
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return fmt.Errorf("create the reproductions' folder: %w", err)
 			}
-			if err := os.WriteFile(path, []byte(f.Script), 0o755); err != nil {
+			if err := os.WriteFile(path, []byte(file.text), file.mode); err != nil {
 				return fmt.Errorf("write a reproduction: %w", err)
 			}
 		}

@@ -256,6 +256,10 @@ type Selection struct {
 	Clock bool
 	// ReadOnly leaves out @writes.
 	ReadOnly bool
+	// Slow selects the @slow scenarios as any other (-slow): the tags
+	// decide, where otherwise only an expression that names @slow
+	// selects them.
+	Slow bool
 }
 
 // ruleIDShape is what a tag naming a rule looks like, in any case.
@@ -373,7 +377,7 @@ func Select(plan []*Planned, s Selection) (TagExpr, error) {
 			extra = append(extra, "~@ref")
 		}
 	}
-	if !s.Tags.Mentions("@slow") {
+	if !s.Tags.Mentions("@slow") && !s.Slow {
 		extra = append(extra, "~@slow")
 	}
 	if s.ReadOnly {
@@ -397,7 +401,7 @@ func Select(plan []*Planned, s Selection) (TagExpr, error) {
 			p.Reason = ReasonClock
 		case s.Remote && has(p, "@local") && !has(p, "@clock"):
 			p.Reason = ReasonLocal
-		case has(p, "@slow") && !s.Tags.Mentions("@slow"):
+		case has(p, "@slow") && !s.Tags.Mentions("@slow") && !s.Slow:
 			p.Reason = ReasonSlow
 		case s.Remote && has(p, "@ref") && !has(p, "@spec") && !s.Tags.Mentions("@ref") && !s.Default:
 			p.Reason = ReasonRef

@@ -21,6 +21,27 @@ const (
 	ControlTags = "~@slow && ~@local,@clock && @spec,@clock"
 )
 
+// DefaultTags is the default tag expression of a run: against a
+// deployment (remote) or the in-process reference server, with a control
+// API that moves the deployment's clock (clock), and with the @slow
+// scenarios (slow: -slow), which RemoteTags, InProcessTags and
+// ControlTags leave out.
+func DefaultTags(remote, clock, slow bool) string {
+	switch {
+	case remote && clock && slow:
+		return "~@local,@clock && @spec,@clock"
+	case remote && clock:
+		return ControlTags
+	case remote && slow:
+		return "@spec && ~@local"
+	case remote:
+		return RemoteTags
+	case slow:
+		return ""
+	}
+	return InProcessTags
+}
+
 // ErrTags is wrapped by the errors of ParseTags and of a selection that
 // names an unknown tag or selects nothing.
 var ErrTags = errors.New("tags")

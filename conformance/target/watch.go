@@ -66,6 +66,36 @@ type Watch struct {
 	waited time.Duration
 	down   *UnreachableError
 	downAt time.Time
+	// stopped is closed at the first 429 or the first request without
+	// an answer (Stopped).
+	stopped chan struct{}
+}
+
+// Stopped returns a channel that is closed when the target first
+// throttles the run or stops answering: what waits beside a run (the
+// watch of token lifetimes) stops waiting then.
+func (w *Watch) Stopped() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stoppedLocked()
+}
+
+// stoppedLocked is the channel of Stopped, made on first use; w.mu is
+// held.
+func (w *Watch) stoppedLocked() chan struct{} {
+	if w.stopped == nil {
+		w.stopped = make(chan struct{})
+	}
+	return w.stopped
+}
+
+// stopLocked closes the channel of Stopped, once; w.mu is held.
+func (w *Watch) stopLocked() {
+	select {
+	case <-w.stoppedLocked():
+	default:
+		close(w.stopped)
+	}
 }
 
 // Unreachable returns the first time the target did not answer, or nil.
@@ -89,6 +119,7 @@ func (w *Watch) noteDown(req *http.Request, cause string) {
 	if w.down == nil {
 		w.down = &UnreachableError{Method: req.Method, Path: req.URL.Path, Cause: cause}
 		w.downAt = time.Now()
+		w.stopLocked()
 	}
 }
 
@@ -192,6 +223,7 @@ func (w *Watch) note(resp *http.Response) {
 	if w.first == nil {
 		w.first = &ThrottledError{Method: resp.Request.Method, Path: resp.Request.URL.Path, RetryAfter: resp.Header.Get("Retry-After")}
 		w.at = time.Now()
+		w.stopLocked()
 	}
 }
 

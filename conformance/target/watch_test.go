@@ -96,3 +96,44 @@ func TestWatchDoesNotReadAnEndless429(t *testing.T) {
 		t.Errorf("waiting out an endless 429 took %s", took)
 	}
 }
+
+// TestStoppedIsClosedWhenTheTargetThrottlesOrStopsAnswering: what waits
+// beside a run learns at once that the target stopped it, a 429 or no
+// answer, and not before.
+func TestStoppedIsClosedWhenTheTargetThrottlesOrStopsAnswering(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/locked" {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	}))
+	defer srv.Close()
+	stopped := func(w *Watch) bool {
+		select {
+		case <-w.Stopped():
+			return true
+		default:
+			return false
+		}
+	}
+	for _, path := range []string{"/locked", "/gone"} {
+		var w Watch
+		client := &http.Client{Transport: w.Transport(nil)}
+		if resp, err := client.Get(srv.URL + "/ok"); err == nil {
+			resp.Body.Close()
+		}
+		if stopped(&w) {
+			t.Fatalf("%s: stopped after an answer of 200", path)
+		}
+		target := srv.URL + path
+		if path == "/gone" {
+			target = "http://127.0.0.1:1/gone" // nothing listens there
+		}
+		if resp, err := client.Get(target); err == nil {
+			resp.Body.Close()
+		}
+		if !stopped(&w) {
+			t.Errorf("%s: not stopped (throttled %v, unreachable %v)", path, w.Throttled(), w.Unreachable())
+		}
+	}
+}

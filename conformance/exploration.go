@@ -1,0 +1,99 @@
+package conformance
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"eventsvc/conformance/report"
+	"eventsvc/steps"
+)
+
+// Explorer explores the target of a run after its scenarios (Options.Explore):
+// explore.Explorer, which the binary gives. Package explore's tests
+// import this package, which so cannot import it.
+type Explorer interface {
+	// Explore explores t, which the run's preflight checked, read-only
+	// when t.ReadOnly is, telling ended of each sequence as it ends. It
+	// returns the sequences as a report it has not written: their places
+	// explore:N after the scenarios', each finding with its replay file,
+	// the rules with the exploration's checks, the seed in its Selection,
+	// and whether the target throttled it or stopped answering in its
+	// Outcome.
+	Explore(ctx context.Context, t steps.Target, ended func(*report.ScenarioResult)) (*report.Report, error)
+}
+
+// explorationTarget is the target an exploration after the scenarios
+// explores: the one the preflight checked, with the transport the run was
+// given (the exploration watches its answers itself), read-only when the
+// run is; in-process, one reference server whose clock follows the
+// machine's, as a deployment's does, for the whole exploration.
+func explorationTarget(checked steps.Target, transport http.RoundTripper, readOnly bool) steps.Target {
+	t := checked
+	t.Transport, t.ReadOnly = transport, readOnly
+	if l, ok := t.Launcher.(InProcess); ok {
+		l.RealTime = true
+		t.Launcher = l
+	}
+	return t
+}
+
+// exploration is what an exploration after the scenarios found: its
+// report, never nil (empty when the run did not explore), and why it
+// could not start, if it could not.
+type exploration struct {
+	*report.Report
+	err error
+}
+
+// exploreAfter runs e against t, telling out of each sequence as it ends.
+// The target's origin log is the run's: the report's foreign origins are
+// those of the scenarios and the sequences.
+func exploreAfter(e Explorer, t steps.Target, out *report.Console) exploration {
+	rep, err := e.Explore(context.Background(), t, out.ScenarioEnded)
+	if rep == nil {
+		rep = &report.Report{}
+	}
+	if err != nil && rep.Outcome != report.OutcomeThrottled {
+		return exploration{Report: rep, err: err}
+	}
+	return exploration{Report: rep}
+}
+
+// addTo adds the exploration to the report of the run, whose rules
+// RuleResults gave their verdicts from the scenarios and the sequences
+// (failed when a scenario or a sequence failed it, passed when one passed
+// it and none failed it): its seed to the selection, its checks to the
+// rules, its failed logins and its waits to the run's.
+func (x exploration) addTo(rep *report.Report) {
+	if x.Selection != "" {
+		rep.Selection += ", then " + x.Selection
+	}
+	rep.FailedLogins += x.FailedLogins
+	rep.Waits += x.Waits
+	rep.Waited += x.Waited
+	checks := map[string]int{}
+	for _, r := range x.Rules {
+		checks[r.ID] = r.Checks
+	}
+	for _, r := range rep.Rules {
+		r.Checks = checks[r.ID]
+	}
+}
+
+// found reports whether a sequence of rep found a fault the baseline
+// does not expect.
+func found(rep *report.Report) bool {
+	for _, s := range rep.Scenarios {
+		if s.Sequence() && s.Verdict == report.Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// notStarted says why the exploration could not start, without the word
+// "explore: " that begins the explorer's errors (explore.ErrSetup).
+func (x exploration) notStarted() string {
+	return "the exploration after the scenarios could not start: " + strings.TrimPrefix(x.err.Error(), "explore: ")
+}
