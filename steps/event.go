@@ -159,7 +159,10 @@ func (s *scenario) updateThroughLinkAs(who string, body map[string]any) error {
 	update, err := event.link("update-event")
 	if err != nil {
 		event.who, event.kind = who, kindEvent
-		return s.managerNotOffered(event, address, breaks(s.about(event, err), "API-8"))
+		if aerr := s.offersExactly(event); aerr != nil {
+			return aerr // the audit tells which rule it breaks
+		}
+		return breaks(s.about(event, err), "API-8")
 	}
 	s.events.sent = body
 	return s.whenAs(who, kindUpdated, s.at("PUT", update).WithJSON(body))

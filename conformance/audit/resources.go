@@ -238,6 +238,15 @@ func (w *world) checkOffers(o *observed) []*Finding {
 			msg := fmt.Sprintf("the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links))
 			found = append(found, w.managerNotOffered(o, c, here, msg)...)
 		}
+	default:
+		if !o.isWrite() {
+			break
+		}
+		// The answer to a write offers nobody what they may not do.
+		o.checked("SVC-3")
+		if _, create := links["create-new-event"]; create && c.class != callerValid {
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the answer to %s %s offers \"create-new-event\" to %s, who holds no valid token", o.x.Method, o.path, c.who())))
+		}
 	}
 	return found
 }
