@@ -58,7 +58,6 @@ type scenario struct {
 	// with a page size the scenario chose (listFillsLastPage).
 	listStart string
 
-
 	config   ServerConfig // the in-process server's configuration, as the steps build it
 	startErr error        // the in-process server's refusal to start
 	started  bool
