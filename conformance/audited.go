@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
@@ -19,7 +20,12 @@ import (
 // once, through transport.
 func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor) *audit.Audit {
 	c := t.Credentials
+	var now func() time.Time
+	if t.Clock != nil {
+		now = t.Clock.Now // a test's clock, that moves the target's
+	}
 	return audit.New(audit.Options{
+		Now:       now,
 		ClientID:  c.ClientID,
 		Accounts:  []string{c.Username, c.OtherUsername},
 		Redactor:  redactor,

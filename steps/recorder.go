@@ -29,8 +29,9 @@ type recorder struct {
 	// credentials is written down without them, as it was sent.
 	guard *origin.Guard
 	// scope, when set, is the run's audit of the scenario: every
-	// exchange whose answer came is checked there.
+	// exchange whose answer came is checked there, timed by now.
 	scope *audit.Scope
+	now   func() time.Time
 
 	mu         sync.Mutex
 	sent       time.Time // when the last request was sent
@@ -82,7 +83,7 @@ func (r *recorder) Request(req *http.Request) {
 	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body,
 		Transcript: repro.Transcript(text, "")})
 	r.current = len(r.log) - 1
-	r.sent = time.Now()
+	r.sent = r.now()
 	r.mu.Unlock()
 }
 
@@ -130,7 +131,7 @@ func (r *recorder) answered(resp *http.Response, body []byte, text string, err e
 	if err != nil || len(r.log) == 0 {
 		return x, 0, false
 	}
-	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: time.Now()}, len(r.log) - 1, true
+	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: r.now()}, len(r.log) - 1, true
 }
 
 // exchanges returns the scenario's exchanges so far.

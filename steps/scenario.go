@@ -129,7 +129,7 @@ func (s *scenario) start() error {
 		file, _, _ := strings.Cut(s.place, ":")
 		s.scope = s.target.Audit.Scope(s.target.BaseURL, audit.Place{Name: s.name, File: file})
 	}
-	s.rec = &recorder{redactor: s.redactor, guard: s.guard, scope: s.scope}
+	s.rec = &recorder{redactor: s.redactor, guard: s.guard, scope: s.scope, now: s.clock().Now}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)

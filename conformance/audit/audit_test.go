@@ -199,7 +199,7 @@ func TestWhatAPageOffersDependsOnTheCaller(t *testing.T) {
 		want(t, tt.name, r.send("GET", path, tt.auth, "", 200, jsonType, tt.body), tt.rules...)
 	}
 	r.clock = r.clock.Add(time.Hour)
-	want(t, "an expired token, offered a creation", r.send("GET", "/api/events", "Authorization: Bearer tok-user", "", 200, jsonType, page(readLinks+create)), "LIM-1")
+	want(t, "an expired token, offered a creation: the lifetime rules' to tell", r.send("GET", "/api/events", "Authorization: Bearer tok-user", "", 200, jsonType, page(readLinks+create)))
 	// Offered to anyone, the creation was not offered for what a caller
 	// sent: the anonymous caller's finding tells the fault alone.
 	want(t, "anonymous, offered a creation", r.send("GET", "/api/events", "", "", 200, jsonType, page(readLinks+create)), "API-3")

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/origin"
@@ -265,7 +264,7 @@ func (f *follower) do(j *job) {
 	if auth := j.from.x.Header.Get("Authorization"); auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	start := time.Now()
+	start := f.a.o.Now()
 	resp, err := f.client(j.w).Do(req)
 	if err != nil {
 		return // no answer: the runners tell a target that stopped answering
@@ -275,7 +274,7 @@ func (f *follower) do(j *job) {
 	if err != nil {
 		return // cut, or broken off: not a finding of the audit's
 	}
-	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, body), Start: start, End: time.Now()}
+	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, body), Start: start, End: f.a.o.Now()}
 	y := newObserved(j.w, x)
 	if y.url == nil {
 		return

@@ -30,11 +30,13 @@ func (w *world) check(o *observed) []*Finding {
 		return found
 	}
 	o.kind = w.kindOf(o)
+	// Each check tells of its own rule: one that fails stops none of the
+	// others.
 	if f := o.checkHAL(); f != nil {
-		return append(found, f)
+		found = append(found, f)
 	}
 	if f := o.checkHrefs(); f != nil {
-		return append(found, f)
+		found = append(found, f)
 	}
 	if o.kind == kindRoot {
 		w.learnList(o)
@@ -145,6 +147,9 @@ func (o *observed) checkHrefs() *Finding {
 	for _, d := range docs {
 		for _, rel := range sortedKeys(hal.Links(d)) {
 			href := hal.Links(d)[rel]
+			if href == "" {
+				continue // no link at all: SVC-2's to tell
+			}
 			if strings.Contains(href, "{") {
 				href = hal.Expand(href, templateVars(href))
 			}
@@ -400,7 +405,7 @@ func honourRule(c caller, rule string) string {
 // caller who does not manage the event.
 func wrongUpdateRule(c caller) string {
 	switch c.class {
-	case callerRefresh, callerBasic, callerElsewhere, callerExpired:
+	case callerRefresh, callerBasic, callerElsewhere:
 		return refusedRule(c, false)
 	}
 	return "API-8"

@@ -253,24 +253,42 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 }
 
 // managerRefused are the findings of an update by its manager c
-// refused: for a plain token, API-9, but none when the creator's own
-// update was refused as not the manager's (API-6, told by its own
-// finding); for a token a refresh gave, or a scheme written in another
-// case, TOK-8 or SVC-7 when the account's plain token updated the event,
-// else nothing the audit can tell.
+// refused, of which the one the run's evidence bears out stands: for a
+// plain token, API-9, but none when the creator's own update was refused
+// as not the manager's (API-6, told by its own finding); for a token a
+// refresh gave, or a scheme written in another case, TOK-8 or SVC-7 when
+// the account's plain token updated the event, API-6 when the creator's
+// plain update was refused, else nothing the audit can tell.
 func (w *world) managerRefused(c caller, ev *event, msg string) []*Finding {
 	other := honourRule(c, "API-9")
-	f := finding(other, "%s", msg)
 	if other == "API-9" {
+		f := finding(other, "%s", msg)
 		f.stands = func() bool { return !w.refusedCreator(ev) }
 		return []*Finding{f}
 	}
-	f.stands = func() bool {
+	decide := func() string {
 		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.plainUpdated[c.account+" "+ev.address]
+		plain := w.plainUpdated[c.account+" "+ev.address]
+		w.mu.Unlock()
+		switch {
+		case plain:
+			return other
+		case w.refusedCreator(ev):
+			return "API-6"
+		}
+		return ""
 	}
-	return []*Finding{f}
+	var out []*Finding
+	for _, rule := range []string{other, "API-6"} {
+		r := rule
+		f := finding(r, "%s", msg)
+		if r == "API-6" {
+			f.Message += "; the creator's own update, with a token of a password grant, is refused too: the caller who creates an event becomes its manager"
+		}
+		f.stands = func() bool { return decide() == r }
+		out = append(out, f)
+	}
+	return out
 }
 
 // updatedBefore reports whether an update of ev was taken before o was
