@@ -178,8 +178,8 @@ func (s *scenario) launch(cfg ServerConfig) error {
 // use points the scenario's requests at base, the only origin its
 // credentials go to.
 func (s *scenario) use(base string) {
-	if s.scope != nil {
-		s.scope.Move(base)
+	if s.scope != nil && s.instance != nil {
+		s.scope.Move(base) // a server of the scenario's own
 	}
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base

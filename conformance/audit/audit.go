@@ -17,6 +17,7 @@
 package audit
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,6 +62,7 @@ type Audit struct {
 
 	mu       sync.Mutex
 	worlds   map[string]*world
+	fresh    int            // worlds of servers of their own so far
 	checks   map[string]int // by rule
 	findings []*Finding
 	follow   *follower
@@ -106,8 +108,9 @@ type Place struct {
 // its exchanges so far, from which a finding's reproduction is made.
 // A scope is safe for concurrent use.
 type Scope struct {
-	a    *Audit
-	base string // the world's address
+	a        *Audit
+	base     string // the world's address
+	worldKey string // which server there, once the scope moved to one of its own
 
 	mu      sync.Mutex
 	place   Place
@@ -134,31 +137,43 @@ func (s *Scope) At(step string, line int) {
 }
 
 // Move points the scope at another base: an in-process scenario that
-// starts its server again.
+// starts a server of its own. The server holds nothing another held,
+// whatever its address (a port is used again): the scope's world is a new
+// one.
 func (s *Scope) Move(base string) {
+	s.a.mu.Lock()
+	s.a.fresh++
+	n := s.a.fresh
+	s.a.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.base = strings.TrimRight(base, "/")
+	s.worldKey = fmt.Sprintf("%s#%d", s.base, n)
 }
 
 // Advance tells the audit that the target's clock moved forward by d (a
 // scenario that moves an in-process server's clock, or a control API's):
 // the tokens it issued age by d.
 func (s *Scope) Advance(d time.Duration) {
-	s.a.world(s.baseNow()).advance(d)
+	s.a.world(s.worldNow()).advance(d)
 }
 
 // MadeUp tells the audit of a token the run made up, which no target
 // issued: a caller who sends it holds no valid token.
 func (s *Scope) MadeUp(token string) {
-	s.a.world(s.baseNow()).madeUp(token)
+	s.a.world(s.worldNow()).madeUp(token)
 }
 
-func (s *Scope) baseNow() string {
+// worldNow is the scope's world: its base, and which server there.
+func (s *Scope) worldNow() worldKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.base
+	return worldKey{base: s.base, key: s.worldKey}
 }
+
+// worldKey names a world: the address of its target, and which server
+// there ("" for the one a deployment is).
+type worldKey struct{ base, key string }
 
 // Exchange is one request of the run and its answer, as the audit reads
 // them, with when it was sent and when its answer was read.
@@ -181,9 +196,9 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 		s.log = append(s.log, repro.Exchange{})
 	}
 	s.log[at] = x.Exchange
-	place, base := s.place, s.base
+	place, wk := s.place, worldKey{base: s.base, key: s.worldKey}
 	s.mu.Unlock()
-	w := s.a.world(base)
+	w := s.a.world(wk)
 	o := newObserved(w, x)
 	if o.url == nil {
 		return nil
@@ -211,7 +226,7 @@ func (s *Scope) Wait() { s.pending.Wait() }
 func (s *Scope) Release() {
 	s.Wait()
 	if s.a.follow != nil {
-		s.a.follow.release(s.a.world(s.baseNow()))
+		s.a.follow.release(s.a.world(s.worldNow()))
 	}
 }
 
@@ -399,14 +414,18 @@ func (a *Audit) scopeChecks(s *Scope, rule string) int {
 	return s.checked[rule]
 }
 
-// world returns the world of the target at base, made on first use.
-func (a *Audit) world(base string) *world {
+// world returns the world k names, made on first use.
+func (a *Audit) world(k worldKey) *world {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	w, ok := a.worlds[base]
+	name := k.key
+	if name == "" {
+		name = k.base
+	}
+	w, ok := a.worlds[name]
 	if !ok {
-		w = newWorld(a, base)
-		a.worlds[base] = w
+		w = newWorld(a, k.base)
+		a.worlds[name] = w
 	}
 	return w
 }
@@ -435,7 +454,7 @@ func (f *Finding) Holders() map[string]string {
 	if f.scope == nil {
 		return out
 	}
-	w := f.scope.a.world(f.scope.baseNow())
+	w := f.scope.a.world(f.scope.worldNow())
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, x := range f.Log() {

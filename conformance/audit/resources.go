@@ -61,7 +61,7 @@ func (w *world) kindOf(o *observed) string {
 	if w.list != "" && listKey(o.url) == w.list {
 		return kindPage
 	}
-	if _, ok := w.events[key(o.url)]; ok {
+	if _, ok := w.events[key(o.url)]; ok || w.listed[key(o.url)] {
 		return kindEvent
 	}
 	return ""
@@ -222,11 +222,18 @@ func (w *world) checkOffers(o *observed) []*Finding {
 			if !ok {
 				continue
 			}
+			w.noteListed(key(u))
 			w.noteOffered(c, key(u), offered, o)
 			manager, known := w.managerOf(o, hal.Links(item)["self"])
 			if offered && (c.class != callerValid || known && manager != c.account) {
 				found = append(found, w.offeredWithout(c, key(u), fmt.Sprintf("listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who())))
 				break
+			}
+			if offered && !known {
+				if f := w.oneManager(c, key(u), fmt.Sprintf("listed event %d", i+1)); f != nil {
+					found = append(found, f)
+					break
+				}
 			}
 		}
 	case kindEvent:
@@ -237,6 +244,10 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		switch {
 		case offered && (c.class != callerValid || known && manager != c.account):
 			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who())))
+		case offered && !known:
+			if f := w.oneManager(c, here, "the event"); f != nil {
+				found = append(found, f)
+			}
 		case offered && c.class == callerValid && known && manager == c.account:
 			w.offeredManager(o)
 		case !offered && c.class == callerValid && known && manager == c.account:
@@ -254,6 +265,33 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		}
 	}
 	return found
+}
+
+// noteListed notes the address of a listed event.
+func (w *world) noteListed(address string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.listed[address] = true
+}
+
+// oneManager checks that an event whose creation the audit did not see,
+// at address, offers "update-event" to one account only (API-8): the
+// first offered it is taken for its manager.
+func (w *world) oneManager(c caller, address, what string) *Finding {
+	if c.class != callerValid {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	first, ok := w.offeredTo[address]
+	if !ok {
+		w.offeredTo[address] = c.account
+		return nil
+	}
+	if first != c.account {
+		return finding("API-8", "%s offers \"update-event\" to %s, and offered it to %s before: an event has one manager, and only its manager is offered it", what, c.who(), first)
+	}
+	return nil
 }
 
 // noteOffered notes what a page or an event at address offered c, read

@@ -39,6 +39,14 @@ type world struct {
 	// plainUpdated are the events (by account and address) that an
 	// account's plain token updated.
 	plainUpdated map[string]bool
+	// listed are the addresses of events the world's answers named: the
+	// self links of listed events. What one offers is checked as an
+	// event's.
+	listed map[string]bool
+	// offeredTo is, of an event whose manager the audit did not see
+	// created, the first account offered its "update-event": an event has
+	// one manager.
+	offeredTo map[string]string
 	// creatorRefused is true once an update by an event's creator was
 	// refused as not its manager's.
 	creatorRefused bool
@@ -48,7 +56,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]time.Time{}, plainUpdated: map[string]bool{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]time.Time{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // span is when a request was sent and its answer read.
