@@ -193,7 +193,7 @@ managed. The creation handler keeps the current user in a field of a singleton (
 request) while it stores the event, a database round trip later.`,
 		rules:  []string{"API-6"},
 		config: otherConfig{flaws: otherFlaws{managerSwapRace: true}},
-		today:  caught{scenarios: "", explorer: ""},
+		today:  caught{scenarios: "", explorer: "API-6"},
 		shows: func(c *otherClient) error {
 			ann, err := c.user()
 			if err != nil {

@@ -200,6 +200,7 @@ var flaws = []flaw{
 			resp.Body.Close()
 		}
 	}},
+	{name: "a creation that meets an update is lost", rules: []string{"API-6"}, request: loseCreationsThatMeetUpdates},
 	{name: "the bearer scheme is read in three spellings only", rules: []string{"SVC-7"}, request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if strings.EqualFold(scheme, "bearer") && scheme != "Bearer" && scheme != "bearer" && scheme != "BEARER" {
@@ -225,6 +226,9 @@ type flawProxy struct {
 	// seen, when set, is told of every request, its body, and the status
 	// answered.
 	seen func(r *http.Request, body []byte, status int)
+	// meet is what the flaws of requests that meet remember
+	// (meet_test.go).
+	meet meetings
 }
 
 // startFlawed starts a reference server and the proxy of f in front of
