@@ -154,3 +154,27 @@ func (r *recorder) cookies() []string {
 	defer r.mu.Unlock()
 	return r.redactor.Header(http.Header{"Set-Cookie": r.setCookies}).Values("Set-Cookie")
 }
+
+// lane is a recorder of its own for one of requests sent at once, which
+// the recorder, writing down one exchange at a time, cannot follow; adopt
+// takes its exchanges back once they are answered.
+func (r *recorder) lane() *recorder { return &recorder{redactor: r.redactor, guard: r.guard} }
+
+// adopt appends the exchanges lane wrote down to the log, with the
+// Set-Cookie headers it received and the first answer a bound cut, and
+// returns the index in the log of its first exchange.
+func (r *recorder) adopt(lane *recorder) int {
+	lane.mu.Lock()
+	defer lane.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	offset := len(r.log)
+	r.log = append(r.log, lane.log...)
+	r.current = len(r.log) - 1
+	r.setCookies = append(r.setCookies, lane.setCookies...)
+	var cut *exchangeError
+	if r.cut == nil && errors.As(lane.cut, &cut) {
+		r.cut = &exchangeError{at: cut.at + offset, err: cut.err}
+	}
+	return offset
+}

@@ -45,6 +45,9 @@ type scenario struct {
 	spellings  map[string]string // schemes as the scenario writes them (spelling)
 
 	events events // the events the scenario created or sent
+	// sameMoment are the creations the scenario sent at the same moment
+	// (together.go).
+	sameMoment []*creation
 	// eventsURL is the address of the event list, read from the API
 	// root once (eventsAddress).
 	eventsURL string
@@ -78,6 +81,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerAnswerSteps(sc)
 		s.registerResourceSteps(sc)
 		s.registerEventSteps(sc)
+		s.registerTogetherSteps(sc)
 		s.registerPagingSteps(sc)
 		s.registerOfferSteps(sc)
 		s.registerFollowSteps(sc)
@@ -157,11 +161,17 @@ func (s *scenario) launch(cfg ServerConfig) error {
 func (s *scenario) use(base string) {
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base
-	s.e = httpexpect.WithConfig(httpexpect.Config{
-		BaseURL:  base,
+	s.e = s.expect(s.rec)
+}
+
+// expect makes the requests of the scenario written down by rec: its
+// client, its base, paths under it.
+func (s *scenario) expect(rec *recorder) *httpexpect.Expect {
+	return httpexpect.WithConfig(httpexpect.Config{
+		BaseURL:  s.base,
 		Client:   s.client,
-		Reporter: s.rec,
-		Printers: []httpexpect.Printer{s.rec},
+		Reporter: rec,
+		Printers: []httpexpect.Printer{rec},
 		Formatter: &httpexpect.DefaultFormatter{
 			DisableNames:     true,
 			DisableRequests:  true, // the recorder writes them down, masked
