@@ -65,7 +65,7 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 				return err
 			}
 			lane := s.rec.lane()
-			req, err := s.as(who, s.expect(lane).Request(http.MethodPost, "").WithURL(create).WithJSON(body))
+			req, err := s.as(who, s.expect(lane).Request(http.MethodPost, "").WithURL(create).WithJSON(body).WithTransformer(closeAfter))
 			if err != nil {
 				return err
 			}
@@ -105,6 +105,13 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 	s.sameMoment, s.answer = cs, cs[len(cs)-1].x
 	return nil
 }
+
+// closeAfter asks for a connection of its own for one of requests sent
+// at once, closed after its answer: none then returns to the client's
+// pool while another waits for the one it dialled, which would be left
+// open and unused, and a server shutting down gracefully waits for a
+// connection that never sent a byte.
+func closeAfter(r *http.Request) { r.Close = true }
 
 // eachMadeItsOwn checks that every creation sent at the same moment
 // succeeded and made an event of its own: each is found at an address

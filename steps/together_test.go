@@ -14,11 +14,12 @@ import (
 
 // TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer: the
 // creations of a step sent at the same moment are at the target together,
-// and the scenario's log holds each with its own answer, where its
-// exchange says it is.
+// each on a connection closed after its answer (closeAfter), and the
+// scenario's log holds each with its own answer, where its exchange says
+// it is.
 func TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer(t *testing.T) {
 	var mu sync.Mutex
-	inFlight, most, n := 0, 0, 0
+	inFlight, most, n, kept := 0, 0, 0, 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
@@ -37,6 +38,7 @@ func TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer(t *testi
 			most = max(most, inFlight)
 			n++
 			id := n
+			kept += map[bool]int{true: 0, false: 1}[r.Close]
 			mu.Unlock()
 			time.Sleep(50 * time.Millisecond)
 			mu.Lock()
@@ -60,6 +62,9 @@ func TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer(t *testi
 	}
 	if most != 6 {
 		t.Errorf("at most %d creations were at the target at once, want the 6 sent at the same moment", most)
+	}
+	if kept != 0 {
+		t.Errorf("%d creations sent at once kept their connection open after their answer, where a connection dialled for another could be left unused", kept)
 	}
 	log := s.rec.exchanges()
 	for _, c := range s.sameMoment {

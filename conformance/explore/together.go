@@ -120,6 +120,7 @@ func (s *sequence) prepare(actions []Action) ([]*part, *finding, error) {
 		default:
 			continue
 		}
+		p.req.close = true // see sendAtOnce
 		parts = append(parts, p)
 	}
 	return parts, nil, nil
@@ -133,7 +134,11 @@ func (s *sequence) writeRequest(method, address string, a Action, body map[strin
 
 // sendAtOnce sends every part's request at the same moment, each from a
 // goroutine of its own released together once all are ready, and logs
-// their exchanges in the order of the parts. Each is sent through a lane
+// their exchanges in the order of the parts. Each goes on a connection of
+// its own, closed after its answer: none then returns to the client's
+// pool while another waits for the one it dialled, which would be left
+// open and unused, and a server shutting down gracefully waits for a
+// connection that never sent a byte. Each is sent through a lane
 // of the sequence (a sequence with a log of its own), so that send needs
 // no lock. An error is the first part's that got no answer, or not a
 // whole one; its exchange is logged last, where a finding of an answer

@@ -37,7 +37,7 @@ var (
 
 func TestActionsSentTogetherMeetAtTheTarget(t *testing.T) {
 	var mu sync.Mutex
-	inFlight, most := 0, 0
+	inFlight, most, closed := 0, 0, 0
 	held := flaw{name: "writes held", request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.Method == http.MethodGet {
 			return body, false
@@ -45,6 +45,9 @@ func TestActionsSentTogetherMeetAtTheTarget(t *testing.T) {
 		mu.Lock()
 		inFlight++
 		most = max(most, inFlight)
+		if r.Close && r.Method == http.MethodPost && r.URL.Path == "/api/events" {
+			closed++
+		}
 		mu.Unlock()
 		time.Sleep(50 * time.Millisecond)
 		mu.Lock()
@@ -60,6 +63,9 @@ func TestActionsSentTogetherMeetAtTheTarget(t *testing.T) {
 	}
 	if most != 4 {
 		t.Errorf("at most %d requests were at the target at once, want the 4 sent together", most)
+	}
+	if closed != 2 {
+		t.Errorf("%d creations were sent on a connection of their own, closed after their answer, want the 2 sent together", closed)
 	}
 	if got := res.Steps[1].Text; !strings.HasPrefix(got, "at the same time: the user creates an event; the other user creates an event; the user updates event #1") {
 		t.Errorf("the step reads %q", got)
