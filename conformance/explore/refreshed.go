@@ -85,6 +85,7 @@ func (s *sequence) actingToken(who string, taken []*part) *finding {
 	if len(taken) == 0 {
 		return nil
 	}
+	s.checked("TOK-8")
 	acct := s.m.accounts[who]
 	acting := taken[0]
 	var probe *answer
@@ -102,7 +103,6 @@ func (s *sequence) actingToken(who string, taken []*part) *finding {
 	}
 	if !honoured {
 		if _, offered := s.offers(acct.pooled); offered {
-			s.checked("TOK-8")
 			return s.breaks("TOK-8", probe, "none of the %d access tokens that %s's refreshes, sent at the same time, gave is honoured: the event list offers none of them \"create-new-event\", as it does the token of a password grant", len(taken), callerText(who))
 		}
 	}
