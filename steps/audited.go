@@ -46,7 +46,7 @@ func (s *scenario) audited(x *exchange, what string, rules ...string) error {
 func (s *scenario) auditFailure(x *exchange, f *audit.Finding) error {
 	at := x.at
 	if len(f.Followed) > 0 {
-		at = s.rec.adopt(f.Followed)
+		at = s.rec.adoptFollowed(f.Followed)
 	}
 	msg := s.redactor.String(f.Message)
 	if len(f.Followed) > 0 {
@@ -55,9 +55,9 @@ func (s *scenario) auditFailure(x *exchange, f *audit.Finding) error {
 	return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", msg, f.Transcript)}, f.Rule)
 }
 
-// adopt adds exchanges the audit sent for the scenario to its log, so that
+// adoptFollowed adds exchanges the audit sent for the scenario to its log, so that
 // its reproduction sends them too, and returns the number of the last.
-func (r *recorder) adopt(log []repro.Exchange) int {
+func (r *recorder) adoptFollowed(log []repro.Exchange) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.log = append(r.log, log...)
@@ -69,4 +69,14 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// takeAudit returns the audit's findings about x that break one of rules,
+// and none in a run without an audit.
+func (s *scenario) takeAudit(x *exchange, rules ...string) []*audit.Finding {
+	if s.scope == nil {
+		return nil
+	}
+	found, _ := s.scope.TakeAt(x.at, rules...)
+	return found
 }

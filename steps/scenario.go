@@ -48,6 +48,9 @@ type scenario struct {
 	spellings  map[string]string // schemes as the scenario writes them (spelling)
 
 	events events // the events the scenario created or sent
+	// sameMoment are the creations the scenario sent at the same moment
+	// (together.go).
+	sameMoment []*creation
 	// eventsURL is the address of the event list, read from the API
 	// root once (eventsAddress).
 	eventsURL string
@@ -99,6 +102,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerEventSteps(sc)
 		s.registerSpellingSteps(sc)
 		s.registerPlaceSteps(sc)
+		s.registerTogetherSteps(sc)
 		s.registerPagingSteps(sc)
 		s.registerListSteps(sc)
 		s.registerWalkSteps(sc)
@@ -190,11 +194,17 @@ func (s *scenario) use(base string) {
 	}
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base
-	s.e = httpexpect.WithConfig(httpexpect.Config{
-		BaseURL:  base,
+	s.e = s.expect(s.rec)
+}
+
+// expect makes the requests of the scenario written down by rec: its
+// client, its base, paths under it.
+func (s *scenario) expect(rec *recorder) *httpexpect.Expect {
+	return httpexpect.WithConfig(httpexpect.Config{
+		BaseURL:  s.base,
 		Client:   s.client,
-		Reporter: s.rec,
-		Printers: []httpexpect.Printer{s.rec},
+		Reporter: rec,
+		Printers: []httpexpect.Printer{rec},
 		Formatter: &httpexpect.DefaultFormatter{
 			DisableNames:     true,
 			DisableRequests:  true, // the recorder writes them down, masked

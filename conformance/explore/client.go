@@ -53,6 +53,7 @@ type request struct {
 	contentType     string
 	body            []byte
 	via             string // the link it follows, if it follows one
+	close           bool   // on a connection of its own, closed after the answer
 }
 
 // send sends req, records it and its answer in the sequence's log, and
@@ -76,6 +77,7 @@ func (s *sequence) send(req request) (*answer, error) {
 		b := req.body
 		hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
+	hr.Close = req.close
 	hr.Header.Set("Accept", "application/hal+json, application/json;q=0.9, */*;q=0.1")
 	if req.auth != "" {
 		hr.Header.Set("Authorization", req.auth)

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -323,9 +324,8 @@ func TestALockoutThrottlesTheExploration(t *testing.T) {
 	ref := startFlawed(t, flaw{name: "none"})
 	var calls sync.Map
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := calls.LoadOrStore(r.URL.Path, new(int))
-		*n.(*int)++
-		if r.URL.Path == "/api/events" && *n.(*int) > 120 {
+		n, _ := calls.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		if n.(*atomic.Int64).Add(1) > 120 && r.URL.Path == "/api/events" {
 			w.Header().Set("Retry-After", "300")
 			w.WriteHeader(http.StatusTooManyRequests)
 			return

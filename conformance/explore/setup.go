@@ -24,6 +24,7 @@ const maxSetupEvents = 25
 func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	t := o.Target
 	stop = func() {}
+	preflightCreated := false
 	if t.Launcher != nil {
 		inst, err := t.Launcher.Launch(steps.ServerConfig{})
 		if err != nil {
@@ -36,7 +37,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		if err != nil {
 			return nil, stop, err
 		}
-		t = checked
+		t, preflightCreated = checked, !o.ReadOnly
 	}
 	defer func() {
 		if err != nil {
@@ -58,6 +59,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		checks:   map[string]int{},
 		replays:  map[int][]Action{},
 		shrunk:   map[string]int{},
+	}
+	if preflightCreated {
+		r.created.Store(1) // the preflight's event is one of MaxEvents
 	}
 	if o.Ref {
 		r.contract = t.Contract
