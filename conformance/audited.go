@@ -66,15 +66,3 @@ func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report
 	}
 	return report.Audited(a, plan, script, told)
 }
-
-// checkedByAudit adds to every rule the audit checked its number of
-// checks, and gives it the verdict passed when nothing else checked it and
-// the audit found nothing wrong with it.
-func checkedByAudit(rules []*report.RuleResult, checks map[string]int) {
-	for _, r := range rules {
-		r.Checks += checks[r.ID]
-		if r.Verdict == report.NotRun && r.Checks > 0 {
-			r.Verdict, r.Reasons = report.Passed, nil
-		}
-	}
-}

@@ -216,6 +216,7 @@ func Run(o Options) (*report.Report, error) {
 	}
 	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor)
 	o.Target.Audit = aud
+	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
 
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
@@ -274,7 +275,7 @@ func Run(o Options) (*report.Report, error) {
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
 	x.addTo(rep)
-	checkedByAudit(rep.Rules, checks)
+	report.AddChecks(rep.Rules, checks)
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed

@@ -29,6 +29,14 @@ import (
 	"eventsvc/internal/redact"
 )
 
+// Rules are the rules the audit checks, of the answers that show them.
+var Rules = []string{
+	"SVC-2", "SVC-3", "SVC-4", "SVC-6", "SVC-7",
+	"TOK-5", "TOK-7", "TOK-8", "TOK-9", "TOK-13", "TOK-15", "ACC-1",
+	"API-2", "API-3", "API-4", "API-5", "API-6", "API-7", "API-8", "API-9", "API-10",
+	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "AUTH-5", "AUTH-6",
+}
+
 // Options configure an Audit.
 type Options struct {
 	// ClientID is the run's client: only the tokens issued to it are
@@ -121,12 +129,37 @@ type Scope struct {
 	checkedAt map[int]map[string]int
 	// pending counts the links of the scope not yet followed.
 	pending sync.WaitGroup
+	// trial is set for a scope whose exchanges teach the audit what the
+	// target holds but whose findings and checks are the caller's alone
+	// (Trial): a failing sequence replayed as it is shrunk.
+	trial bool
 }
 
 // Scope begins a scenario or a sequence against the target at base (the
 // address under which /api and /oauth/token are served).
 func (a *Audit) Scope(base string, p Place) *Scope {
 	return &Scope{a: a, base: strings.TrimRight(base, "/"), place: p, checked: map[string]int{}, checkedAt: map[int]map[string]int{}}
+}
+
+// Sibling begins another scenario or sequence in the world of s: the
+// sequences of one exploration, against one server however it was
+// started.
+func (s *Scope) Sibling(p Place) *Scope {
+	t := s.a.Scope(s.base, p)
+	s.mu.Lock()
+	t.base, t.worldKey = s.base, s.worldKey
+	s.mu.Unlock()
+	return t
+}
+
+// Trial is a Sibling whose exchanges the audit learns from and checks,
+// returning the findings to Observe's caller, but neither keeps nor
+// counts nor follows the links of: a replay of a failing sequence, which
+// reports what it finds itself.
+func (s *Scope) Trial(p Place) *Scope {
+	t := s.Sibling(p)
+	t.trial = true
+	return t
 }
 
 // At says the step or action the scope is at now.
@@ -210,6 +243,9 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 		f.Message = s.a.o.Redactor.String(f.Message)
 		f.Transcript = s.a.o.Redactor.String(x.Transcript)
 	}
+	if s.trial {
+		return found
+	}
 	s.a.record(s, at, o.checks, found)
 	if s.a.follow != nil && o.followable() {
 		s.a.follow.queue(s, w, o, at, place)
@@ -269,6 +305,10 @@ type Finding struct {
 	stands func() bool
 }
 
+// At is the number of the place's exchange the finding came from, as its
+// runner numbered it (Observe).
+func (f *Finding) At() int { return f.at }
+
 // both is a test that holds when a (if any) and b hold.
 func both(a, b func() bool) func() bool {
 	if a == nil {
@@ -306,6 +346,16 @@ func (s *Scope) Take(rules ...string) (found []*Finding, checked int) {
 		}
 	}
 	return found, s.checkedLocked(rules)
+}
+
+// Claim claims found, findings of Observe that its caller reports
+// itself, without waiting for any link to be followed.
+func (s *Scope) Claim(found ...*Finding) {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	for _, f := range found {
+		f.claimed = true
+	}
 }
 
 // TakeAt is Take for the findings about the at-th exchange of the scope,

@@ -269,3 +269,25 @@ func TestAFindingAboutAValidTokenFallsWhenARefreshRevokedIt(t *testing.T) {
 		t.Errorf("%d findings stand, want none: the token was refreshed while the page was read", n)
 	}
 }
+
+// TestAnEventWrittenByACallerTheAuditCannotTellIsNotJudged: once a write
+// the audit cannot follow succeeded (a token it did not see issued, a body
+// that is not JSON), what the event holds is not known, and no read of it
+// is judged against the writes it saw.
+func TestAnEventWrittenByACallerTheAuditCannotTellIsNotJudged(t *testing.T) {
+	for _, c := range []struct{ name, header, body string }{
+		{"a token the audit did not see issued", "Authorization: Bearer tok-unseen\nContent-Type: application/json", `{"name":"Renamed"}`},
+		{"a body that is not JSON", "Authorization: Bearer tok-user\nContent-Type: text/plain", `name=Renamed`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			r.root()
+			r.login("user", "tok-user", "ref-user")
+			user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+			want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+			want(t, "a read of another body before the write", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")), "API-6")
+			want(t, "the write, taken", r.send("PUT", "/api/events/7", c.header, c.body, 200, "", ""))
+			want(t, "a read of its body", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
+		})
+	}
+}

@@ -274,6 +274,10 @@ func (f *follower) do(j *job) {
 	if err != nil {
 		return // cut, or broken off: not a finding of the audit's
 	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return // the target protects itself, or a gateway answers for it: the runners tell which
+	}
 	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, body), Start: start, End: f.a.o.Now()}
 	y := newObserved(j.w, x)
 	if y.url == nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,11 @@ type site map[string]string
 
 func (s site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, ok := s[r.URL.RequestURI()]
+	if code, isStatus := strings.CutPrefix(body, "status "); ok && isStatus {
+		n, _ := strconv.Atoi(code)
+		w.WriteHeader(n)
+		return
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -116,4 +122,19 @@ func TestEveryLinkIsFollowedAndLeadsWhereItsRelationSays(t *testing.T) {
 		tt.break_(s)
 		want(t, tt.name, audited(t, s), tt.rule)
 	}
+}
+
+// TestALinkAnsweredByAGatewayOrAThrottleIsNotJudged: an answer 429, 502,
+// 503 or 504 to a link the audit follows is the target protecting itself
+// or a gateway answering for it, which the runners tell: the link is not
+// judged by it.
+func TestALinkAnsweredByAGatewayOrAThrottleIsNotJudged(t *testing.T) {
+	for _, status := range []string{"429", "502", "503", "504"} {
+		s := correct()
+		s["/api/events/3"] = "status " + status
+		want(t, "event 3 answered "+status, audited(t, s))
+	}
+	s := correct()
+	s["/api/events/3"] = "status 500"
+	want(t, "event 3 answered 500", audited(t, s), "API-10")
 }

@@ -23,6 +23,10 @@ type event struct {
 	versions []version
 	refused  []version
 	gone     bool // a DELETE of it succeeded: nothing more is told of it
+	// lost is set once a write to it succeeded that the audit cannot
+	// follow (a caller it cannot tell, a body that is not JSON): what it
+	// holds is no longer known, and reads of it are not judged.
+	lost bool
 	// offered is when a read that offered its manager "update-event" was
 	// last sent.
 	offered time.Time
@@ -101,6 +105,7 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		return nil
 	}
 	if c.class != callerValid || !o.underAPI() {
+		w.lose(ev, known, o)
 		return nil
 	}
 	switch {
@@ -112,8 +117,21 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		w.mu.Lock()
 		ev.gone = true
 		w.mu.Unlock()
+	default:
+		w.lose(ev, known, o)
 	}
 	return nil
+}
+
+// lose marks ev, when known, lost once o, a write the audit does not
+// follow, succeeded.
+func (w *world) lose(ev *event, known bool, o *observed) {
+	if !known || !o.success() {
+		return
+	}
+	w.mu.Lock()
+	ev.lost = true
+	w.mu.Unlock()
 }
 
 // isList reports whether o went to the event list's address.
@@ -214,6 +232,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 	manager := ev.manager
 	w.mu.Unlock()
 	if manager == "" || o.reqJSON == nil {
+		w.lose(ev, true, o)
 		return nil
 	}
 	if c.account != manager {
@@ -370,6 +389,10 @@ func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span,
 // the check.
 func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
 	w.mu.Lock()
+	if ev.lost {
+		w.mu.Unlock()
+		return nil
+	}
 	allowed := allowedVersions(ev.versions, read)
 	refused := append([]version(nil), ev.refused...)
 	updated := len(ev.versions) > 1

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/hal"
@@ -85,6 +86,7 @@ func (s *sequence) send(req request) (*answer, error) {
 	if req.contentType != "" {
 		hr.Header.Set("Content-Type", req.contentType)
 	}
+	sentAt := time.Now()
 	resp, err := s.r.client.Do(hr)
 	// The log holds the request as it was sent: without credentials to
 	// another origin than the target's.
@@ -109,6 +111,7 @@ func (s *sequence) send(req request) (*answer, error) {
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))
+	s.observe(len(s.log)-1, sentAt, time.Now())
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		// The target protects itself, or a gateway answers for it (the

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"eventsvc/conformance"
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/steps"
@@ -61,8 +62,8 @@ func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
 			t.Errorf("concurrency %d: the exploration checked %d rules of the %d it can", concurrency, len(checked), len(Rules))
 		}
 		for id := range checked {
-			if !slices.Contains(Rules, id) {
-				t.Errorf("concurrency %d: the exploration checked %s, which Rules does not list", concurrency, id)
+			if !slices.Contains(Rules, id) && !slices.Contains(audit.Rules, id) {
+				t.Errorf("concurrency %d: the exploration checked %s, which neither Rules nor audit.Rules lists", concurrency, id)
 			}
 		}
 	}
@@ -350,7 +351,7 @@ func TestATargetThatStopsAnsweringEndsTheExplorationAsUnreachable(t *testing.T) 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		served++
-		if served > 60 {
+		if served > 250 { // the setup, and the links of its answers the audit follows, done
 			down = true
 		}
 		isDown := down
@@ -395,7 +396,9 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 	})
 	var tokens []string
 	for _, m := range tokenPattern.FindAllString(strings.Join(texts, "\n"), -1) {
-		if !strings.HasPrefix(m, "Bearer made-up-") {
+		// Not tokens: the made-up one, a challenge's parameters
+		// (WWW-Authenticate), a placeholder of the documentation.
+		if !strings.HasPrefix(m, "Bearer made-up-") && !strings.HasPrefix(m, "Bearer realm=") && !strings.HasPrefix(m, "Bearer &") {
 			tokens = append(tokens, m)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/repro"
@@ -34,6 +35,13 @@ type sequence struct {
 	foundAt int
 	// lost is a request that got no answer: the sequence stopped.
 	lost error
+	// scope is the audit's scope of the sequence (audited.go).
+	scope *audit.Scope
+	// lane is set for a sequence that sends one of requests sent at
+	// once for another (sendAtOnce); answers are its exchanges read
+	// whole, for the other's audit.
+	lane    bool
+	answers []laneAnswer
 }
 
 // done is an action a sequence ran, and where its exchanges start in the
@@ -54,6 +62,9 @@ func (s *sequence) play(a Action) bool {
 		return false
 	}
 	from := len(s.log)
+	if s.scope != nil {
+		s.scope.At(a.String(), len(s.done)+1)
+	}
 	f, err := s.do(a)
 	if from == len(s.log) && f == nil && err == nil {
 		return true // nothing to do: an event the sequence does not have

@@ -66,8 +66,20 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if o.Ref {
 		r.contract = t.Contract
 	}
+	a, own := t.Audit, t.Audit == nil
+	if own {
+		a = r.newRunAudit()
+		r.ownAudit = true
+		defer func() {
+			if err != nil {
+				a.Close()
+			}
+		}()
+	}
+	r.auditScopes(a, t.Launcher != nil)
 	r.root = r.base + "/api"
 	s := r.newSequence(ctx, 0, nil)
+	s.scope = r.scope
 	root, err := s.send(request{method: http.MethodGet, address: r.root})
 	if err != nil {
 		return nil, stop, err

@@ -29,6 +29,7 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		}
 		trials--
 		t := r.newSequence(ctx, s.n, nil)
+		t.scope = r.sequenceScope(s.n, true)
 		for _, a := range candidate {
 			if creations(a) > 0 && !r.readOnly && r.created.Load() >= int64(r.o.MaxEvents) {
 				trials = 0 // no events left to replay with: keep the best so far

@@ -148,7 +148,7 @@ func (s *sequence) sendAtOnce(parts []*part) error {
 	start := make(chan struct{})
 	var ready, done sync.WaitGroup
 	for i, p := range parts {
-		lane := &sequence{r: s.r, ctx: s.ctx, n: s.n}
+		lane := &sequence{r: s.r, ctx: s.ctx, n: s.n, lane: true}
 		lanes[i] = lane
 		ready.Add(1)
 		done.Add(1)
@@ -185,10 +185,14 @@ func (s *sequence) sendAtOnce(parts []*part) error {
 // merge appends a lane's log to the sequence's, and moves its answer's
 // place in the log with it.
 func (s *sequence) merge(lane *sequence, x *answer) {
+	offset := len(s.log)
 	if x != nil {
-		x.log += len(s.log)
+		x.log += offset
 	}
 	s.log = append(s.log, lane.log...)
+	for _, a := range lane.answers {
+		s.observeAt(a.x, a.at+offset)
+	}
 }
 
 // refreshes reports whether a refresh of who's account is among parts:

@@ -82,3 +82,16 @@ func placeOf(pl audit.Place, plan []*selection.Planned) (where, step string) {
 	}
 	return where, pl.Step
 }
+
+// AddChecks adds to every rule of rules the audit's checks of it
+// (checks, by rule), and gives the verdict passed to a rule nothing else
+// ran that the audit checked and found nothing wrong with: a failure of
+// the audit is a result of its own that blames the rule.
+func AddChecks(rules []*RuleResult, checks map[string]int) {
+	for _, r := range rules {
+		r.Checks += checks[r.ID]
+		if r.Verdict == NotRun && r.Checks > 0 {
+			r.Verdict, r.Reasons = Passed, nil
+		}
+	}
+}
