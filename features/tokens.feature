@@ -30,7 +30,7 @@ Feature: Obtaining tokens
       And no answer in this scenario set a cookie
 
     @spec @CLI-1
-    Scenario: One client id serves every user of the application
+    Scenario: One client id serves more than one user of the application
       When the client asks for the other user's token
       Then a token is issued
       When the client asks for the user's token
