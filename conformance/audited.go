@@ -30,7 +30,7 @@ func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Reda
 		Accounts:  []string{c.Username, c.OtherUsername},
 		Redactor:  redactor,
 		Origins:   t.Origins,
-		Transport: bound.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(transport),
+		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
 		Follow:    true,
 	})
 }

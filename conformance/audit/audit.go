@@ -37,6 +37,21 @@ var Rules = []string{
 	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "AUTH-5", "AUTH-6",
 }
 
+// MaxFollowed is the most of an answer the audit reads when it follows a
+// link (Limit): a page or an event is a few kilobytes, and the runners
+// read and judge every answer up to the run's bound themselves.
+const MaxFollowed int64 = 1 << 20
+
+// Limit is the bound of the answers the audit reads when it follows a
+// link, in a run whose answers are bounded at max (zero: the default of
+// package bound): the smaller of max and MaxFollowed.
+func Limit(max int64) int64 {
+	if max <= 0 || max > MaxFollowed {
+		return MaxFollowed
+	}
+	return max
+}
+
 // Options configure an Audit.
 type Options struct {
 	// ClientID is the run's client: only the tokens issued to it are

@@ -291,3 +291,11 @@ func TestAnEventWrittenByACallerTheAuditCannotTellIsNotJudged(t *testing.T) {
 		})
 	}
 }
+
+func TestLimit(t *testing.T) {
+	for max, want := range map[int64]int64{0: MaxFollowed, 4 << 20: MaxFollowed, 1000: 1000, -1: MaxFollowed} {
+		if got := Limit(max); got != want {
+			t.Errorf("Limit(%d) = %d, want %d", max, got, want)
+		}
+	}
+}

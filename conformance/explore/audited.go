@@ -42,7 +42,7 @@ func (r *runner) newRunAudit() *audit.Audit {
 		Accounts:  []string{c.Username, c.OtherUsername},
 		Redactor:  r.redactor,
 		Origins:   t.Origins,
-		Transport: bound.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
+		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
 		Follow:    true,
 	})
 }
