@@ -220,6 +220,11 @@ func TestABaselineEntryNamingNothingKnownStopsTheRun(t *testing.T) {
 func comparable(t *testing.T, dir string) report.Document {
 	doc := reporttest.Read(t, dir)
 	doc.Started, doc.DurationMs, doc.Concurrency, doc.RunID = "", 0, 0, ""
+	for i := range doc.Rules {
+		// How many answers the audit checked depends on how many
+		// requests the scenarios sent: a shared token, or their own.
+		doc.Rules[i].Checks = 0
+	}
 	for i := range doc.Scenarios {
 		doc.Scenarios[i].DurationMs = 0
 		if f := doc.Scenarios[i].Failure; f != nil {

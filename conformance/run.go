@@ -181,7 +181,7 @@ func Run(o Options) (*report.Report, error) {
 
 	watch := &target.Watch{}
 	given := o.Target.Transport
-	o.Target.Transport = watch.Transport(o.Target.Transport)
+	o.Target.Transport = watch.Transport(given)
 	origins := &origin.Log{}
 	o.Target.Origins = origins
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
@@ -214,6 +214,9 @@ func Run(o Options) (*report.Report, error) {
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
 		o.Target.Pool = &steps.Pool{}
 	}
+	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor)
+	o.Target.Audit = aud
+	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
 
 	out := report.NewConsole(o.Output, o.Format, o.Color)
 	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
@@ -254,9 +257,15 @@ func Run(o Options) (*report.Report, error) {
 		x = exploreAfter(o.Explore, explored, out)
 	}
 	status |= lifetimes.Wait()
+	aud.Close()
+	scenarios := col.finish()
+	audited, checks := auditResults(aud, plan, scenarios, o.Target)
+	for _, r := range audited {
+		out.ScenarioEnded(r)
+	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
-	rep.Scenarios = append(col.finish(), x.Scenarios...)
+	rep.Scenarios = append(append(scenarios, x.Scenarios...), audited...)
 	foreign := origins.Foreign()
 	if x.Foreign != nil {
 		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
@@ -266,6 +275,7 @@ func Run(o Options) (*report.Report, error) {
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
 	x.addTo(rep)
+	report.AddChecks(rep.Rules, checks)
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed

@@ -18,6 +18,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
 	"eventsvc/features"
 	"eventsvc/steps"
@@ -214,6 +215,9 @@ func TestSpellingsAndTokenPlacesCatchTheirBreakages(t *testing.T) {
 			}
 			n := 0
 			for _, s := range rep.Ran() {
+				if s.File == audit.File {
+					continue // the audit's findings: the rules below are theirs too
+				}
 				want := report.Passed
 				if caught != nil && caught.MatchString(s.Name) {
 					want = report.Failed

@@ -37,6 +37,18 @@ Feature: One stateless service
       | in the cookie "token"                 |
 
   @spec @SVC-4 @writes
+  Scenario Outline: The user's access token <place> does not authenticate an update
+    Given the user has created an event
+    When a caller sends an update of the event to its address with the user's access token <place>, renaming it "Renamed without a token"
+    Then the request is refused as unauthenticated
+    And the event is still there with its original name
+
+    Examples:
+      | place                                 |
+      | as the query parameter "access_token" |
+      | in the cookie "access_token"          |
+
+  @spec @SVC-4 @writes
   Scenario: The user's access token in a form field does not authenticate a write
     When a caller sends a new event to the event list as a form, with the user's access token in the field "access_token"
     Then the request is refused as unauthenticated

@@ -17,6 +17,12 @@ Feature: Creating and updating events
     When a caller reads the event
     Then the event is named "Fête · Ωmega · 東京 · Москва · 🎉"
 
+  @spec @API-6
+  Scenario: Events created at the same moment are events of their own
+    When the user and the other user create 3 events each at the same moment
+    Then each creation made an event of its own
+    And every event created is listed and reads back as it was created
+
   @spec @SVC-2 @SVC-3 @API-10
   Scenario: The answers to a creation and to an update are HAL, and their links lead where they say
     When the user creates an event through the "create-new-event" link

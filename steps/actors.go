@@ -29,6 +29,7 @@ type tokens struct {
 type held struct {
 	access, refresh string
 	pooled          bool      // access is the run's (Pool), refresh unknown
+	refreshed       bool      // access came from a refresh grant
 	previous        string    // the access token before the last one issued
 	expiresIn       int64     // expires_in of the last access token
 	issuedAt        time.Time // when it was issued (scenario.now)
@@ -198,6 +199,9 @@ func (s *scenario) userHasToken() error { return s.hasToken("user") }
 func (s *scenario) madeUpToken() string {
 	if s.tokens.madeUp == "" {
 		s.tokens.madeUp = s.madeUp("invalid-")
+		if s.scope != nil {
+			s.scope.MadeUp(s.tokens.madeUp)
+		}
 	}
 	return s.tokens.madeUp
 }

@@ -5,16 +5,15 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/cucumber/godog"
-
-	"eventsvc/conformance/hal"
 )
 
 // The steps that check the answer of the last When step, whatever the
-// request was.
+// request was: its status, how it refuses the request, and what else it
+// says. What it tells caches is in caching.go; what it is as HAL, and the
+// links it offers, in links.go.
 func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer has status (\d+)$`, s.hasStatus)
 	sc.Step(`^the answer has a success status$`, s.hasSuccessStatus)
@@ -23,10 +22,6 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the request is not refused for lack of authentication$`, s.notRefused)
 	sc.Step(`^the request is refused for lack of permission$`, s.refusedForPermission)
 	sc.Step(`^the answer offers no more than it offers an anonymous caller$`, s.offersNoMoreThanToAnyone)
-	sc.Step(`^the answer must not be cached$`, s.mustNotBeCached)
-	sc.Step(`^the answer's Cache-Control says "([^"]*)"$`, s.cacheControlSays)
-	sc.Step(`^the answer's Pragma says "([^"]*)"$`, func(d string) error { return s.headerSays("Pragma", d) })
-	sc.Step(`^the answer varies with "([^"]*)"$`, s.variesWith)
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)"$`, func(scheme string) error { return s.challenges(scheme, "") })
 	sc.Step(`^the answer challenges the caller to authenticate with "([^"]*)" and error "([^"]*)"$`, s.challenges)
 	sc.Step(`^the error description mentions "([^"]*)"$`, s.descriptionMentions)
@@ -35,12 +30,6 @@ func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^the answer does not redirect$`, s.doesNotRedirect)
 	sc.Step(`^no answer in this scenario set a cookie$`, s.noCookies)
 	sc.Step(`^the answer is an HTML page$`, s.isHTML)
-	sc.Step(`^the answer is a HAL resource whose links are keyed by relation name, each with an href$`, s.isHAL)
-	sc.Step(`^the answer is a HAL resource, if it has a JSON body$`, s.isHALIfJSON)
-	sc.Step(`^every event it lists is a HAL resource too$`, s.itemsAreHAL)
-	sc.Step(`^the answer (offers|does not offer) the links? "([^"]*)"$`, s.offersLinks)
-	sc.Step(`^every link of the answer is an absolute address$`, s.linksAreAbsolute)
-	sc.Step(`^the "([^"]*)" link is a URI template$`, s.linkIsTemplate)
 }
 
 // hasStatus checks the answer's status. A read of the list or of an event
@@ -155,57 +144,6 @@ func (s *scenario) notRefused() error {
 	return err
 }
 
-// mustNotBeCached checks spec TOK-15 (RFC 6749 §5.1).
-func (s *scenario) mustNotBeCached() error {
-	x, err := s.theAnswer()
-	if err == nil && !slices.Contains(headerWords(x.header, "Cache-Control"), "no-store") {
-		err = breaks(s.failf(x, "Cache-Control is %q, want no-store", x.header.Values("Cache-Control")), "TOK-15")
-	}
-	return err
-}
-
-// headerWords returns the comma-separated elements of every value of a
-// header (RFC 9110 §5.6.1), in lower case.
-func headerWords(h http.Header, name string) []string {
-	var out []string
-	for _, v := range h.Values(name) {
-		for _, w := range strings.Split(v, ",") {
-			if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
-				out = append(out, w)
-			}
-		}
-	}
-	return out
-}
-
-func (s *scenario) cacheControlSays(directive string) error {
-	return s.headerSays("Cache-Control", directive)
-}
-
-// headerSays checks that one of the comma-separated elements of the
-// answer's header is directive, in any case.
-func (s *scenario) headerSays(header, directive string) error {
-	x, err := s.theAnswer()
-	if err == nil && !slices.Contains(headerWords(x.header, header), strings.ToLower(directive)) {
-		err = s.failf(x, "%s is %q, want the directive %q", header, x.header.Values(header), directive)
-	}
-	return err
-}
-
-// variesWith checks that the answer names a request header it depends on
-// in Vary (RFC 9110 §12.5.5); "*" says it depends on everything.
-func (s *scenario) variesWith(header string) error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	vary := headerWords(x.header, "Vary")
-	if !slices.Contains(vary, strings.ToLower(header)) && !slices.Contains(vary, "*") {
-		return s.failf(x, "Vary is %q; it does not name %s", x.header.Values("Vary"), header)
-	}
-	return nil
-}
-
 var challengeScheme = regexp.MustCompile(`^\s*([A-Za-z]+)`)
 
 func (s *scenario) challenges(scheme, code string) error {
@@ -299,161 +237,6 @@ func (s *scenario) isHTML() error {
 	}
 	if strings.TrimSpace(x.body) == "" {
 		return breaks(s.failf(x, "the page is empty"), "SVC-6")
-	}
-	return nil
-}
-
-// isHAL checks spec SVC-2: "_links" is an object keyed by relation name, and
-// each entry (or each element of an array entry) has an href.
-func (s *scenario) isHAL() error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	obj, err := x.object()
-	if err != nil {
-		return breaks(s.about(x, err), "SVC-2")
-	}
-	return s.halDoc(x, obj, "the answer")
-}
-
-// isHALIfJSON is isHAL for an answer the specification shows no body of
-// (to POST and PUT): when it has a JSON body, it is HAL (spec SVC-2).
-func (s *scenario) isHALIfJSON() error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	if x.jsonErr != nil && strings.TrimSpace(x.body) == "" {
-		return nil
-	}
-	obj, err := x.object()
-	if err != nil {
-		return s.about(x, err)
-	}
-	return s.halDoc(x, obj, "the answer")
-}
-
-// itemsAreHAL checks that every event a list answer lists is HAL (spec
-// SVC-2).
-func (s *scenario) itemsAreHAL() error {
-	items, x, err := s.answerItems()
-	if err != nil {
-		return err
-	}
-	if x.status < 200 || x.status > 299 {
-		return s.unreadable(x, s.failf(x, "status %d, not a success: the answer lists no events", x.status))
-	}
-	if len(items) == 0 {
-		return s.failf(x, "the list holds no events")
-	}
-	for i, item := range items {
-		if err := s.halDoc(x, item, fmt.Sprintf("listed event %d", i+1)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// halDoc checks that doc, part of x, is HAL: "_links" an object keyed by
-// relation name, each entry (or each element of an array entry) with an
-// href.
-func (s *scenario) halDoc(x *exchange, doc map[string]any, what string) error {
-	return breaks(s.halShape(x, doc, what), "SVC-2")
-}
-
-func (s *scenario) halShape(x *exchange, doc map[string]any, what string) error {
-	v, ok := doc["_links"]
-	if !ok {
-		return s.failf(x, "%s has no \"_links\"", what)
-	}
-	links, ok := v.(map[string]any)
-	if !ok || len(links) == 0 {
-		return s.failf(x, "%s: _links is not an object of links: %v", what, v)
-	}
-	for rel, v := range links {
-		entries, ok := v.([]any)
-		if !ok {
-			entries = []any{v}
-		}
-		for _, e := range entries {
-			link, ok := e.(map[string]any)
-			if href, _ := link["href"].(string); !ok || href == "" {
-				return s.failf(x, "%s: link %q has no href: %v", what, rel, e)
-			}
-		}
-	}
-	return nil
-}
-
-func (s *scenario) offersLinks(offers, list string) error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	if x.status < 200 || x.status > 299 {
-		return s.unreadable(x, s.failf(x, "status %d, not a success: the answer offers nothing", x.status))
-	}
-	if offers == "offers" && x.kind == kindEvent && slices.Contains(splitList(list), "update-event") && s.manages(x.who, x.url.String()) {
-		if _, ok := x.links()["update-event"]; !ok {
-			return s.managerNotOffered(x, x.url.String(), s.failf(x, "the event does not offer \"update-event\" to %s, who created it; it offers %s", x.who, hal.RelNames(x.links())))
-		}
-	}
-	links := x.links()
-	for _, rel := range splitList(list) {
-		if _, ok := links[rel]; ok != (offers == "offers") {
-			return breaks(s.failf(x, "offers %q: %v, want %v; it offers %s", rel, ok, !ok, hal.RelNames(links)), linkRule(x, rel)...)
-		}
-	}
-	return nil
-}
-
-// linkRule is the rule that says whether x offers rel: what the event list
-// offers its caller (API-3 anonymous, API-4 with a token), the manager's
-// link to update an event (API-8), the API root's link to the events
-// (API-1). Nil: the scenario's rules.
-func linkRule(x *exchange, rel string) []string {
-	switch {
-	case rel == "update-event": // its manager's: the creator (API-6)
-		return []string{"API-8", "API-6"}
-	case rel == "events":
-		return []string{"API-1"}
-	case x.kind == kindList && holdsToken(x.who):
-		return []string{"API-4"}
-	case x.kind == kindList:
-		return []string{"API-3"}
-	}
-	return nil
-}
-
-func (s *scenario) linksAreAbsolute() error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	links := x.links()
-	if len(links) == 0 {
-		return s.failf(x, "the answer has no links")
-	}
-	for rel, href := range links {
-		if !absolute(href) {
-			return breaks(s.failf(x, "link %q is not an absolute address: %q", rel, href), "API-10")
-		}
-	}
-	return nil
-}
-
-func (s *scenario) linkIsTemplate(rel string) error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	obj, _ := x.json.(map[string]any)
-	links, _ := obj["_links"].(map[string]any)
-	link, _ := links[rel].(map[string]any)
-	href, _ := link["href"].(string)
-	if templated, _ := link["templated"].(bool); !templated || !strings.Contains(href, "{") {
-		return s.failf(x, "link %q is not a URI template: %v", rel, links[rel])
 	}
 	return nil
 }

@@ -170,6 +170,9 @@ func (s *scenario) wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
+	if s.scope != nil && (s.instance != nil || s.target.ControlURL != "") {
+		s.scope.Advance(d) // the audit's tokens age with the target's clock
+	}
 	switch {
 	case s.instance != nil:
 		s.instance.Advance(d)

@@ -48,9 +48,12 @@ const (
 
 // send sends req and reads its answer. An error means no answer came, or
 // not a whole one (a readError).
-func (s *scenario) send(req *httpexpect.Request) (*exchange, error) {
+func (s *scenario) send(req *httpexpect.Request) (*exchange, error) { return s.sendVia(s.rec, req) }
+
+// sendVia is send for a request of rec's (scenario.expect).
+func (s *scenario) sendVia(rec *recorder, req *httpexpect.Request) (*exchange, error) {
 	resp := req.Expect()
-	transcript, at, failure, readErr := s.rec.take()
+	transcript, at, failure, readErr := rec.take()
 	if readErr != nil {
 		return nil, &exchangeError{at: at, err: readErr}
 	}

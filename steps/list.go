@@ -5,10 +5,22 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cucumber/godog"
+
 	"eventsvc/conformance/hal"
 )
 
 // Reading the event list, and what the reference server says of a page.
+
+func (s *scenario) registerListSteps(sc *godog.ScenarioContext) {
+	sc.Step(`^`+actor+` lists the events$`, func(who string) error { return s.listEvents(who, "") })
+	sc.Step(`^a caller lists the events with the query "([^"]*)"$`, func(q string) error { return s.listEvents("a caller", q) })
+	sc.Step(`^the page holds (\d+) events?$`, s.pageHolds)
+	sc.Step(`^the page reports (\d+) events in (\d+) pages, this being page (\d+)$`, s.pageReports)
+	sc.Step(`^the events are listed in the order "([^"]*)"$`, s.listedInOrder)
+	sc.Step(`^the event list holds some number of events$`, s.countEvents)
+	sc.Step(`^the event list holds as many events as before$`, s.sameNumberOfEvents)
+}
 
 func (s *scenario) listEvents(who, query string) error {
 	address, err := s.eventsAddress()

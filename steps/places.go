@@ -28,6 +28,7 @@ func (s *scenario) registerPlaceSteps(sc *godog.ScenarioContext) {
 	sc.Step(`^a caller sends a new event to the event list with the user's access token `+place+`$`, s.sendNewEventWithTokenAt)
 	sc.Step(`^a caller lists the events with the user's access token `+place+`$`, s.listWithTokenAt)
 	sc.Step(`^a caller sends a new event to the event list as a form, with the user's access token in the field "([^"]*)"$`, s.sendFormWithToken)
+	sc.Step(`^a caller sends an update of the event to its address with the user's access token `+place+`, renaming it "([^"]*)"$`, s.sendUpdateWithTokenAt)
 }
 
 // withTokenAt puts the user's access token in req where the phrase says:
@@ -76,6 +77,23 @@ func (s *scenario) sendNewEventWithTokenAt(phrase string) error {
 		return err
 	}
 	return s.whenAs("a caller", kindCreated, req)
+}
+
+// sendUpdateWithTokenAt puts the event the scenario created, renamed, to
+// its address with the user's access token where the phrase says, and no
+// Authorization header.
+func (s *scenario) sendUpdateWithTokenAt(phrase, name string) error {
+	address, err := s.eventAddress()
+	if err != nil {
+		return err
+	}
+	body := s.updateBody(map[string]any{"name": name})
+	s.events.sent = body
+	req, err := s.withTokenAt(s.at(http.MethodPut, address).WithJSON(body), phrase)
+	if err != nil {
+		return err
+	}
+	return s.whenAs("a caller", kindUpdated, req)
 }
 
 // listWithTokenAt reads the event list with the user's access token where

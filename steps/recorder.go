@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
@@ -27,8 +28,17 @@ type recorder struct {
 	// guard, when set, is the transport's: a request it sends without
 	// credentials is written down without them, as it was sent.
 	guard *origin.Guard
+	// scope, when set, is the run's audit of the scenario: every
+	// exchange whose answer came is checked there, timed by now.
+	scope *audit.Scope
+	now   func() time.Time
+	// answers, on a lane, keeps its answered exchanges for the scope of
+	// the recorder that adopts it, with their indices in the lane's log.
+	answers []laneAnswer
+	isLane  bool
 
 	mu         sync.Mutex
+	sent       time.Time // when the last request was sent
 	failure    string
 	request    string
 	response   string
@@ -77,6 +87,7 @@ func (r *recorder) Request(req *http.Request) {
 	r.log = append(r.log, repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(), Body: body,
 		Transcript: repro.Transcript(text, "")})
 	r.current = len(r.log) - 1
+	r.sent = r.now()
 	r.mu.Unlock()
 }
 
@@ -92,6 +103,28 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 		body = bound.Excerpt(body)
 	}
 	text := repro.ResponseText(r.redactor, resp, body)
+	x, at, ok := r.answered(resp, body, text, err, cut)
+	switch {
+	case !ok:
+	case r.scope != nil:
+		r.scope.Observe(x, at)
+	case r.isLane:
+		r.mu.Lock()
+		r.answers = append(r.answers, laneAnswer{x: x, at: at})
+		r.mu.Unlock()
+	}
+}
+
+// laneAnswer is an exchange a lane saw answered, for the audit, and its
+// index in the lane's log.
+type laneAnswer struct {
+	x  audit.Exchange
+	at int
+}
+
+// answered writes down the answer of the last request, and returns the
+// exchange for the audit: ok when it was read whole.
+func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *bound.CutError) (x audit.Exchange, at int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.response = text
@@ -113,6 +146,10 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	if cut != nil && r.cut == nil {
 		r.cut = &exchangeError{at: r.current, err: r.readErr}
 	}
+	if err != nil || len(r.log) == 0 {
+		return x, 0, false
+	}
+	return audit.Exchange{Exchange: r.log[len(r.log)-1], Start: r.sent, End: r.now()}, len(r.log) - 1, true
 }
 
 // exchanges returns the scenario's exchanges so far.
@@ -166,4 +203,36 @@ func (r *recorder) cookies() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.redactor.Header(http.Header{"Set-Cookie": r.setCookies}).Values("Set-Cookie")
+}
+
+// lane is a recorder of its own for one of requests sent at once, which
+// the recorder, writing down one exchange at a time, cannot follow; adopt
+// takes its exchanges back once they are answered.
+func (r *recorder) lane() *recorder {
+	return &recorder{redactor: r.redactor, guard: r.guard, now: r.now, isLane: true}
+}
+
+// adopt appends the exchanges lane wrote down to the log, with the
+// Set-Cookie headers it received and the first answer a bound cut, and
+// returns the index in the log of its first exchange.
+func (r *recorder) adopt(lane *recorder) int {
+	lane.mu.Lock()
+	r.mu.Lock()
+	offset := len(r.log)
+	r.log = append(r.log, lane.log...)
+	r.current = len(r.log) - 1
+	r.setCookies = append(r.setCookies, lane.setCookies...)
+	var cut *exchangeError
+	if r.cut == nil && errors.As(lane.cut, &cut) {
+		r.cut = &exchangeError{at: cut.at + offset, err: cut.err}
+	}
+	answers, scope := lane.answers, r.scope
+	r.mu.Unlock()
+	lane.mu.Unlock()
+	if scope != nil {
+		for _, a := range answers {
+			scope.Observe(a.x, a.at+offset)
+		}
+	}
+	return offset
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
 )
@@ -27,6 +28,7 @@ type scenario struct {
 	creds       Credentials
 	redactor    *redact.Redactor
 	rec         *recorder
+	scope       *audit.Scope // the run's audit of the scenario; nil without one
 	client      *http.Client
 	jar         *cookies
 	// guard sends credentials to the origin of base only: the client's
@@ -46,6 +48,9 @@ type scenario struct {
 	spellings  map[string]string // schemes as the scenario writes them (spelling)
 
 	events events // the events the scenario created or sent
+	// sameMoment are the creations the scenario sent at the same moment
+	// (together.go).
+	sameMoment []*creation
 	// eventsURL is the address of the event list, read from the API
 	// root once (eventsAddress).
 	eventsURL string
@@ -55,8 +60,6 @@ type scenario struct {
 	// the address of the API root's "events" link, or the first page
 	// with a page size the scenario chose (listFillsLastPage).
 	listStart string
-
-	followed map[string]*exchange // the answers of links followed, by address (follow)
 
 	config   ServerConfig // the in-process server's configuration, as the steps build it
 	startErr error        // the in-process server's refusal to start
@@ -78,15 +81,32 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 			return ctx, s.start()
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+			if s.scope != nil && s.instance != nil {
+				s.scope.Release() // the audit follows links to the server about to stop
+			}
 			return ctx, s.stop()
+		})
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			if s.scope != nil {
+				s.scope.At(st.Text, 0)
+			}
+			return ctx, nil
 		})
 		s.registerTokenSteps(sc)
 		s.registerAnswerSteps(sc)
+		s.registerCachingSteps(sc)
+		s.registerLinkSteps(sc)
+		s.registerValidationSteps(sc)
 		s.registerResourceSteps(sc)
+		s.registerCreateSteps(sc)
 		s.registerEventSteps(sc)
 		s.registerSpellingSteps(sc)
 		s.registerPlaceSteps(sc)
+		s.registerTogetherSteps(sc)
 		s.registerPagingSteps(sc)
+		s.registerListSteps(sc)
+		s.registerWalkSteps(sc)
+		s.registerPageSizeSteps(sc)
 		s.registerOfferSteps(sc)
 		s.registerFollowSteps(sc)
 		s.registerConfigSteps(sc)
@@ -115,7 +135,12 @@ func watchesCookies(p *godog.Scenario) bool {
 func (s *scenario) start() error {
 	s.redactor = redact.New(s.creds.Secrets()...)
 	s.guard = &origin.Guard{Base: s.target.Transport, Log: s.target.Origins}
-	s.rec = &recorder{redactor: s.redactor, guard: s.guard}
+	if s.target.Audit != nil {
+		// godog names a scenario run by its file:line by that place.
+		file, _, _ := strings.Cut(s.place, ":")
+		s.scope = s.target.Audit.Scope(s.target.BaseURL, audit.Place{Name: s.name, File: file})
+	}
+	s.rec = &recorder{redactor: s.redactor, guard: s.guard, scope: s.scope, now: s.clock().Now}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return fmt.Errorf("cookie jar: %w", err)
@@ -164,13 +189,22 @@ func (s *scenario) launch(cfg ServerConfig) error {
 // use points the scenario's requests at base, the only origin its
 // credentials go to.
 func (s *scenario) use(base string) {
+	if s.scope != nil && s.instance != nil {
+		s.scope.Move(base) // a server of the scenario's own
+	}
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base
-	s.e = httpexpect.WithConfig(httpexpect.Config{
-		BaseURL:  base,
+	s.e = s.expect(s.rec)
+}
+
+// expect makes the requests of the scenario written down by rec: its
+// client, its base, paths under it.
+func (s *scenario) expect(rec *recorder) *httpexpect.Expect {
+	return httpexpect.WithConfig(httpexpect.Config{
+		BaseURL:  s.base,
 		Client:   s.client,
-		Reporter: s.rec,
-		Printers: []httpexpect.Printer{s.rec},
+		Reporter: rec,
+		Printers: []httpexpect.Printer{rec},
 		Formatter: &httpexpect.DefaultFormatter{
 			DisableNames:     true,
 			DisableRequests:  true, // the recorder writes them down, masked

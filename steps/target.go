@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/origin"
 )
@@ -57,6 +58,9 @@ type Target struct {
 	// MaxAnswer bounds the body of every answer, in bytes, counted after
 	// the transport decompressed it. Zero: bound.DefaultMaxAnswer, 4 MiB.
 	MaxAnswer int64
+	// Audit, when set, checks every exchange of every scenario against
+	// every rule that governs it, whatever the scenario is about.
+	Audit *audit.Audit
 	// Discovery, when set, shares among the scenarios of a run what they
 	// read from the API root. Nil: each scenario reads it itself.
 	Discovery *Discovery

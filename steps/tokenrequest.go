@@ -195,8 +195,21 @@ func (s *scenario) ask(a tokenAsk) error {
 	}
 	if s.tokenIssued(s.answer) == nil {
 		s.keepTokens(s.answer, a.holder)
+		s.refreshedBy(a)
 	}
 	return nil
+}
+
+// refreshedBy notes that the holder's access token came from a refresh
+// when a asked for it with the refresh grant.
+func (s *scenario) refreshedBy(a tokenAsk) {
+	for _, p := range a.params {
+		if p[0] == "grant_type" && p[1] == "refresh_token" {
+			if h := s.tokens.of(a.holder); h != nil {
+				h.refreshed = true
+			}
+		}
+	}
 }
 
 func (s *scenario) askFor(subject, how string) error {
@@ -280,6 +293,7 @@ func (s *scenario) keepTokens(x *exchange, holder string) {
 		return
 	}
 	h.previous, h.access = h.access, access
+	h.refreshed = false // a refresh grant's caller says so (refreshedBy)
 	h.issuedAt = s.now()
 	if refresh != "" {
 		h.refresh = refresh

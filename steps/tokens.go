@@ -56,6 +56,7 @@ func (s *scenario) hasRefreshed(who string) error {
 		return fmt.Errorf("refreshing %s's token: %w", who, err)
 	}
 	s.keepTokens(x, holder)
+	s.refreshedBy(a)
 	return nil
 }
 

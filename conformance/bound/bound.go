@@ -245,3 +245,14 @@ func Excerpt(body []byte) []byte {
 	out = append(out, body[:excerptSize]...)
 	return append(out, fmt.Sprintf("\n[… the first %s of the %s read before the cut]", Size(excerptSize), Size(int64(len(body))))...)
 }
+
+// CloseIdleConnections closes the idle connections of the transport
+// under t, when it has a way to.
+func (t bounded) CloseIdleConnections() { closeIdle(t.base) }
+
+// closeIdle closes the idle connections of rt, when it has a way to.
+func closeIdle(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

@@ -23,6 +23,7 @@ const (
 	KindAccessAsRefr = "access-as-refresh" // the account's access token sent as a refresh token
 	KindWrongLogin   = "wrong-login"       // a token request with wrong credentials
 	KindDocs         = "docs"              // read the documentation with a bad Authorization header
+	KindTogether     = "together"          // creations, updates and refreshes of both users, sent at once
 )
 
 // Callers: who an action acts as.
@@ -75,6 +76,10 @@ type Action struct {
 	Changes map[string]any `json:"changes,omitempty"`
 	// Wrong is how KindWrongLogin gets the login wrong.
 	Wrong string `json:"wrong,omitempty"`
+	// Parts are the actions KindTogether sends at once: creations,
+	// updates and refreshes of the user and the other user, in the order
+	// the sequence numbers the events they create.
+	Parts []Action `json:"parts,omitempty"`
 }
 
 // caller names the action's caller, for people.
@@ -129,6 +134,12 @@ func (a Action) String() string {
 		return "a token is asked for with " + a.Wrong
 	case KindDocs:
 		return "a caller with an invalid token reads the documentation page"
+	case KindTogether:
+		parts := make([]string, len(a.Parts))
+		for i, p := range a.Parts {
+			parts[i] = p.String()
+		}
+		return "at the same time: " + strings.Join(parts, "; ")
 	}
 	return a.Kind
 }
@@ -155,9 +166,15 @@ func changesText(changes map[string]any) string {
 
 // valid refuses an action a replay file cannot mean.
 func (a Action) valid() error {
-	kinds := []string{KindRoot, KindList, KindWalk, KindRead, KindFollow, KindCreate, KindUpdate, KindGrant, KindRefresh, KindAccessAsRefr, KindWrongLogin, KindDocs}
+	kinds := []string{KindRoot, KindList, KindWalk, KindRead, KindFollow, KindCreate, KindUpdate, KindGrant, KindRefresh, KindAccessAsRefr, KindWrongLogin, KindDocs, KindTogether}
 	if !slices.Contains(kinds, a.Kind) {
 		return fmt.Errorf("kind %q: want one of %s", a.Kind, strings.Join(kinds, ", "))
+	}
+	if a.Kind == KindTogether {
+		return a.validTogether()
+	}
+	if len(a.Parts) > 0 {
+		return fmt.Errorf("kind %q has parts: only %q has", a.Kind, KindTogether)
 	}
 	callers := []string{AsUser, AsOther, AsAnonymous, AsInvalid, AsRefresh, AsBasic}
 	switch {
@@ -178,6 +195,30 @@ func (a Action) valid() error {
 	}
 	if a.Kind == KindFollow && a.From != "root" && a.From != "list" && a.From != "event" {
 		return fmt.Errorf("from %q: want root, list or event", a.From)
+	}
+	return nil
+}
+
+// maxParts is how many actions KindTogether sends at once at most.
+const maxParts = 4
+
+// validTogether refuses a KindTogether a replay file cannot mean: it
+// sends 2 to maxParts creations, updates and refreshes of the user and
+// the other user.
+func (a Action) validTogether() error {
+	if len(a.Parts) < 2 || len(a.Parts) > maxParts {
+		return fmt.Errorf("%d parts: want 2 to %d", len(a.Parts), maxParts)
+	}
+	for i, p := range a.Parts {
+		if p.Kind != KindCreate && p.Kind != KindUpdate && p.Kind != KindRefresh {
+			return fmt.Errorf("part %d: kind %q: want %s, %s or %s", i+1, p.Kind, KindCreate, KindUpdate, KindRefresh)
+		}
+		if p.As != AsUser && p.As != AsOther {
+			return fmt.Errorf("part %d: as %q: want %s or %s", i+1, p.As, AsUser, AsOther)
+		}
+		if err := p.valid(); err != nil {
+			return fmt.Errorf("part %d: %w", i+1, err)
+		}
 	}
 	return nil
 }

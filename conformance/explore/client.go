@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/hal"
@@ -53,6 +54,7 @@ type request struct {
 	contentType     string
 	body            []byte
 	via             string // the link it follows, if it follows one
+	close           bool   // on a connection of its own, closed after the answer
 }
 
 // send sends req, records it and its answer in the sequence's log, and
@@ -76,6 +78,7 @@ func (s *sequence) send(req request) (*answer, error) {
 		b := req.body
 		hr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
+	hr.Close = req.close
 	hr.Header.Set("Accept", "application/hal+json, application/json;q=0.9, */*;q=0.1")
 	if req.auth != "" {
 		hr.Header.Set("Authorization", req.auth)
@@ -83,6 +86,7 @@ func (s *sequence) send(req request) (*answer, error) {
 	if req.contentType != "" {
 		hr.Header.Set("Content-Type", req.contentType)
 	}
+	sentAt := time.Now()
 	resp, err := s.r.client.Do(hr)
 	// The log holds the request as it was sent: without credentials to
 	// another origin than the target's.
@@ -107,6 +111,7 @@ func (s *sequence) send(req request) (*answer, error) {
 		return nil, fmt.Errorf("%s %s: reading the answer: %s", req.method, s.r.redactor.String(req.address), s.r.redactor.String(err.Error()))
 	}
 	s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))
+	s.observe(len(s.log)-1, sentAt, time.Now())
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		// The target protects itself, or a gateway answers for it (the

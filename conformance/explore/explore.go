@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
@@ -127,6 +128,13 @@ type runner struct {
 	actions      atomic.Int64
 	created      atomic.Int64
 	failedLogins atomic.Int64
+
+	// audit checks every exchange against every rule that governs it
+	// (audited.go): scope is the setup's, scopes the sequences'.
+	audit    *audit.Audit
+	ownAudit bool // the exploration's own, which it reports
+	scope    *audit.Scope
+	scopes   []*audit.Scope
 
 	mu      sync.Mutex
 	checks  map[string]int   // by rule, over the run
@@ -231,6 +239,17 @@ func explore(ctx context.Context, o Options, started func(*report.Report) error,
 		rep.Target, o.Seed, o.MaxActions, o.MaxTime, o.MaxEvents, max(o.FailedLogins, 0), o.Concurrency)
 
 	results := r.explore(ctx, ended)
+	r.releaseAudit()
+	var checks map[string]int
+	if r.ownAudit {
+		r.audit.Close()
+		var audited []*report.ScenarioResult
+		audited, checks = r.auditResults(results)
+		for _, res := range audited {
+			ended(res)
+		}
+		results = append(results, audited...)
+	}
 	rep.Scenarios = results
 	rep.Waits, rep.Waited = r.watch.SlowedDown()
 	rep.Foreign = origin.Mask(origins.Foreign(), r.redactor.String)
@@ -238,6 +257,7 @@ func explore(ctx context.Context, o Options, started func(*report.Report) error,
 		return nil, err
 	}
 	rep.Rules = r.ruleResults(results)
+	report.AddChecks(rep.Rules, checks)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
 	switch {
@@ -308,6 +328,7 @@ func (r *runner) goOn(ctx context.Context) bool {
 func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Action) *report.ScenarioResult {
 	started := time.Now()
 	s := r.newSequence(ctx, n, rng)
+	s.scope = r.sequenceScope(n, false)
 	if rng == nil {
 		for _, a := range actions {
 			if !s.play(a) {

@@ -15,10 +15,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"eventsvc/conformance"
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/steps"
@@ -60,8 +62,8 @@ func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
 			t.Errorf("concurrency %d: the exploration checked %d rules of the %d it can", concurrency, len(checked), len(Rules))
 		}
 		for id := range checked {
-			if !slices.Contains(Rules, id) {
-				t.Errorf("concurrency %d: the exploration checked %s, which Rules does not list", concurrency, id)
+			if !slices.Contains(Rules, id) && !slices.Contains(audit.Rules, id) {
+				t.Errorf("concurrency %d: the exploration checked %s, which neither Rules nor audit.Rules lists", concurrency, id)
 			}
 		}
 	}
@@ -323,9 +325,8 @@ func TestALockoutThrottlesTheExploration(t *testing.T) {
 	ref := startFlawed(t, flaw{name: "none"})
 	var calls sync.Map
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := calls.LoadOrStore(r.URL.Path, new(int))
-		*n.(*int)++
-		if r.URL.Path == "/api/events" && *n.(*int) > 120 {
+		n, _ := calls.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		if n.(*atomic.Int64).Add(1) > 120 && r.URL.Path == "/api/events" {
 			w.Header().Set("Retry-After", "300")
 			w.WriteHeader(http.StatusTooManyRequests)
 			return
@@ -350,7 +351,7 @@ func TestATargetThatStopsAnsweringEndsTheExplorationAsUnreachable(t *testing.T) 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		served++
-		if served > 60 {
+		if served > 250 { // the setup, and the links of its answers the audit follows, done
 			down = true
 		}
 		isDown := down
@@ -395,7 +396,9 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 	})
 	var tokens []string
 	for _, m := range tokenPattern.FindAllString(strings.Join(texts, "\n"), -1) {
-		if !strings.HasPrefix(m, "Bearer made-up-") {
+		// Not tokens: the made-up one, a challenge's parameters
+		// (WWW-Authenticate), a placeholder of the documentation.
+		if !strings.HasPrefix(m, "Bearer made-up-") && !strings.HasPrefix(m, "Bearer realm=") && !strings.HasPrefix(m, "Bearer &") {
 			tokens = append(tokens, m)
 		}
 	}

@@ -37,6 +37,10 @@ type flaw struct {
 	request func(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool)
 	// answer may change a JSON answer to the request.
 	answer func(p *flawProxy, r *http.Request, reqBody []byte, status int, doc map[string]any)
+	// audited is set for a flaw the scenarios of a remote run catch too,
+	// though none was written for it: the audit of every answer they get
+	// sees it in an answer some step asked for another reason.
+	audited bool
 }
 
 // texts applies f to every string value of doc outside "_links".
@@ -135,7 +139,7 @@ var flaws = []flaw{
 			delete(links, "prev")
 		}
 	}},
-	{name: "a second update stores the name alone", rules: []string{"API-9"}, request: func(p *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	{name: "a second update stores the name alone", audited: true, rules: []string{"API-9"}, request: func(p *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.Method != http.MethodPut || !eventPath.MatchString(r.URL.Path) {
 			return body, false
 		}
@@ -154,7 +158,7 @@ var flaws = []flaw{
 		b, _ := json.Marshal(merged)
 		return b, false
 	}},
-	{name: "a refreshed token of the other user is offered every event's update-event", rules: []string{"API-8"}, answer: func(p *flawProxy, r *http.Request, _ []byte, status int, doc map[string]any) {
+	{name: "a refreshed token of the other user is offered every event's update-event", audited: true, rules: []string{"API-8"}, answer: func(p *flawProxy, r *http.Request, _ []byte, status int, doc map[string]any) {
 		if r.Method != http.MethodGet || !eventPath.MatchString(r.URL.Path) || status != http.StatusOK {
 			return
 		}
@@ -170,7 +174,7 @@ var flaws = []flaw{
 			links["update-event"] = links["self"]
 		}
 	}},
-	{name: "another user's refused update still moves the event", rules: []string{"AUTH-6"}, answer: func(p *flawProxy, r *http.Request, reqBody []byte, status int, _ map[string]any) {
+	{name: "another user's refused update still moves the event", audited: true, rules: []string{"AUTH-6"}, answer: func(p *flawProxy, r *http.Request, reqBody []byte, status int, _ map[string]any) {
 		if r.Method != http.MethodPut || status != http.StatusForbidden {
 			return
 		}
@@ -200,6 +204,7 @@ var flaws = []flaw{
 			resp.Body.Close()
 		}
 	}},
+	{name: "a creation that meets an update is lost", rules: []string{"API-6"}, request: loseCreationsThatMeetUpdates},
 	{name: "the bearer scheme is read in three spellings only", rules: []string{"SVC-7"}, request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if strings.EqualFold(scheme, "bearer") && scheme != "Bearer" && scheme != "bearer" && scheme != "BEARER" {
@@ -225,6 +230,9 @@ type flawProxy struct {
 	// seen, when set, is told of every request, its body, and the status
 	// answered.
 	seen func(r *http.Request, body []byte, status int)
+	// meet is what the flaws of requests that meet remember
+	// (meet_test.go).
+	meet meetings
 }
 
 // startFlawed starts a reference server and the proxy of f in front of
@@ -328,9 +336,10 @@ func (p *flawProxy) remember(r *http.Request, body []byte, resp *http.Response, 
 }
 
 // TestExplorationFindsWhatTheScenariosMiss breaks the reference server in
-// each way of flaws: the scenarios of a remote run pass against it, and
-// the default exploration finds the fault, blames its rule, and shrinks it
-// to a few actions.
+// each way of flaws: the scenarios of a remote run pass against it (or,
+// for the flaws marked audited, fail by the audit of their answers alone),
+// and the default exploration finds the fault, blames its rule, and
+// shrinks it to a few actions.
 //
 // It is the mutation step of make test (make mutation), which runs it
 // without the race detector: under it, the eleven runs of the scenarios
@@ -345,7 +354,13 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
 			suite := steps.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
-			if _, err := conformance.Run(conformance.Options{Target: suite, Tags: selection.RemoteTags, Output: &out, NoSummary: true}); err != nil {
+			_, err := conformance.Run(conformance.Options{Target: suite, Tags: selection.RemoteTags, Output: &out, NoSummary: true})
+			switch {
+			case f.audited && err == nil:
+				t.Fatalf("the scenarios pass against the flaw: the audit of their answers should see it\n%s", out.String())
+			case f.audited && !strings.Contains(failingLines(out.String()), "audit:"):
+				t.Fatalf("the scenarios fail against the flaw, but not by the audit of their answers\n%s", failingLines(out.String()))
+			case !f.audited && err != nil:
 				t.Fatalf("the scenarios catch the flaw (%v): it is not one only exploration finds\n%s", err, failingLines(out.String()))
 			}
 			out.Reset()
@@ -355,7 +370,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 				t.Fatalf("exploration did not find the flaw: Run = %v\n%s", err, out.String())
 			}
 			var found []string
-			for _, s := range rep.Scenarios {
+			for _, s := range sequencesOf(rep) { // the audit may find what the flaw causes too
 				if s.Verdict != report.Failed {
 					continue
 				}

@@ -74,6 +74,7 @@ func (s *sequence) next() Action {
 			}})
 		}
 	}
+	choices = append(choices, choice{4, s.drawTogether})
 	if r.failedLoginsLeft() {
 		choices = append(choices, choice{1, func() Action {
 			return Action{Kind: KindWrongLogin, Wrong: wrongLogins[s.rng.IntN(len(wrongLogins))]}
@@ -91,6 +92,68 @@ func (s *sequence) next() Action {
 		n -= c.weight
 	}
 	return choices[0].make()
+}
+
+// maxTogetherEvents is how many events a sequence holds at most after
+// creations sent at once: two more than its creations one by one.
+const maxTogetherEvents = maxSequenceEvents + 2
+
+// drawTogether draws 2 to maxParts creations, updates and refreshes of
+// both users, to be sent at once; a second update is of the event of the
+// first one time in two, so that updates of one event meet. An account
+// that refreshes does nothing else among them, so that what its other
+// actions get does not depend on which the target takes first (a refresh
+// may revoke the access token they are sent with): the same seed then
+// explores the same sequences. The updates of one event are by one caller,
+// its manager's all taken or another user's all refused, so that an event
+// that reads back as none of them blames one rule (API-9 or AUTH-6).
+// Replays may mix them; the model takes that too.
+func (s *sequence) drawTogether() Action {
+	r := s.r
+	n := 2 + s.rng.IntN(maxParts-1)
+	var parts []Action
+	refreshing, writing := map[string]bool{}, map[string]bool{}
+	updater := map[int]string{} // who updates each event: one caller
+	creations, firstUpdate := 0, -1
+	for len(parts) < n {
+		who := s.account()
+		create := !r.readOnly && r.eventsLeft() && len(s.m.events)+creations < maxTogetherEvents
+		update := !r.readOnly && len(s.m.events) > 0
+		kind := []string{KindRefresh, KindCreate, KindCreate, KindUpdate, KindUpdate}[s.rng.IntN(5)]
+		switch {
+		case refreshing[who] || !create && !update:
+			kind = KindRefresh
+		case kind == KindRefresh && !writing[who]:
+		case kind == KindUpdate && update, !create:
+			kind = KindUpdate
+		default:
+			kind = KindCreate
+		}
+		a := Action{Kind: kind, As: who}
+		switch kind {
+		case KindRefresh:
+			refreshing[who] = true
+		case KindCreate:
+			writing[who] = true
+			creations++
+			a.Changes = genChanges(s.rng, r.body, r.mark)
+		case KindUpdate:
+			a.Event = s.rng.IntN(len(s.m.events))
+			if firstUpdate >= 0 && s.rng.IntN(2) == 0 {
+				a.Event = firstUpdate
+			}
+			if firstUpdate < 0 {
+				firstUpdate = a.Event
+			}
+			if by, ok := updater[a.Event]; ok {
+				a.As = by
+			}
+			updater[a.Event], writing[a.As] = a.As, true
+			a.Changes = genChanges(s.rng, r.body, r.mark)
+		}
+		parts = append(parts, a)
+	}
+	return Action{Kind: KindTogether, Parts: parts}
 }
 
 // caller draws who reads.

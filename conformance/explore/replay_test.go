@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,5 +41,39 @@ func TestAReplayFileEscapesWhatATerminalActsOn(t *testing.T) {
 	}
 	if replay.Message != message {
 		t.Errorf("the replay's message reads back as %q, want %q", replay.Message, message)
+	}
+}
+
+func TestAReplayFileHoldsActionsSentTogether(t *testing.T) {
+	write := func(actions ...Action) string {
+		b, err := json.Marshal(Replay{Seed: 1, Actions: actions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "replay.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	sent := together(createAs(AsUser), updateAs(AsOther, 1, map[string]any{"name": "Renamed"}), refreshOf(AsOther))
+	replay, err := ReadReplay(write(createAs(AsUser), sent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := replay.Actions[1]; got.String() != sent.String() || len(got.Parts) != 3 || got.Parts[1].Event != 1 {
+		t.Fatalf("read back as %v", got)
+	}
+	for name, bad := range map[string]Action{
+		"one part":          together(createAs(AsUser)),
+		"five parts":        together(createAs(AsUser), createAs(AsUser), createAs(AsUser), createAs(AsUser), createAs(AsUser)),
+		"a read":            together(createAs(AsUser), Action{Kind: KindRead, As: AsUser}),
+		"an anonymous part": together(createAs(AsUser), createAs(AsAnonymous)),
+		"nested":            together(createAs(AsUser), together(createAs(AsUser), createAs(AsOther))),
+		"parts of a read":   {Kind: KindRead, As: AsUser, Parts: []Action{createAs(AsUser)}},
+	} {
+		if _, err := ReadReplay(write(bad)); err == nil {
+			t.Errorf("%s: a replay file of %v is read", name, bad)
+		}
 	}
 }

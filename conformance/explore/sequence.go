@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/repro"
@@ -34,6 +35,13 @@ type sequence struct {
 	foundAt int
 	// lost is a request that got no answer: the sequence stopped.
 	lost error
+	// scope is the audit's scope of the sequence (audited.go).
+	scope *audit.Scope
+	// lane is set for a sequence that sends one of requests sent at
+	// once for another (sendAtOnce); answers are its exchanges read
+	// whole, for the other's audit.
+	lane    bool
+	answers []laneAnswer
 }
 
 // done is an action a sequence ran, and where its exchanges start in the
@@ -54,6 +62,9 @@ func (s *sequence) play(a Action) bool {
 		return false
 	}
 	from := len(s.log)
+	if s.scope != nil {
+		s.scope.At(a.String(), len(s.done)+1)
+	}
 	f, err := s.do(a)
 	if from == len(s.log) && f == nil && err == nil {
 		return true // nothing to do: an event the sequence does not have
@@ -164,6 +175,8 @@ func (s *sequence) do(a Action) (*finding, error) {
 		return s.tokenErrorAsRef(x, http.StatusBadRequest, "invalid_grant"), nil
 	case KindWrongLogin:
 		return s.wrongLogin(a.Wrong)
+	case KindTogether:
+		return s.together(a.Parts)
 	case KindDocs:
 		x, f, err := s.get(s.r.base+"/docs/index.html", AsInvalid, "")
 		if err != nil || f != nil {
@@ -199,9 +212,10 @@ func (s *sequence) root(a Action) (*finding, error) {
 }
 
 // create posts an event body as the action's caller. A caller with a
-// valid token creates it and becomes its manager (API-6); any other caller
-// is refused (AUTH-3, TOK-13, AUTH-1). A body the target refuses as
-// invalid (400, 422) is its right.
+// valid token creates an event of its own, at an address and with an id
+// no other event of the sequence has, and becomes its manager (API-6); any
+// other caller is refused (AUTH-3, TOK-13, AUTH-1). A body the target
+// refuses as invalid (400, 422) is its right.
 func (s *sequence) create(a Action) (*finding, error) {
 	if s.r.readOnly || !s.r.reserveEvent() {
 		return nil, nil
@@ -247,6 +261,9 @@ func (s *sequence) create(a Action) (*finding, error) {
 	ev := &event{address: x.resolve(address), manager: a.As, fields: body, lastRule: "API-6"}
 	if id, ok := x.doc["id"]; ok {
 		ev.id = strings.Trim(jsonText(id), `"`)
+	}
+	if f := s.distinct(ev, x, nil); f != nil {
+		return f, nil
 	}
 	s.m.events = append(s.m.events, ev)
 	return nil, nil
@@ -436,11 +453,17 @@ func sameEvent(x, y *answer) bool {
 // tokenRequest posts a token request with Basic client credentials (the
 // run's, unless auth is given) and a form of kv.
 func (s *sequence) tokenRequest(auth string, kv ...string) (*answer, error) {
+	return s.send(s.r.tokenRequest(auth, kv...))
+}
+
+// tokenRequest is a token request with Basic client credentials (the
+// run's, unless auth is given) and a form of kv.
+func (r *runner) tokenRequest(auth string, kv ...string) request {
 	if auth == "" {
-		c := s.r.target.Credentials
+		c := r.target.Credentials
 		auth = basic(c.ClientID, c.ClientSecret, c.BasicAsIs)
 	}
-	return s.send(request{method: http.MethodPost, address: s.r.base + "/oauth/token", auth: auth, contentType: formType, body: form(kv...)})
+	return request{method: http.MethodPost, address: r.base + "/oauth/token", auth: auth, contentType: formType, body: form(kv...)}
 }
 
 // grant asks for fresh tokens of who's account with a password grant

@@ -24,6 +24,7 @@ const maxSetupEvents = 25
 func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	t := o.Target
 	stop = func() {}
+	preflightCreated := false
 	if t.Launcher != nil {
 		inst, err := t.Launcher.Launch(steps.ServerConfig{})
 		if err != nil {
@@ -36,7 +37,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		if err != nil {
 			return nil, stop, err
 		}
-		t = checked
+		t, preflightCreated = checked, !o.ReadOnly
 	}
 	defer func() {
 		if err != nil {
@@ -59,11 +60,26 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		replays:  map[int][]Action{},
 		shrunk:   map[string]int{},
 	}
+	if preflightCreated {
+		r.created.Store(1) // the preflight's event is one of MaxEvents
+	}
 	if o.Ref {
 		r.contract = t.Contract
 	}
+	a, own := t.Audit, t.Audit == nil
+	if own {
+		a = r.newRunAudit()
+		r.ownAudit = true
+		defer func() {
+			if err != nil {
+				a.Close()
+			}
+		}()
+	}
+	r.auditScopes(a, t.Launcher != nil)
 	r.root = r.base + "/api"
 	s := r.newSequence(ctx, 0, nil)
+	s.scope = r.scope
 	root, err := s.send(request{method: http.MethodGet, address: r.root})
 	if err != nil {
 		return nil, stop, err

@@ -7,9 +7,12 @@ import (
 )
 
 // Shrinking: a failing sequence is replayed with fewer actions, then with
+// fewer actions sent at once, or those one after another, then with
 // simpler data, and every change that still finds a fault of the same
 // kind (the same rule, a server error, an answer cut) is kept. What is left is the
-// shortest sequence found that shows the fault: the one reported.
+// shortest sequence found that shows the fault: the one reported. Actions
+// sent at once that still fail one after another were no race, and are
+// reported so.
 
 // shrink returns the smallest sequence it finds that fails as s does,
 // within Options.ShrinkTrials replays, or s itself.
@@ -26,8 +29,9 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		}
 		trials--
 		t := r.newSequence(ctx, s.n, nil)
+		t.scope = r.sequenceScope(s.n, true)
 		for _, a := range candidate {
-			if a.Kind == KindCreate && !r.readOnly && r.created.Load() >= int64(r.o.MaxEvents) {
+			if creations(a) > 0 && !r.readOnly && r.created.Load() >= int64(r.o.MaxEvents) {
 				trials = 0 // no events left to replay with: keep the best so far
 				return false
 			}
@@ -47,13 +51,36 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		try(slice)
 	}
 	// Fewer actions: chunks of halving size, then one by one.
-	for size := len(actions) / 2; size >= 1; size /= 2 {
-		for i := 0; i+size <= len(actions); {
-			candidate := without(actions, i, size)
-			if len(candidate) == 0 || !try(candidate) {
-				i += size
+	fewer := func() {
+		for size := len(actions) / 2; size >= 1; size /= 2 {
+			for i := 0; i+size <= len(actions); {
+				candidate := without(actions, i, size)
+				if len(candidate) == 0 || !try(candidate) {
+					i += size
+				}
 			}
 		}
+	}
+	fewer()
+	// Fewer actions sent at once, then the actions one after another:
+	// what still fails so was no race. Actions one after another may
+	// need fewer of the others: those are tried again.
+	together := func(i int) bool { return i < len(actions) && actions[i].Kind == KindTogether }
+	apart := false
+	for i := 0; i < len(actions); i++ {
+		for j := 0; together(i) && j < len(actions[i].Parts); {
+			if try(withoutPart(actions, i, j)) {
+				apart = apart || !together(i)
+			} else {
+				j++
+			}
+		}
+		if together(i) && try(slices.Concat(actions[:i], serially(actions, i, actions[i].Parts), actions[i+1:])) {
+			apart = true
+		}
+	}
+	if apart {
+		fewer()
 	}
 	// Simpler data: no changes to the body, then fewer, a plain scheme,
 	// the default page size.
@@ -75,24 +102,95 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 func without(actions []Action, i, n int) []Action {
 	created := 0 // creations before i
 	for _, a := range actions[:i] {
-		if a.Kind == KindCreate {
-			created++
-		}
+		created += creations(a)
 	}
 	gone := 0
 	for _, a := range actions[i : i+n] {
-		if a.Kind == KindCreate {
-			gone++
-		}
+		gone += creations(a)
 	}
 	out := slices.Clone(actions[:i])
 	for _, a := range actions[i+n:] {
-		if onEvent(a) && a.Event >= created+gone {
-			a.Event -= gone
-		}
-		out = append(out, a)
+		out = append(out, renumber(a, created+gone, gone))
 	}
 	return out
+}
+
+// withoutPart returns actions without the j-th part of the KindTogether
+// at i, the events of the actions after it renumbered; a KindTogether
+// left with one part is that part.
+func withoutPart(actions []Action, i, j int) []Action {
+	t := actions[i]
+	created := 0 // creations before the part
+	for _, a := range actions[:i] {
+		created += creations(a)
+	}
+	for _, p := range t.Parts[:j] {
+		created += creations(p)
+	}
+	gone := creations(t.Parts[j])
+	t.Parts = slices.Delete(slices.Clone(t.Parts), j, j+1)
+	out := append(slices.Clone(actions[:i]), t)
+	if len(t.Parts) == 1 {
+		out = append(out[:i], serially(actions, i, t.Parts)...)
+	}
+	for _, a := range actions[i+1:] {
+		out = append(out, renumber(a, created+gone, gone))
+	}
+	return out
+}
+
+// serially returns parts, the actions of the KindTogether at i, one
+// after another, and after them a read of every event they created (by
+// its creator) or updated (by anyone), as the KindTogether reads them
+// after sending them at once.
+func serially(actions []Action, i int, parts []Action) []Action {
+	created := 0
+	for _, a := range actions[:i] {
+		created += creations(a)
+	}
+	out := slices.Clone(parts)
+	read := map[int]bool{}
+	for _, p := range parts {
+		switch p.Kind {
+		case KindCreate:
+			out = append(out, Action{Kind: KindRead, As: p.As, Event: created})
+			created++
+		case KindUpdate:
+			if !read[p.Event] {
+				read[p.Event] = true
+				out = append(out, Action{Kind: KindRead, As: AsAnonymous, Event: p.Event})
+			}
+		}
+	}
+	return out
+}
+
+// creations is how many events a creates.
+func creations(a Action) int {
+	n := 0
+	if a.Kind == KindCreate {
+		n++
+	}
+	for _, p := range a.Parts {
+		n += creations(p)
+	}
+	return n
+}
+
+// renumber returns a about the event k-n when it is about an event k from
+// from on: a creation before it was left out.
+func renumber(a Action, from, n int) Action {
+	if onEvent(a) && a.Event >= from {
+		a.Event -= n
+	}
+	if len(a.Parts) > 0 {
+		parts := make([]Action, len(a.Parts))
+		for i, p := range a.Parts {
+			parts[i] = renumber(p, from, n)
+		}
+		a.Parts = parts
+	}
+	return a
 }
 
 // onEvent reports whether a is about one of the sequence's events.
@@ -102,14 +200,15 @@ func onEvent(a Action) bool {
 
 // dependencies are the actions of a sequence its last action can depend
 // on: every creation (the sequence's events are numbered by them), every
-// grant and refresh (the tokens), and every action about the event of the
+// grant and refresh (the tokens), every action sent with others at once
+// (which may create or refresh), and every action about the event of the
 // last one, if it is about an event; and the last one.
 func dependencies(actions []Action) []Action {
 	last := actions[len(actions)-1]
 	var out []Action
 	for _, a := range actions[:len(actions)-1] {
 		about := onEvent(a) && onEvent(last) && a.Event == last.Event
-		if a.Kind == KindCreate || a.Kind == KindGrant || a.Kind == KindRefresh || about {
+		if a.Kind == KindCreate || a.Kind == KindGrant || a.Kind == KindRefresh || a.Kind == KindTogether || about {
 			out = append(out, a)
 		}
 	}
@@ -124,6 +223,14 @@ func sameFault(f, g *finding) bool {
 // simplify returns simpler forms of a, simplest first.
 func simplify(a Action) []Action {
 	var out []Action
+	for i, p := range a.Parts {
+		if len(p.Changes) > 0 {
+			b := a
+			b.Parts = slices.Clone(a.Parts)
+			b.Parts[i].Changes = nil
+			out = append(out, b)
+		}
+	}
 	if len(a.Changes) > 0 {
 		b := a
 		b.Changes = nil

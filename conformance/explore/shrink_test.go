@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -41,5 +42,89 @@ func TestDependenciesKeepCreationsTokensAndTheEventsOwn(t *testing.T) {
 		if got[i].String() != actions[w].String() {
 			t.Errorf("dependencies[%d] = %v, want %v", i, got[i], actions[w])
 		}
+	}
+}
+
+func TestWithoutPartRenumbersAndLeavesOnePartAlone(t *testing.T) {
+	actions := []Action{
+		{Kind: KindCreate, As: AsUser},
+		together(createAs(AsUser), updateAs(AsOther, 0, nil), createAs(AsOther)),
+		{Kind: KindRead, As: AsUser, Event: 2},
+	}
+	got := withoutPart(actions, 1, 0)
+	want := []Action{actions[0], together(updateAs(AsOther, 0, nil), createAs(AsOther)), {Kind: KindRead, As: AsUser, Event: 1}}
+	if !sameActions(got, want) {
+		t.Fatalf("withoutPart(1, 0) = %v, want %v", got, want)
+	}
+	got = withoutPart(got, 1, 0)
+	want = []Action{actions[0], createAs(AsOther), {Kind: KindRead, As: AsOther, Event: 1}, {Kind: KindRead, As: AsUser, Event: 1}}
+	if !sameActions(got, want) {
+		t.Fatalf("withoutPart of a pair = %v, want %v", got, want)
+	}
+	if got := without(actions, 0, 1); got[0].Parts[1].Event != 0 || got[1].Event != 1 {
+		t.Fatalf("leaving out a creation renumbers the parts and what follows: %v", got)
+	}
+}
+
+func TestSeriallyReadsWhatTheActionsSentTogetherWrote(t *testing.T) {
+	actions := []Action{createAs(AsOther), together(createAs(AsUser), updateAs(AsOther, 0, nil), updateAs(AsUser, 0, nil), refreshOf(AsUser))}
+	got := serially(actions, 1, actions[1].Parts)
+	want := slices.Concat(actions[1].Parts, []Action{{Kind: KindRead, As: AsUser, Event: 1}, {Kind: KindRead, As: AsAnonymous, Event: 0}})
+	if !sameActions(got, want) {
+		t.Fatalf("serially = %v, want %v", got, want)
+	}
+}
+
+func sameActions(a, b []Action) bool {
+	return slices.EqualFunc(a, b, func(a, b Action) bool { return a.String() == b.String() })
+}
+
+// shrunk plays actions against the target at base, which must find a
+// fault, and returns the actions they shrink to.
+func shrunk(t *testing.T, base string, actions ...Action) []Action {
+	t.Helper()
+	ctx := context.Background()
+	o := Options{Target: remote(base), ShrinkTrials: DefaultShrinkTrials, MaxEvents: DefaultMaxEvents, FailedLogins: DefaultFailedLogins}
+	r, stop, err := start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	s := r.newSequence(ctx, 1, nil)
+	for _, a := range actions {
+		if !s.play(a) {
+			break
+		}
+	}
+	if s.found == nil {
+		t.Fatalf("%v found nothing", actions)
+	}
+	var out []Action
+	for _, d := range r.shrink(ctx, s).done {
+		out = append(out, d.action)
+	}
+	return out
+}
+
+func TestARaceShrinksToFewerActionsSentTogether(t *testing.T) {
+	base := startFlawed(t, flaw{name: "one event for two creations", request: oneEventForTwo})
+	got := shrunk(t, base, Action{Kind: KindRoot, As: AsUser}, createAs(AsUser), together(createAs(AsUser), refreshOf(AsOther), createAs(AsOther)))
+	if want := []Action{together(createAs(AsUser), createAs(AsOther))}; !sameActions(got, want) {
+		t.Fatalf("shrunk to %v, want %v", got, want)
+	}
+}
+
+func TestWhatFailsOneAfterAnotherShrinksToThat(t *testing.T) {
+	base := startFlawed(t, flaw{name: "the same body, the same event", request: sameBodySameEvent})
+	got := shrunk(t, base, together(createAs(AsUser), refreshOf(AsOther), createAs(AsUser)))
+	if want := []Action{createAs(AsUser), createAs(AsUser)}; !sameActions(got, want) {
+		t.Fatalf("shrunk to %v, want %v", got, want)
+	}
+	leap := map[string]any{"beginEnrollmentDateTime": "2028-02-29T10:00:00", "closeEnrollmentDateTime": "2028-03-01T10:00:00",
+		"beginEventDateTime": "2028-03-02T10:00:00", "endEventDateTime": "2028-03-02T18:00:00"}
+	got = shrunk(t, startFlawed(t, flawNamed(t, "a leap day reads back as the first of March")),
+		together(createAs(AsOther), Action{Kind: KindCreate, As: AsUser, Changes: leap}))
+	if want := []Action{{Kind: KindCreate, As: AsUser, Changes: leap}, {Kind: KindRead, As: AsUser, Event: 0}}; !sameActions(got, want) {
+		t.Fatalf("shrunk to %v, want %v", got, want)
 	}
 }

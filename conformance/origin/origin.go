@@ -233,3 +233,15 @@ func Mask(fs []Foreign, mask func(string) string) []Foreign {
 	}
 	return out
 }
+
+// CloseIdleConnections closes the idle connections of g's Base, when it
+// has a way to (an http.Client's CloseIdleConnections reaches it so).
+func (g *Guard) CloseIdleConnections() {
+	base := g.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

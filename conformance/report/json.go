@@ -105,8 +105,8 @@ type DocumentRule struct {
 	Stale       bool           `json:"stale,omitempty"`
 	Counts      map[string]int `json:"counts"`
 	Scenarios   []string       `json:"scenarios"`
-	// Checks is, of an exploration, how many answers it checked against
-	// the rule.
+	// Checks is how many answers the audit of a run, or an exploration,
+	// checked against the rule.
 	Checks int `json:"checks,omitempty"`
 }
 

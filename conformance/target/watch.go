@@ -275,3 +275,11 @@ func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// CloseIdleConnections closes the idle connections of t's base, when it
+// has a way to.
+func (t watching) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -101,6 +102,10 @@ type Redactor struct {
 	known map[string]bool     // the forms of the secrets (forms), each once
 	index map[uint32][]string // the forms by their first four bytes
 	pairs *[1 << 10]uint64    // a bit for the first two bytes of each form
+	// short finds the secrets shorter than MinLength where text names
+	// them: a form field or a JSON property of a secret's name.
+	short  *regexp.Regexp
+	shorts []string
 }
 
 // New returns a Redactor that knows the given secrets.
@@ -116,6 +121,7 @@ func New(secrets ...string) *Redactor {
 // by place only.
 func (r *Redactor) Add(secret string) {
 	if len(secret) < MinLength {
+		r.addShort(secret)
 		return
 	}
 	r.mu.Lock()
@@ -133,6 +139,30 @@ func (r *Redactor) Add(secret string) {
 	}
 }
 
+// addShort teaches r a secret shorter than MinLength, masked in text
+// only as the value of a field or property of a secret's name
+// ("password=user", "\"password\":\"user\"").
+func (r *Redactor) addShort(secret string) {
+	if secret == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.shorts, secret) {
+		return
+	}
+	r.shorts = append(r.shorts, secret)
+	var values []string
+	for _, s := range r.shorts {
+		values = append(values, regexp.QuoteMeta(s), regexp.QuoteMeta(url.QueryEscape(s)))
+	}
+	names := make([]string, len(sensitiveFields))
+	for i, n := range sensitiveFields {
+		names[i] = regexp.QuoteMeta(n)
+	}
+	r.short = regexp.MustCompile(`(?i)(\b(?:` + strings.Join(names, "|") + `)(?:=|"\s*:\s*"))(?:` + strings.Join(values, "|") + `)([^A-Za-z0-9._~%+-]|$)`)
+}
+
 func pair(a, b byte) uint16 { return uint16(a) | uint16(b)<<8 }
 
 // prefix4 is the first four bytes of s, which has at least four.
@@ -148,6 +178,9 @@ func prefix4(s string) uint32 {
 func (r *Redactor) String(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if r.short != nil {
+		s = r.short.ReplaceAllString(s, "${1}"+Mask+"${2}")
+	}
 	if len(r.index) == 0 || len(s) < 4 {
 		return s
 	}

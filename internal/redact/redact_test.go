@@ -31,6 +31,17 @@ func TestShortSecretsAreMaskedByPlaceOnly(t *testing.T) {
 	if got := r.Body("application/x-www-form-urlencoded", []byte("username=user%40email.com&password=user")); got != "username=user%40email.com&password=***" {
 		t.Fatalf("form not masked by place: %q", got)
 	}
+	// In any text, the value of a field or property of a secret's name:
+	// a page of documentation that shows a form or a document.
+	for text, want := range map[string]string{
+		"curl -d 'grant_type=password&username=user@email.com&password=user'": "curl -d 'grant_type=password&username=user@email.com&password=***'",
+		`{"Password": "user", "name": "user"}`:                                `{"Password": "***", "name": "user"}`,
+		"password=username&password=users":                                    "password=username&password=users",
+	} {
+		if got := r.String(text); got != want {
+			t.Errorf("String(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
 
 func TestHeaderMasksCredentialsAndKeepsTheScheme(t *testing.T) {

@@ -1,0 +1,140 @@
+package audit
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"eventsvc/conformance/repro"
+	"eventsvc/internal/redact"
+)
+
+// site is a target that answers GET of each path with its body: a small
+// API whose links a test writes.
+type site map[string]string
+
+func (s site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, ok := s[r.URL.RequestURI()]
+	if code, isStatus := strings.CutPrefix(body, "status "); ok && isStatus {
+		n, _ := strconv.Atoi(code)
+		w.WriteHeader(n)
+		return
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/hal+json")
+	if strings.HasPrefix(r.URL.Path, "/docs/") {
+		w.Header().Set("Content-Type", "text/html")
+	}
+	io.WriteString(w, body)
+}
+
+// correct is a site whose every link leads where its relation says: a
+// root, a list of three events in pages of two, the events and the docs.
+func correct() site {
+	item := func(id string) string {
+		return `{"id":` + id + `,"name":"Event ` + id + `","_links":{"self":{"href":"/api/events/` + id + `"}}}`
+	}
+	ev := func(id string) string {
+		return `{"id":` + id + `,"name":"Event ` + id + `","_links":{"self":{"href":"/api/events/` + id + `"},"query-events":{"href":"/api/events"},"profile":{"href":"/docs/index.html"}}}`
+	}
+	list := func(self, more string, items ...string) string {
+		return `{"_links":{"self":{"href":"` + self + `"},"profile":{"href":"/docs/index.html"},"get-an-event":{"href":"/api/events/{id}","templated":true}` + more + `},"_embedded":{"events":[` + strings.Join(items, ",") + `]}}`
+	}
+	return site{
+		"/api":               `{"_links":{"events":{"href":"/api/events"},"profile":{"href":"/docs/index.html"}}}`,
+		"/api/events":        list("/api/events", `,"next":{"href":"/api/events?page=1"}`, item("1"), item("2")),
+		"/api/events?page=1": list("/api/events?page=1", `,"prev":{"href":"/api/events"}`, item("3")),
+		"/api/events/1":      ev("1"),
+		"/api/events/2":      ev("2"),
+		"/api/events/3":      ev("3"),
+		"/docs/index.html":   "<html><body>The docs</body></html>",
+	}
+}
+
+// audited reads the API root of s, then every link the audit follows
+// from it, and returns the rules of the findings.
+func audited(t *testing.T, s site) []string {
+	t.Helper()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api", nil)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	scope.Observe(Exchange{Exchange: repro.Record(redact.New(), req, nil, resp, body), Start: start, End: time.Now()}, 0)
+	scope.Release()
+	a.Close()
+	if a.Checks()["API-10"] < len(s)-1 {
+		t.Errorf("the audit checked %d links, want one for every page the site serves but the root", a.Checks()["API-10"])
+	}
+	var rules []string
+	for _, f := range a.Unclaimed() {
+		rules = append(rules, f.Rule)
+	}
+	slices.Sort(rules)
+	return slices.Compact(rules)
+}
+
+// TestEveryLinkIsFollowedAndLeadsWhereItsRelationSays: from the API root
+// alone, the audit follows every link of every answer once, and finds
+// each link that leads elsewhere than its relation says (API-10, API-5).
+func TestEveryLinkIsFollowedAndLeadsWhereItsRelationSays(t *testing.T) {
+	want(t, "a correct site", audited(t, correct()))
+	for _, tt := range []struct {
+		name   string
+		break_ func(site)
+		rule   string
+	}{
+		{"an event's self leads to the list", func(s site) {
+			s["/api/events/2"] = strings.Replace(s["/api/events/2"], `"self":{"href":"/api/events/2"}`, `"self":{"href":"/api/events"}`, 1)
+		}, "API-10"},
+		{"the last event listed links to another event", func(s site) {
+			s["/api/events?page=1"] = strings.Replace(s["/api/events?page=1"], `"/api/events/3"`, `"/api/events/4"`, 1)
+			s["/api/events/4"] = strings.ReplaceAll(s["/api/events/3"], "3", "4")
+		}, "API-10"},
+		{"the profile is empty", func(s site) { s["/docs/index.html"] = " " }, "API-10"},
+		{"the last page's next leads back to the first", func(s site) {
+			s["/api/events?page=1"] = strings.Replace(s["/api/events?page=1"], `"prev":{"href":"/api/events"}`, `"prev":{"href":"/api/events"},"next":{"href":"/api/events"}`, 1)
+		}, "API-5"},
+		{"the page after the first offers no prev", func(s site) {
+			s["/api/events?page=1"] = strings.Replace(s["/api/events?page=1"], `,"prev":{"href":"/api/events"}`, ``, 1)
+		}, "API-5"},
+		{"the last page lists an event of the first", func(s site) {
+			s["/api/events?page=1"] = strings.Replace(s["/api/events?page=1"], `{"id":3,"name":"Event 3","_links":{"self":{"href":"/api/events/3"}}}`, `{"id":2,"name":"Event 2","_links":{"self":{"href":"/api/events/2"}}}`, 1)
+		}, "API-5"},
+		{"an event is not served", func(s site) { delete(s, "/api/events/3") }, "API-10"},
+	} {
+		s := correct()
+		tt.break_(s)
+		want(t, tt.name, audited(t, s), tt.rule)
+	}
+}
+
+// TestALinkAnsweredByAGatewayOrAThrottleIsNotJudged: an answer 429, 502,
+// 503 or 504 to a link the audit follows is the target protecting itself
+// or a gateway answering for it, which the runners tell: the link is not
+// judged by it.
+func TestALinkAnsweredByAGatewayOrAThrottleIsNotJudged(t *testing.T) {
+	for _, status := range []string{"429", "502", "503", "504"} {
+		s := correct()
+		s["/api/events/3"] = "status " + status
+		want(t, "event 3 answered "+status, audited(t, s))
+	}
+	s := correct()
+	s["/api/events/3"] = "status 500"
+	want(t, "event 3 answered 500", audited(t, s), "API-10")
+}

@@ -1,0 +1,460 @@
+package audit
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/value"
+)
+
+// check runs every check that governs o, and learns from it.
+func (w *world) check(o *observed) []*Finding {
+	w.noteSpent(o)
+	found := w.checkTokenAnswer(o)
+	if o.path == "" || !o.underAPI() && !o.isWrite() {
+		return found
+	}
+	found = append(found, w.checkWrite(o)...)
+	if !o.underAPI() {
+		return found
+	}
+	if f := w.checkOpenRead(o); f != nil {
+		return append(found, f)
+	}
+	if !o.success() || o.doc == nil {
+		return found
+	}
+	o.kind = w.kindOf(o)
+	// Each check tells of its own rule: one that fails stops none of the
+	// others.
+	if f := o.checkHAL(); f != nil {
+		found = append(found, f)
+	}
+	if f := o.checkHrefs(); f != nil {
+		found = append(found, f)
+	}
+	if o.kind == kindRoot {
+		w.learnList(o)
+	}
+	found = append(found, w.checkOffers(o)...)
+	found = append(found, w.checkReadBack(o)...)
+	return found
+}
+
+// kindOf tells what a successful JSON answer of /api/** is: the API root,
+// a page of the list (an answer at the list's address), or an event (an
+// answer at the address of an event the audit saw created or listed).
+func (w *world) kindOf(o *observed) string {
+	if o.x.Method != http.MethodGet {
+		return ""
+	}
+	if o.path == "/api" {
+		return kindRoot
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.list != "" && listKey(o.url) == w.list {
+		return kindPage
+	}
+	if _, ok := w.events[key(o.url)]; ok || w.listed[key(o.url)] {
+		return kindEvent
+	}
+	return ""
+}
+
+// learnList keeps the address of the event list the API root gives.
+func (w *world) learnList(o *observed) {
+	href := hal.Links(o.doc)["events"]
+	if href == "" {
+		return
+	}
+	if u, ok := o.resolve(href); ok {
+		w.mu.Lock()
+		w.list = listKey(u)
+		w.mu.Unlock()
+	}
+}
+
+// checkOpenRead checks a GET under /api/ sent without any credentials
+// (spec AUTH-2, API-7): it is not refused for want of them.
+func (w *world) checkOpenRead(o *observed) *Finding {
+	if o.x.Method != http.MethodGet || o.caller.class != callerAnonymous {
+		return nil
+	}
+	o.checked("AUTH-2")
+	if o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden {
+		return finding("AUTH-2", "GET %s, sent without credentials, answered %d: GET on any path under /api/ is allowed for everyone", o.path, o.x.Status)
+	}
+	return nil
+}
+
+// checkHAL checks a successful JSON answer of /api/** and every resource
+// it lists (spec SVC-2): "_links" is an object keyed by relation name,
+// and every entry a link with an href, or an array of such links (HAL); an
+// entry that is null, a string, an empty array or an array holding
+// anything but links is none.
+func (o *observed) checkHAL() *Finding {
+	o.checked("SVC-2")
+	if msg := halProblem(o.doc); msg != "" {
+		return finding("SVC-2", "the answer to %s %s: %s", o.x.Method, o.path, msg)
+	}
+	for i, item := range hal.Items(o.doc) {
+		if msg := halProblem(item); msg != "" {
+			return finding("SVC-2", "listed resource %d of the answer to %s %s: %s", i+1, o.x.Method, o.path, msg)
+		}
+	}
+	return nil
+}
+
+// halProblem says how doc is not a HAL resource, or "".
+func halProblem(doc map[string]any) string {
+	v, ok := doc["_links"]
+	if !ok {
+		return "it has no \"_links\""
+	}
+	links, ok := v.(map[string]any)
+	if !ok || len(links) == 0 {
+		return fmt.Sprintf("_links is %s, not an object of links by relation name", value.Describe(v))
+	}
+	for _, rel := range sortedKeys(links) {
+		entries, isList := links[rel].([]any)
+		if !isList {
+			entries = []any{links[rel]}
+		} else if len(entries) == 0 {
+			return fmt.Sprintf("the %q entry of _links is an empty array, not a link", rel)
+		}
+		for _, e := range entries {
+			link, ok := e.(map[string]any)
+			if href, _ := link["href"].(string); !ok || href == "" {
+				return fmt.Sprintf("the %q entry of _links is %s, not a link with an href", rel, value.Describe(e))
+			}
+		}
+	}
+	return ""
+}
+
+// checkHrefs checks that every href of the answer, and of every resource
+// it lists, resolves against the answer's address to an address a client
+// can follow (spec API-10).
+func (o *observed) checkHrefs() *Finding {
+	o.checked("API-10")
+	docs := append([]map[string]any{o.doc}, hal.Items(o.doc)...)
+	for _, d := range docs {
+		for _, rel := range sortedKeys(hal.Links(d)) {
+			href := hal.Links(d)[rel]
+			if href == "" {
+				continue // no link at all: SVC-2's to tell
+			}
+			if strings.Contains(href, "{") {
+				href = hal.Expand(href, templateVars(href))
+			}
+			if _, ok := o.resolve(href); !ok {
+				return finding("API-10", "the %q link %q of the answer to %s %s does not resolve to an address a client can follow", rel, href, o.x.Method, o.path)
+			}
+		}
+	}
+	return nil
+}
+
+// templateVars fills every variable of a URI template with a value, to
+// see whether the template resolves.
+func templateVars(t string) map[string]string {
+	vars := map[string]string{}
+	for _, m := range templateVar.FindAllStringSubmatch(t, -1) {
+		vars[m[1]] = "1"
+	}
+	return vars
+}
+
+// listLinks are the links every page of the event list offers every
+// caller (spec API-3, API-4).
+var listLinks = []string{"self", "profile", "get-an-event"}
+
+// checkOffers checks what an answer offers its caller (spec SVC-3): a
+// page of the list offers self, profile and get-an-event to everyone
+// (API-3, API-4), create-new-event to a caller with a valid token and to
+// nobody else; an event, and an event a page lists, offer update-event to
+// nobody who does not manage it, and an event to its manager (API-8).
+// Callers the audit cannot tell are not judged on what depends on them.
+func (w *world) checkOffers(o *observed) []*Finding {
+	c := o.caller
+	if c.class == callerUncertain {
+		return nil
+	}
+	links := hal.Links(o.doc)
+	here := withoutTokenParam(o.url)
+	var found []*Finding
+	switch o.kind {
+	case kindPage:
+		rule := "API-3"
+		if c.class == callerValid {
+			rule = "API-4"
+		}
+		o.checked(rule, "SVC-3")
+		var missing []string
+		for _, rel := range listLinks {
+			if _, ok := links[rel]; !ok {
+				missing = append(missing, rel)
+			}
+		}
+		if missing != nil {
+			found = append(found, finding(rule, "a page of the event list, read by %s, does not offer %q; it offers %s", c.who(), missing, hal.RelNames(links)))
+		}
+		_, create := links["create-new-event"]
+		w.noteOffered(c, here, create, o)
+		switch {
+		case c.class == callerValid && !create:
+			found = append(found, w.notHonoured(c, o, here, "API-4", nil, fmt.Sprintf("a page of the event list, read by %s, does not offer \"create-new-event\"; it offers %s", c.who(), hal.RelNames(links)))...)
+		case c.class != callerValid && create:
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("a page of the event list offers \"create-new-event\" to %s, who holds no valid token", c.who())))
+		}
+		if len(hal.Items(o.doc)) > 0 {
+			o.checked("API-8")
+		}
+		for i, item := range hal.Items(o.doc) {
+			_, offered := hal.Links(item)["update-event"]
+			u, ok := o.resolve(hal.Links(item)["self"])
+			if !ok {
+				continue
+			}
+			w.noteListed(key(u))
+			w.noteOffered(c, key(u), offered, o)
+			manager, known := w.managerOf(o, hal.Links(item)["self"])
+			if offered && (c.class != callerValid || known && manager != c.account) {
+				found = append(found, w.offeredWithout(c, key(u), fmt.Sprintf("listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who())))
+				break
+			}
+			if offered && !known {
+				if f := w.oneManager(c, key(u), fmt.Sprintf("listed event %d", i+1)); f != nil {
+					found = append(found, f)
+					break
+				}
+			}
+		}
+	case kindEvent:
+		o.checked("API-8", "SVC-3")
+		_, offered := links["update-event"]
+		w.noteOffered(c, here, offered, o)
+		manager, known := w.managerOf(o, "")
+		switch {
+		case offered && (c.class != callerValid || known && manager != c.account):
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who())))
+		case offered && !known:
+			if f := w.oneManager(c, here, "the event"); f != nil {
+				found = append(found, f)
+			}
+		case offered && c.class == callerValid && known && manager == c.account:
+			w.offeredManager(o)
+		case !offered && c.class == callerValid && known && manager == c.account:
+			msg := fmt.Sprintf("the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links))
+			found = append(found, w.managerNotOffered(o, c, here, msg)...)
+		}
+	default:
+		if !o.isWrite() {
+			break
+		}
+		// The answer to a write offers nobody what they may not do.
+		o.checked("SVC-3")
+		if _, create := links["create-new-event"]; create && c.class != callerValid {
+			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the answer to %s %s offers \"create-new-event\" to %s, who holds no valid token", o.x.Method, o.path, c.who())))
+		}
+	}
+	return found
+}
+
+// noteListed notes the address of a listed event.
+func (w *world) noteListed(address string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.listed[address] = true
+}
+
+// oneManager checks that an event whose creation the audit did not see,
+// at address, offers "update-event" to one account only (API-8): the
+// first offered it is taken for its manager.
+func (w *world) oneManager(c caller, address, what string) *Finding {
+	if c.class != callerValid {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	first, ok := w.offeredTo[address]
+	if !ok {
+		w.offeredTo[address] = c.account
+		return nil
+	}
+	if first != c.account {
+		return finding("API-8", "%s offers \"update-event\" to %s, and offered it to %s before: an event has one manager, and only its manager is offered it", what, c.who(), first)
+	}
+	return nil
+}
+
+// noteOffered notes what a page or an event at address offered c, read
+// by o: an action offered an anonymous caller is offered to anyone; one
+// offered an account's plain token (a password grant's, its scheme
+// written "Bearer") is offered to that account, then.
+func (w *world) noteOffered(c caller, address string, offered bool, o *observed) {
+	if !offered {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case c.class == callerAnonymous:
+		w.anonymousOffered[address] = true
+	case c.class == callerValid && !c.tok.refreshed && c.scheme == "Bearer":
+		w.plainOffered[c.account+" "+address] = append(w.plainOffered[c.account+" "+address], o.x.End)
+	}
+}
+
+// offeredWithout is the finding of an action offered at address to c, who
+// may not take it: when an anonymous caller is offered it there too, what
+// c sent counted for nothing, and the anonymous caller's finding tells the
+// fault.
+func (w *world) offeredWithout(c caller, address, msg string) *Finding {
+	f := finding(wrongUpdateRule(c), "%s", msg)
+	if strings.Contains(msg, "create-new-event") {
+		f.Rule = refusedRule(c, false)
+	}
+	if c.class != callerAnonymous && c.class != callerValid {
+		f.stands = func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return !w.anonymousOffered[address]
+		}
+	}
+	return f
+}
+
+// notHonoured are the findings of an action not offered at address to
+// c, who holds a valid token, for rule. A token a refresh gave, or a
+// scheme written in another case, breaks TOK-8 or SVC-7 when the
+// account's plain token was offered the action there with no update of
+// ev between the two reads; otherwise what its caller lacks is not the
+// audit's to tell, and the plain token's reads tell the rest.
+func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *event, msg string) []*Finding {
+	other := honourRule(c, rule)
+	if other == rule {
+		return []*Finding{finding(rule, "%s", msg)}
+	}
+	f := finding(other, "%s", msg)
+	f.stands = func() bool { return w.plainOfferedNear(c.account, address, ev, o.x.Start) }
+	return []*Finding{f}
+}
+
+// managerNotOffered are the findings of an event at address that does
+// not offer its manager c "update-event": for a plain token, API-9 when
+// an update took it away (offered before the update, or offered to every
+// manager before their first update), none when the creator's own update
+// was refused as not the manager's (API-6, told by its own finding), else
+// API-8; for a token a refresh gave, or a scheme written in another case,
+// notHonoured's. What stands is decided at the run's end.
+func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []*Finding {
+	ev, _ := w.eventAt(o)
+	if honourRule(c, "API-8") != "API-8" {
+		return w.notHonoured(c, o, address, "API-8", ev, msg)
+	}
+	decide := func() string {
+		switch {
+		case w.refusedCreator(ev):
+			return ""
+		case w.takenByUpdate(o):
+			return "API-9"
+		}
+		return "API-8"
+	}
+	var out []*Finding
+	for _, rule := range []string{"API-9", "API-8"} {
+		r := rule
+		f := finding(r, "%s", msg)
+		f.stands = func() bool { return decide() == r }
+		out = append(out, f)
+	}
+	return out
+}
+
+// plainOfferedNear reports whether account's plain token was offered an
+// action at address with no update of ev taken between that read and the
+// one sent at at.
+func (w *world) plainOfferedNear(account, address string, ev *event, at time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.plainOffered[account+" "+address] {
+		lo, hi := t, at
+		if hi.Before(lo) {
+			lo, hi = hi, lo
+		}
+		between := false
+		if ev != nil {
+			for _, v := range ev.versions {
+				if !v.create && v.when.end.After(lo) && v.when.start.Before(hi) {
+					between = true
+					break
+				}
+			}
+		}
+		if !between {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutTokenParam is the address u without an access_token query
+// parameter: the same resource, whatever a caller put there.
+func withoutTokenParam(u *url.URL) string {
+	c := *u
+	q := c.Query()
+	if _, ok := q["access_token"]; ok {
+		q.Del("access_token")
+		c.RawQuery = q.Encode()
+	}
+	return key(&c)
+}
+
+// refusedCreator reports whether an update of ev by its creator was
+// refused as not its manager's, or, while no event offered its manager
+// "update-event", any creator's was.
+func (w *world) refusedCreator(ev *event) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
+}
+
+// honourRule is the rule broken when a valid token is not taken for its
+// account: rule, but TOK-8 for a token a refresh gave, and SVC-7 for a
+// scheme written in another case.
+func honourRule(c caller, rule string) string {
+	switch {
+	case c.tok != nil && c.tok.refreshed:
+		return "TOK-8"
+	case c.scheme != "Bearer":
+		return "SVC-7"
+	}
+	return rule
+}
+
+// wrongUpdateRule is the rule broken when update-event is offered to a
+// caller who does not manage the event.
+func wrongUpdateRule(c caller) string {
+	switch c.class {
+	case callerRefresh, callerBasic, callerElsewhere:
+		return refusedRule(c, false)
+	}
+	return "API-8"
+}
+
+// sortedKeys are the keys of m, in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,202 @@
+package audit
+
+import (
+	"encoding/base64"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"eventsvc/conformance/value"
+)
+
+// tokenPath is where the token endpoint is (spec: Endpoints).
+const tokenPath = "/oauth/token"
+
+// checkTokenAnswer checks an answer of the token endpoint that holds a
+// token, whatever the grant (spec TOK-5, TOK-7, TOK-9, TOK-15), and
+// learns the tokens it issues.
+func (w *world) checkTokenAnswer(o *observed) []*Finding {
+	if o.x.Method != http.MethodPost || o.path != tokenPath || !o.success() || o.doc == nil {
+		return nil
+	}
+	access, _ := o.doc["access_token"].(string)
+	if access == "" {
+		return nil
+	}
+	var found []*Finding
+	grant := o.form.Get("grant_type")
+	o.checked("TOK-15")
+	if !hasDirective(o.x.RespHeader.Values("Cache-Control"), "no-store") {
+		found = append(found, finding("TOK-15", "the answer to a %s grant holds a token, and does not say Cache-Control: no-store (it says %q)", grantName(grant), strings.Join(o.x.RespHeader.Values("Cache-Control"), ", ")))
+	}
+	switch {
+	case grant == "password", grant == "refresh_token":
+	case grant == "":
+		return found // not a form that names its grant: what it asked is not known
+	default:
+		o.checked("TOK-9")
+		return append(found, finding("TOK-9", "a token was issued for the grant type %q: only password and refresh_token are supported", grant))
+	}
+	o.checked("TOK-5")
+	if f := tokenFields(o, grant); f != nil {
+		found = append(found, f)
+	}
+	refresh, _ := o.doc["refresh_token"].(string)
+	if grant == "password" {
+		o.checked("TOK-7")
+		if refresh == "" {
+			found = append(found, finding("TOK-7", "the password grant's answer carries no refresh_token: the grant is one exchange that returns both tokens"))
+		}
+	}
+	if f := w.learnTokens(o, grant, access, refresh); f != nil {
+		found = append(found, f)
+	}
+	return found
+}
+
+// tokenFields checks the fields of a token answer (TOK-5): token_type
+// "bearer" in any case (RFC 6749 §5.1), expires_in a whole number of
+// seconds up to 600, and scope the set "read write" when the client asked
+// for none. The refresh grant's answer is not shown by the specification:
+// its expires_in and scope are checked when it has them (RFC 6749 §5.1
+// makes both optional there).
+func tokenFields(o *observed, grant string) *Finding {
+	if tt, _ := o.doc["token_type"].(string); !strings.EqualFold(tt, "bearer") {
+		return finding("TOK-5", "token_type is %s, want \"bearer\"", value.Describe(o.doc["token_type"]))
+	}
+	exp, shown := o.doc["expires_in"]
+	if shown || grant == "password" {
+		n, ok := exp.(float64)
+		if !ok || n != math.Trunc(n) || n <= 0 || n > 600 {
+			return finding("TOK-5", "expires_in is %s, want a whole number of seconds from 1 to 600", value.Describe(exp))
+		}
+	}
+	scope, shown := o.doc["scope"]
+	asked := o.form.Get("scope")
+	switch {
+	case shown:
+		s, ok := scope.(string)
+		if !ok || len(strings.Fields(s)) == 0 {
+			return finding("TOK-5", "scope is %s, want the granted scopes separated by spaces", value.Describe(scope))
+		}
+		for _, sc := range strings.Fields(s) {
+			if sc != "read" && sc != "write" {
+				return finding("TOK-5", "scope is %s: the scopes are read and write", value.Describe(scope))
+			}
+		}
+		if grant == "password" && asked == "" && !value.SameWords(s, "read write") {
+			return finding("TOK-5", "scope is %s, want \"read write\"", value.Describe(scope))
+		}
+	case grant == "password" && asked == "":
+		return finding("TOK-5", "the answer has no scope, want \"read write\"")
+	}
+	return nil
+}
+
+// learnTokens keeps the tokens of a token answer: whose they are, their
+// client and life. A token issued before for another account is a
+// finding: the account's email is the username of its grant (ACC-1), and
+// a token acts for one account.
+func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding {
+	client := basicUser(o.x.Header.Get("Authorization"))
+	scope := strings.Fields(o.form.Get("scope"))
+	if s, ok := o.doc["scope"].(string); ok {
+		scope = strings.Fields(s)
+	} else if len(scope) == 0 {
+		scope = []string{"read", "write"}
+	}
+	var lifetime time.Duration
+	if n, ok := o.doc["expires_in"].(float64); ok && n > 0 {
+		lifetime = time.Duration(n) * time.Second
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	issued := span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)}
+	account, refreshed := o.form.Get("username"), false
+	if grant == "refresh_token" {
+		refreshed = true
+		spent := o.form.Get("token")
+		if spent == "" {
+			spent = o.form.Get("refresh_token")
+		}
+		old, ok := w.tokens[spent]
+		if !ok || !old.refresh {
+			return nil // a refresh token the audit did not see: whose it is is not known
+		}
+		account = old.account
+	}
+	if before, ok := w.tokens[access]; ok && before.account != account && account != "" {
+		o.checked("ACC-1")
+		return finding("ACC-1", "the %s grant for %s was answered with an access token issued before to %s: a token acts for the account whose email the grant names", grantName(grant), account, before.account)
+	}
+	w.tokens[access] = &token{account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh}
+	if refresh != "" {
+		if _, seen := w.tokens[refresh]; !seen {
+			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access}
+		} else {
+			w.tokens[refresh].partner = access
+		}
+	}
+	return nil
+}
+
+// noteSpent marks, for a refresh grant however it was answered, the
+// access token issued with the refresh token it spent: the target may
+// have revoked it.
+func (w *world) noteSpent(o *observed) {
+	if o.x.Method != http.MethodPost || o.path != tokenPath || o.form.Get("grant_type") != "refresh_token" {
+		return
+	}
+	spent := o.form.Get("token")
+	if spent == "" {
+		spent = o.form.Get("refresh_token")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old, ok := w.tokens[spent]; ok {
+		if partner, ok := w.tokens[old.partner]; ok && !partner.refresh && partner.spentAt.IsZero() {
+			partner.spentAt = o.x.Start.Add(w.offset)
+		}
+	}
+}
+
+// basicUser is the user of an HTTP Basic Authorization header, form-
+// decoded (RFC 6749 §2.3.1); "" for any other.
+func basicUser(auth string) string {
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(auth), " ")
+	if !strings.EqualFold(scheme, "Basic") {
+		return ""
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+	if err != nil {
+		return ""
+	}
+	id, _, _ := strings.Cut(string(raw), ":")
+	if u, err := url.QueryUnescape(id); err == nil {
+		return u
+	}
+	return id
+}
+
+// grantName names a grant type in a message.
+func grantName(g string) string {
+	if g == "" {
+		return "token request's"
+	}
+	return g
+}
+
+// hasDirective reports whether a Cache-Control header holds directive.
+func hasDirective(values []string, directive string) bool {
+	for _, v := range values {
+		for _, d := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
+			if strings.EqualFold(name, directive) {
+				return true
+			}
+		}
+	}
+	return false
+}

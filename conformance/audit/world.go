@@ -1,0 +1,226 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// world is what the audit knows of one target: the address of its event
+// list, the tokens it issued, the events written to it, and its clock as
+// far as the run moved it. An in-process run has a world for each
+// scenario's server; a run against a deployment has one.
+type world struct {
+	a    *Audit
+	base string // the address under which /api and /oauth/token are served
+
+	mu      sync.Mutex
+	offset  time.Duration // how far the run moved the target's clock
+	list    string        // the event list's address, from the API root's "events" link
+	tokens  map[string]*token
+	madeUps map[string]bool
+	events  map[string]*event // by key
+	writes  []span            // writes under /api/ sent, for walks that compare pages
+	// anonymousOffered are the addresses (pages, events) at which an
+	// anonymous caller was offered an action ("create-new-event" or
+	// "update-event"): offered to anyone, it was not for the credentials
+	// another caller sent.
+	anonymousOffered map[string]bool
+	// plainOffered are the addresses at which an account's token from a
+	// password grant, its scheme written "Bearer", was offered an
+	// action: a refreshed token or a scheme spelt otherwise not offered
+	// it there is not taken for its account.
+	plainOffered map[string][]time.Time // when
+	// plainUpdated are the events (by account and address) that an
+	// account's plain token updated.
+	plainUpdated map[string]bool
+	// listed are the addresses of events the world's answers named: the
+	// self links of listed events. What one offers is checked as an
+	// event's.
+	listed map[string]bool
+	// offeredTo is, of an event whose manager the audit did not see
+	// created, the first account offered its "update-event": an event has
+	// one manager.
+	offeredTo map[string]string
+	// creatorRefused is true once an update by an event's creator was
+	// refused as not its manager's.
+	creatorRefused bool
+	// managersOffered is true once an event the audit saw created offered
+	// its manager "update-event" before any update of it.
+	managersOffered bool
+}
+
+func newWorld(a *Audit, base string) *world {
+	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]time.Time{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+}
+
+// span is when a request was sent and its answer read.
+type span struct{ start, end time.Time }
+
+// advance moves the world's clock.
+func (w *world) advance(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.offset += d
+}
+
+// madeUp notes a token no target issued.
+func (w *world) madeUp(tok string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.madeUps[tok] = true
+}
+
+// now is the world's time at the real time t.
+func (w *world) at(t time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return t.Add(w.offset)
+}
+
+// observed is one exchange as the checks read it.
+type observed struct {
+	w       *world
+	x       Exchange
+	url     *url.URL
+	path    string         // the path under the world's base: "/api/events"
+	doc     map[string]any // the answer's body, when it is a JSON object
+	isJSON  bool
+	form    url.Values // the request's form, when it sent one
+	reqJSON map[string]any
+	caller  caller
+	checks  []string // the rules checked, one entry a check
+	kind    string   // what the answer is (kinds below), when known
+}
+
+// Kinds of answers whose checks depend on what they are.
+const (
+	kindRoot  = "the API root"
+	kindPage  = "a page of the event list"
+	kindEvent = "an event"
+)
+
+func newObserved(w *world, x Exchange) *observed {
+	o := &observed{w: w, x: x}
+	u, err := url.Parse(x.URL)
+	if err != nil {
+		return o
+	}
+	o.url = u
+	if base, err := url.Parse(w.base); err == nil && sameOrigin(base, u) {
+		o.path = strings.TrimPrefix(unreserved(u.EscapedPath()), strings.TrimRight(base.EscapedPath(), "/"))
+	}
+	if isJSONType(x.RespHeader.Get("Content-Type")) {
+		var v any
+		if json.Unmarshal(x.RespBody, &v) == nil {
+			o.isJSON = true
+			o.doc, _ = v.(map[string]any)
+		}
+	}
+	ct := x.Header.Get("Content-Type")
+	if mt, _, _ := mime.ParseMediaType(ct); mt == "application/x-www-form-urlencoded" {
+		o.form, _ = url.ParseQuery(string(x.Body))
+	}
+	if isJSONType(ct) {
+		_ = json.Unmarshal(x.Body, &o.reqJSON)
+	}
+	o.caller = w.callerOf(o)
+	return o
+}
+
+// checked counts a check of each rule.
+func (o *observed) checked(rules ...string) { o.checks = append(o.checks, rules...) }
+
+// success reports whether the answer is a 2xx.
+func (o *observed) success() bool { return o.x.Status >= 200 && o.x.Status <= 299 }
+
+// underAPI reports whether the request went to a path under /api of the
+// world's base (spec AUTH-2, AUTH-3).
+func (o *observed) underAPI() bool { return o.path == "/api" || strings.HasPrefix(o.path, "/api/") }
+
+// followable reports whether the answer's links are to be followed: a
+// success with links, at the world's origin.
+func (o *observed) followable() bool {
+	return o.success() && o.doc != nil && o.path != "" && o.x.Method != http.MethodDelete
+}
+
+// resolve resolves an href of the answer against its address.
+func (o *observed) resolve(href string) (*url.URL, bool) {
+	if href == "" {
+		return nil, false // no link at all
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return nil, false
+	}
+	u := o.url.ResolveReference(ref)
+	return u, u.IsAbs() && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// unreserved decodes the percent-encoded unreserved characters of an
+// escaped path: RFC 3986 §2.3 makes "/%61pi" and "/api" the same path.
+func unreserved(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) {
+			var c byte
+			if _, err := fmt.Sscanf(p[i+1:i+3], "%02x", &c); err == nil && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+				b.WriteByte(c)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// key is how the audit names an address: without its fragment, its
+// scheme, host and default port normalised.
+func key(u *url.URL) string {
+	c := *u
+	c.Fragment, c.RawFragment = "", ""
+	c.Scheme = strings.ToLower(c.Scheme)
+	c.Host = hostPort(u)
+	return c.String()
+}
+
+// listKey is the address of a page without its query: the listing it
+// belongs to.
+func listKey(u *url.URL) string {
+	c := *u
+	c.RawQuery, c.ForceQuery = "", false
+	return key(&c)
+}
+
+// decode reads a JSON body into a value, numbers as float64.
+func decode(body []byte) (any, bool) {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}

@@ -1,0 +1,545 @@
+package audit
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/value"
+)
+
+// templateVar is a variable of a URI template (RFC 6570).
+var templateVar = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// event is an event the audit saw created: where it is, who manages it,
+// and every body written to it, taken or refused.
+type event struct {
+	address  string
+	manager  string // the account that created it; "" when not known
+	versions []version
+	refused  []version
+	gone     bool // a DELETE of it succeeded: nothing more is told of it
+	// lost is set once a write to it succeeded that the audit cannot
+	// follow (a caller it cannot tell, a body that is not JSON): what it
+	// holds is no longer known, and reads of it are not judged.
+	lost bool
+	// offered is when a read that offered its manager "update-event" was
+	// last sent.
+	offered time.Time
+	// creatorRefused is true once an update by its creator was refused
+	// as not its manager's.
+	creatorRefused bool
+}
+
+// version is one body written to an event.
+type version struct {
+	fields map[string]any
+	when   span   // real time
+	rule   string // for a refused write: the rule that refused it
+	create bool
+}
+
+// finding is a Finding about the exchange being checked.
+func finding(rule, format string, args ...any) *Finding {
+	return &Finding{Rule: rule, Message: fmt.Sprintf(format, args...)}
+}
+
+// isWrite reports whether o is a request that changes something, if
+// anything: any method but GET, HEAD and OPTIONS.
+func (o *observed) isWrite() bool {
+	switch o.x.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// outsideFilter reports whether o's path is one the specification leaves
+// outside the resource server's rules: the token endpoint, the
+// documentation and the static files (spec AUTH-5).
+func (o *observed) outsideFilter() bool {
+	p := strings.ToLower(o.path)
+	for _, prefix := range []string{"/oauth/", "/docs/", "/css/", "/js/", "/images/", "/webjars/"} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return p == "/favicon.ico"
+}
+
+// checkWrite checks a write: one without a valid token is not done (spec
+// AUTH-3 under /api/, AUTH-4 elsewhere, TOK-13, AUTH-1, SVC-4); one with
+// a valid token creates an event its caller manages (API-6), or updates
+// an event its manager updates (API-9), and nobody else (AUTH-6); the
+// answer shows what was written.
+func (w *world) checkWrite(o *observed) []*Finding {
+	if !o.isWrite() || o.outsideFilter() {
+		return nil
+	}
+	c := o.caller
+	// Pages read while it was under way may list the events otherwise,
+	// even a refused one: a target may do what it refuses.
+	w.mu.Lock()
+	w.writes = append(w.writes, span{o.x.Start, o.x.End})
+	w.mu.Unlock()
+	ev, known := w.eventAt(o)
+	if !known && c.class != callerValid {
+		ev, known = w.eventSpelt(o) // a write to a spelling of its address
+	}
+	if c.class != callerValid && c.class != callerUncertain {
+		rule := refusedRule(c, true)
+		if !o.underAPI() && rule == "AUTH-3" {
+			rule = "AUTH-4"
+		}
+		o.checked(rule)
+		if known {
+			w.refuse(ev, o, rule)
+		}
+		if o.success() {
+			return []*Finding{finding(rule, "%s %s by %s answered %d: it must be refused, and change nothing", o.x.Method, o.path, c.who(), o.x.Status)}
+		}
+		return nil
+	}
+	if c.class != callerValid || !o.underAPI() {
+		w.lose(ev, known, o)
+		return nil
+	}
+	switch {
+	case o.x.Method == http.MethodPost && w.isList(o):
+		return w.created(o)
+	case known && o.x.Method == http.MethodPut:
+		return w.updated(o, ev)
+	case known && o.x.Method == http.MethodDelete && o.success():
+		w.mu.Lock()
+		ev.gone = true
+		w.mu.Unlock()
+	default:
+		w.lose(ev, known, o)
+	}
+	return nil
+}
+
+// lose marks ev, when known, lost once o, a write the audit does not
+// follow, succeeded.
+func (w *world) lose(ev *event, known bool, o *observed) {
+	if !known || !o.success() {
+		return
+	}
+	w.mu.Lock()
+	ev.lost = true
+	w.mu.Unlock()
+}
+
+// isList reports whether o went to the event list's address.
+func (w *world) isList(o *observed) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.list != "" && listKey(o.url) == w.list
+}
+
+// eventSpelt returns the event the audit saw created at an address that
+// o's is a spelling of: routers and proxies fold a trailing or a doubled
+// slash, dot segments, percent-encoded letters and the case of a path
+// together.
+func (w *world) eventSpelt(o *observed) (*event, bool) {
+	want := looseKey(o.url)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, ev := range w.events {
+		if u, err := url.Parse(k); err == nil && looseKey(u) == want && !ev.gone {
+			return ev, true
+		}
+	}
+	return nil, false
+}
+
+// looseKey is an address as the loosest router reads it: its path
+// decoded, its dot segments removed, its slashes single, without a
+// trailing one, in lower case.
+func looseKey(u *url.URL) string {
+	p := u.Path
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	var parts []string
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	return strings.ToLower(hostPort(u) + "/" + strings.Join(parts, "/"))
+}
+
+// eventAt returns the event the audit saw created at o's address.
+func (w *world) eventAt(o *observed) (*event, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev, ok := w.events[key(o.url)]
+	return ev, ok && !ev.gone
+}
+
+// created learns an event a valid token created, and checks it: a new
+// event at an address of its own (API-6), whose answer shows what was
+// written.
+func (w *world) created(o *observed) []*Finding {
+	if !o.success() || o.reqJSON == nil {
+		return nil
+	}
+	o.checked("API-6")
+	address := o.x.RespHeader.Get("Location")
+	if address == "" && o.doc != nil {
+		address = hal.Links(o.doc)["self"]
+	}
+	u, ok := o.resolve(address)
+	if address == "" || !ok {
+		return nil // nothing tells where it is: it cannot be followed up
+	}
+	v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}, create: true}
+	w.mu.Lock()
+	k := key(u)
+	_, twice := w.events[k]
+	if !twice {
+		w.events[k] = &event{address: k, manager: o.caller.account, versions: []version{v}}
+	}
+	w.mu.Unlock()
+	if twice {
+		return []*Finding{finding("API-6", "the creation was answered with the address of an event created before (%s): two creations made one event", address)}
+	}
+	if o.doc != nil {
+		if f := shownAsWritten(o.doc, []version{v}, "API-6", "the answer to the creation"); f != nil {
+			return []*Finding{f}
+		}
+	}
+	return nil
+}
+
+// updated checks an update of an event the audit saw created: its
+// manager's is taken (API-9) and answered with what was written; anyone
+// else's is refused with 403 (AUTH-6).
+func (w *world) updated(o *observed, ev *event) []*Finding {
+	c := o.caller
+	w.mu.Lock()
+	manager := ev.manager
+	w.mu.Unlock()
+	if manager == "" || o.reqJSON == nil {
+		w.lose(ev, true, o)
+		return nil
+	}
+	if c.account != manager {
+		o.checked("AUTH-6")
+		w.refuse(ev, o, "AUTH-6")
+		switch {
+		case o.success():
+			return []*Finding{finding("AUTH-6", "%s updated an event managed by %s: %d", c.who(), manager, o.x.Status)}
+		case o.x.Status == http.StatusUnauthorized:
+			return []*Finding{finding(honourRule(c, "AUTH-6"), "the update of an event by %s, who does not manage it, answered 401, not 403: the token is valid", c.who())}
+		}
+		return nil
+	}
+	o.checked("API-9")
+	switch {
+	case o.success():
+		v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}}
+		w.mu.Lock()
+		ev.versions = append(ev.versions, v)
+		if !c.tok.refreshed && c.scheme == "Bearer" {
+			w.plainUpdated[c.account+" "+ev.address] = true
+		}
+		w.mu.Unlock()
+		if o.doc != nil {
+			return nilIfNone(shownAsWritten(o.doc, []version{v}, "API-9", "the answer to the update"))
+		}
+	case o.x.Status == http.StatusForbidden && !c.tok.refreshed && !w.updatedBefore(ev, o):
+		w.mu.Lock()
+		ev.creatorRefused, w.creatorRefused = true, true
+		w.mu.Unlock()
+		o.checked("API-6")
+		return []*Finding{finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who())}
+	case o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden:
+		return w.managerRefused(c, ev, fmt.Sprintf("the update of an event by %s, its manager, was refused: %d", c.who(), o.x.Status))
+	}
+	return nil
+}
+
+// managerRefused are the findings of an update by its manager c
+// refused, of which the one the run's evidence bears out stands: for a
+// plain token, API-9, but none when the creator's own update was refused
+// as not the manager's (API-6, told by its own finding); for a token a
+// refresh gave, or a scheme written in another case, TOK-8 or SVC-7 when
+// the account's plain token updated the event, API-6 when the creator's
+// plain update was refused, else nothing the audit can tell.
+func (w *world) managerRefused(c caller, ev *event, msg string) []*Finding {
+	other := honourRule(c, "API-9")
+	if other == "API-9" {
+		f := finding(other, "%s", msg)
+		f.stands = func() bool { return !w.refusedCreator(ev) }
+		return []*Finding{f}
+	}
+	decide := func() string {
+		w.mu.Lock()
+		plain := w.plainUpdated[c.account+" "+ev.address]
+		w.mu.Unlock()
+		switch {
+		case plain:
+			return other
+		case w.refusedCreator(ev):
+			return "API-6"
+		}
+		return ""
+	}
+	var out []*Finding
+	for _, rule := range []string{other, "API-6"} {
+		r := rule
+		f := finding(r, "%s", msg)
+		if r == "API-6" {
+			f.Message += "; the creator's own update, with a token of a password grant, is refused too: the caller who creates an event becomes its manager"
+		}
+		f.stands = func() bool { return decide() == r }
+		out = append(out, f)
+	}
+	return out
+}
+
+// updatedBefore reports whether an update of ev was taken before o was
+// sent.
+func (w *world) updatedBefore(ev *event, o *observed) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, v := range ev.versions {
+		if !v.create && v.when.end.Before(o.x.Start) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse notes a write to ev that its rule refuses: what it sent must not
+// read back.
+func (w *world) refuse(ev *event, o *observed, rule string) {
+	if o.reqJSON == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev.refused = append(ev.refused, version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}, rule: rule})
+}
+
+// checkReadBack checks an event read, and every event a page lists, that
+// the audit saw written: each field written reads back as one of the
+// bodies a serial order of the writes allows (API-6 after the creation,
+// API-9 after an update; the rule of a refused write when it reads back
+// as that write).
+func (w *world) checkReadBack(o *observed) []*Finding {
+	if o.x.Method != http.MethodGet {
+		return nil
+	}
+	read := span{o.x.Start, o.x.End}
+	switch o.kind {
+	case kindEvent:
+		ev, ok := w.eventAt(o)
+		if !ok {
+			return nil
+		}
+		return nilIfNone(w.readsBack(o, ev, o.doc, read, "the event"))
+	case kindPage:
+		for i, item := range hal.Items(o.doc) {
+			u, ok := o.resolve(hal.Links(item)["self"])
+			if !ok {
+				continue
+			}
+			w.mu.Lock()
+			ev, known := w.events[key(u)]
+			w.mu.Unlock()
+			if known && !ev.gone {
+				if f := w.readsBack(o, ev, item, read, fmt.Sprintf("listed event %d", i+1)); f != nil {
+					return []*Finding{f}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readsBack checks doc, what a read during read showed of ev. A finding
+// stands only while it holds against every write the audit learns of
+// later: one under way when the read was sent is known once its answer
+// comes.
+func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
+	f := w.readBack(o, ev, doc, read, what)
+	if f != nil {
+		f.stands = func() bool {
+			again := w.readBack(nil, ev, doc, read, what)
+			return again != nil && again.Rule == f.Rule
+		}
+	}
+	return f
+}
+
+// readBack is readsBack without its later look; o, when given, counts
+// the check.
+func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
+	w.mu.Lock()
+	if ev.lost {
+		w.mu.Unlock()
+		return nil
+	}
+	allowed := allowedVersions(ev.versions, read)
+	refused := append([]version(nil), ev.refused...)
+	updated := len(ev.versions) > 1
+	w.mu.Unlock()
+	rule := "API-6"
+	if updated {
+		rule = "API-9"
+	}
+	if o != nil {
+		o.checked(rule)
+	}
+	f := shownAsWritten(doc, allowed, rule, what)
+	if f == nil {
+		return nil
+	}
+	for _, r := range refused {
+		if r.when.start.Before(read.end) && shownAsWritten(doc, []version{r}, r.rule, what) == nil {
+			return finding(r.rule, "%s reads back as a write that was refused (%s): a refused write changes nothing", what, r.rule)
+		}
+	}
+	return f
+}
+
+// allowedVersions are the writes a read during read may show: every one
+// begun before the read ended, but those that a later write, over before
+// the read began, replaced.
+func allowedVersions(versions []version, read span) []version {
+	var out []version
+	for i, v := range versions {
+		if !v.when.start.Before(read.end) {
+			continue
+		}
+		replaced := false
+		for j, later := range versions {
+			if j != i && later.when.start.After(v.when.end) && later.when.end.Before(read.start) {
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// shownAsWritten checks that every field of doc that one of the versions
+// wrote reads back as that version wrote it, for one of them; it blames
+// rule, with the last version's differences.
+func shownAsWritten(doc map[string]any, versions []version, rule, what string) *Finding {
+	if len(versions) == 0 {
+		return nil
+	}
+	var diff string
+	for _, v := range versions {
+		diff = ""
+		for _, k := range sortedKeys(v.fields) {
+			got, shown := doc[k]
+			if shown && !SameWritten(v.fields[k], got) {
+				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, value.Describe(got), value.Describe(v.fields[k]))
+				break
+			}
+		}
+		if diff == "" {
+			return nil
+		}
+	}
+	return finding(rule, "%s: %s", what, diff)
+}
+
+// SameWritten reports whether got reads back what was sent: value.Same,
+// but for a date-time written with a fraction of a second, which may read
+// back to the second, cut or rounded (the specification sets no
+// precision).
+func SameWritten(sent, got any) bool {
+	if value.Same(sent, got) {
+		return true
+	}
+	s, ok1 := sent.(string)
+	g, ok2 := got.(string)
+	if !ok1 || !ok2 || !strings.Contains(s, ".") {
+		return false
+	}
+	a, aok := value.ParseTime(s)
+	b, bok := value.ParseTime(g)
+	d := a.Sub(b)
+	return aok && bok && d < time.Second && d > -time.Second
+}
+
+// managerOf returns the manager of the event at o's address, or at the
+// address href (resolved against o's) when it is given, when the audit
+// knows it.
+func (w *world) managerOf(o *observed, href string) (string, bool) {
+	u := o.url
+	if href != "" {
+		var ok bool
+		if u, ok = o.resolve(href); !ok {
+			return "", false
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev, ok := w.events[key(u)]
+	if !ok || ev.manager == "" {
+		return "", false
+	}
+	return ev.manager, true
+}
+
+// offeredManager notes that a read, o, offered the event's manager
+// "update-event".
+func (w *world) offeredManager(o *observed) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev, ok := w.events[key(o.url)]
+	if !ok {
+		return
+	}
+	if o.x.Start.After(ev.offered) {
+		ev.offered = o.x.Start // it held then, or a little after
+	}
+	if len(ev.versions) == 1 {
+		w.managersOffered = true
+	}
+}
+
+// takenByUpdate reports whether an update of the event at o's address
+// took "update-event" from its manager: a read offered it, then an
+// update, over before o was sent, came after that read.
+func (w *world) takenByUpdate(o *observed) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev, ok := w.events[key(o.url)]
+	if !ok || ev.offered.IsZero() && !w.managersOffered {
+		return false
+	}
+	for _, v := range ev.versions {
+		if !v.create && v.when.start.After(ev.offered) && v.when.end.Before(o.x.Start) {
+			return true
+		}
+	}
+	return false
+}
+
+func nilIfNone(f *Finding) []*Finding {
+	if f == nil {
+		return nil
+	}
+	return []*Finding{f}
+}

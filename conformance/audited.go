@@ -1,0 +1,68 @@
+package conformance
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"eventsvc/conformance/audit"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/repro"
+	"eventsvc/conformance/selection"
+	"eventsvc/internal/redact"
+	"eventsvc/steps"
+)
+
+// newAudit returns the audit of a run against t: every exchange of every
+// scenario checked against the rules that govern it, every link followed
+// once, through transport.
+func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor) *audit.Audit {
+	c := t.Credentials
+	var now func() time.Time
+	if t.Clock != nil {
+		now = t.Clock.Now // a test's clock, that moves the target's
+	}
+	return audit.New(audit.Options{
+		Now:       now,
+		ClientID:  c.ClientID,
+		Accounts:  []string{c.Username, c.OtherUsername},
+		Redactor:  redactor,
+		Origins:   t.Origins,
+		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
+		Follow:    true,
+	})
+}
+
+// ownConnections is a transport with network's settings (TLS, proxy)
+// and connections of its own, so that the audit can close those it left
+// idle to an in-process server about to stop without closing the
+// scenarios'. A transport it cannot copy is used as it is.
+func ownConnections(network http.RoundTripper) http.RoundTripper {
+	switch t := network.(type) {
+	case nil:
+		return http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		return t.Clone()
+	}
+	return network
+}
+
+// auditResults reports what the audit of a run against t found that no
+// step took and no failed scenario of scenarios blames already, and how
+// many answers it checked against each rule.
+func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t steps.Target) ([]*report.ScenarioResult, map[string]int) {
+	script := func(title string, log []repro.Exchange, holders map[string]string) string {
+		return steps.ScriptOf(t, title, log, holders)
+	}
+	told := func(p audit.Place, rule string) bool {
+		for _, s := range scenarios {
+			if s.Name == p.Name && (s.File == p.File || strings.HasSuffix(p.File, "/"+s.File)) && slices.Contains(s.Blamed(), rule) {
+				return true
+			}
+		}
+		return false
+	}
+	return report.Audited(a, plan, script, told)
+}

@@ -1,0 +1,135 @@
+package explore
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"eventsvc/conformance/audit"
+	"eventsvc/conformance/bound"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/repro"
+	"eventsvc/steps"
+)
+
+// Every exchange of every sequence, the setup's and the shrinking's
+// replays included, passes through the run's audit (package audit), which
+// checks it against every rule that governs that kind of answer and
+// follows its links once. The audit reports what it finds itself
+// (report.Audited), at the end of the run, after the sequences: only then
+// are the writes of sequences that ran beside one known, which a read may
+// show. A finding a failed sequence blames already is not told again.
+// The shrinking's replays teach the audit what they wrote, and neither
+// report nor count what it finds of them: the sequence they shrink does.
+
+// newRunAudit returns the audit of an exploration that was given none:
+// the exploration reports it itself.
+func (r *runner) newRunAudit() *audit.Audit {
+	t := r.target
+	c := t.Credentials
+	var own http.RoundTripper // connections of its own, released apart from the sequences'
+	switch tr := t.Transport.(type) {
+	case nil:
+		own = http.DefaultTransport.(*http.Transport).Clone()
+	case *http.Transport:
+		own = tr.Clone()
+	default:
+		own = tr
+	}
+	return audit.New(audit.Options{
+		ClientID:  c.ClientID,
+		Accounts:  []string{c.Username, c.OtherUsername},
+		Redactor:  r.redactor,
+		Origins:   t.Origins,
+		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
+		Follow:    true,
+	})
+}
+
+// auditScopes begins the audit of the run: the setup's scope, whose world
+// every sequence shares (a fresh one for a server the exploration
+// started, which holds nothing another held at its address).
+func (r *runner) auditScopes(a *audit.Audit, launched bool) {
+	r.audit = a
+	r.scope = a.Scope(r.base, audit.Place{Name: "the exploration's setup", File: File})
+	if launched {
+		r.scope.Move(r.base)
+	}
+	r.scope.MadeUp(r.madeUp)
+}
+
+// sequenceScope is the audit's scope of sequence n; a trial's (a replay
+// while shrinking) keeps and counts nothing.
+func (r *runner) sequenceScope(n int, trial bool) *audit.Scope {
+	if r.scope == nil {
+		return nil
+	}
+	p := audit.Place{Name: fmt.Sprintf("sequence %d", n), File: File, Line: n}
+	if trial {
+		return r.scope.Trial(p)
+	}
+	s := r.scope.Sibling(p)
+	r.mu.Lock()
+	r.scopes = append(r.scopes, s)
+	r.mu.Unlock()
+	return s
+}
+
+// releaseAudit waits for the links of every sequence to be followed and
+// closes the audit's connections to the target: a server the exploration
+// started, about to stop.
+func (r *runner) releaseAudit() {
+	if r.scope == nil {
+		return
+	}
+	r.mu.Lock()
+	scopes := r.scopes
+	r.mu.Unlock()
+	for _, s := range scopes {
+		s.Wait()
+	}
+	r.scope.Release()
+}
+
+// laneAnswer is an exchange a lane read whole, kept for the audit of the
+// sequence that merges the lane, with its index in the lane's log.
+type laneAnswer struct {
+	x  audit.Exchange
+	at int
+}
+
+// observe passes the at-th exchange of the sequence's log, sent at start
+// and read whole at end, through the audit; a lane keeps it for its
+// sequence.
+func (s *sequence) observe(at int, start, end time.Time) {
+	x := audit.Exchange{Exchange: s.log[at], Start: start, End: end}
+	if s.lane {
+		s.answers = append(s.answers, laneAnswer{x: x, at: at})
+		return
+	}
+	s.observeAt(x, at)
+}
+
+func (s *sequence) observeAt(x audit.Exchange, at int) {
+	if s.scope != nil {
+		s.scope.Observe(x, at)
+	}
+}
+
+// auditResults reports what the audit of a run found that no sequence
+// took and no failed sequence of results blames already.
+func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.ScenarioResult, map[string]int) {
+	script := func(title string, log []repro.Exchange, holders map[string]string) string {
+		return steps.ScriptOf(r.target, title, log, holders)
+	}
+	told := func(p audit.Place, rule string) bool {
+		for _, s := range results {
+			if s.File == p.File && s.Line == p.Line && slices.Contains(s.Blamed(), rule) {
+				return true
+			}
+		}
+		return false
+	}
+	return report.Audited(r.audit, nil, script, told)
+}

@@ -1,0 +1,208 @@
+package explore
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+
+	"eventsvc/conformance/bound"
+)
+
+// At the same time: a KindTogether action sends creations, updates and
+// refreshes of both users at once, each from a goroutine of its own held
+// at a barrier until every request is ready, so that they meet at the
+// target. A target may apply them in any order; the model takes what any
+// serial order gives (serial.go), and the reads after them check it.
+
+// part is one action of a KindTogether, ready to be sent.
+type part struct {
+	action Action
+	req    request
+	ev     *event         // the event an update is about
+	body   map[string]any // what a creation or an update writes
+	sent   string         // the refresh token a refresh sends
+	x      *answer        // the answer
+	err    error          // no answer, or not a whole one
+}
+
+// together sends actions at once and checks what they did against every
+// serial order of them: the refreshes first (the reads after act with
+// the tokens they gave), then the creations and the updates, each read
+// back after all of them.
+func (s *sequence) together(actions []Action) (*finding, error) {
+	parts, f, err := s.prepare(actions)
+	if f != nil || err != nil || len(parts) == 0 {
+		return f, err
+	}
+	if err := s.sendAtOnce(parts); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if f := s.answered(p.x); f != nil {
+			return f, nil
+		}
+	}
+	if f := s.refreshedTogether(parts); f != nil {
+		return f, nil
+	}
+	made, f := s.createdTogether(parts)
+	if f != nil {
+		return f, nil
+	}
+	updated, f := s.updatedTogether(parts)
+	if f != nil {
+		return f, nil
+	}
+	s.m.events = append(s.m.events, made...)
+	for _, u := range updated {
+		if f, err := s.readAfterUpdates(u); f != nil || err != nil {
+			return f, err
+		}
+	}
+	for _, ev := range made {
+		if f, err := s.readAfterCreation(ev); f != nil || err != nil {
+			return f, err
+		}
+	}
+	return nil, nil
+}
+
+// prepare makes the request of each action, in the sequence's state
+// before any is sent: a refresh of an account that holds no refresh
+// token of the sequence's own asks for tokens first (a password grant),
+// and every event to be updated is read first, as update does, so that
+// what reads back otherwise after them is theirs. Actions the sequence
+// cannot take (no event to update, no event left in the budget, a
+// read-only run) are left out.
+func (s *sequence) prepare(actions []Action) ([]*part, *finding, error) {
+	for _, a := range actions {
+		if a.Kind == KindRefresh && s.m.accounts[a.As].refresh == "" {
+			if f, err := s.grant(a.As); f != nil || err != nil {
+				return nil, f, err
+			}
+		}
+	}
+	read := map[*event]bool{}
+	for _, a := range actions {
+		ev := s.event(a.Event)
+		if a.Kind != KindUpdate || ev == nil || s.r.readOnly || read[ev] {
+			continue
+		}
+		read[ev] = true
+		before, f, err := s.get(ev.address, AsAnonymous, "")
+		if err != nil || f != nil {
+			return nil, f, err
+		}
+		if f := s.checkEvent(before, AsAnonymous, "", ev); f != nil {
+			return nil, f, nil
+		}
+	}
+	var parts []*part
+	for _, a := range actions {
+		p := &part{action: a}
+		switch a.Kind {
+		case KindRefresh:
+			p.sent = s.m.accounts[a.As].refresh
+			p.req = s.r.tokenRequest("", "grant_type", "refresh_token", "token", p.sent)
+		case KindCreate:
+			if s.r.readOnly || !s.r.reserveEvent() {
+				continue
+			}
+			p.body = withChanges(s.r.body, a.Changes)
+			p.req = s.writeRequest(http.MethodPost, s.r.create, a, p.body)
+		case KindUpdate:
+			if p.ev = s.event(a.Event); p.ev == nil || s.r.readOnly {
+				continue
+			}
+			p.body = withChanges(p.ev.fields, a.Changes)
+			p.req = s.writeRequest(http.MethodPut, p.ev.address, a, p.body)
+		default:
+			continue
+		}
+		p.req.close = true // see sendAtOnce
+		parts = append(parts, p)
+	}
+	return parts, nil, nil
+}
+
+// writeRequest sends body to address as a's caller.
+func (s *sequence) writeRequest(method, address string, a Action, body map[string]any) request {
+	raw, _ := json.Marshal(body)
+	return request{method: method, address: address, auth: s.auth(a.As, a.Scheme), contentType: "application/json", body: raw}
+}
+
+// sendAtOnce sends every part's request at the same moment, each from a
+// goroutine of its own released together once all are ready, and logs
+// their exchanges in the order of the parts. Each goes on a connection of
+// its own, closed after its answer: none then returns to the client's
+// pool while another waits for the one it dialled, which would be left
+// open and unused, and a server shutting down gracefully waits for a
+// connection that never sent a byte. Each is sent through a lane
+// of the sequence (a sequence with a log of its own), so that send needs
+// no lock. An error is the first part's that got no answer, or not a
+// whole one; its exchange is logged last, where a finding of an answer
+// cut looks for it (play).
+func (s *sequence) sendAtOnce(parts []*part) error {
+	lanes := make([]*sequence, len(parts))
+	start := make(chan struct{})
+	var ready, done sync.WaitGroup
+	for i, p := range parts {
+		lane := &sequence{r: s.r, ctx: s.ctx, n: s.n, lane: true}
+		lanes[i] = lane
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			p.x, p.err = lane.send(p.req)
+		}()
+	}
+	ready.Wait()
+	close(start)
+	done.Wait()
+	var failed *part
+	var failedLane *sequence
+	for i, p := range parts {
+		if p.err != nil && failed == nil {
+			failed, failedLane = p, lanes[i]
+			continue
+		}
+		s.merge(lanes[i], p.x)
+	}
+	if failed == nil {
+		return nil
+	}
+	s.merge(failedLane, nil)
+	var cut *bound.CutError
+	if errors.As(failed.err, &cut) {
+		return cut
+	}
+	return failed.err
+}
+
+// merge appends a lane's log to the sequence's, and moves its answer's
+// place in the log with it.
+func (s *sequence) merge(lane *sequence, x *answer) {
+	offset := len(s.log)
+	if x != nil {
+		x.log += offset
+	}
+	s.log = append(s.log, lane.log...)
+	for _, a := range lane.answers {
+		s.observeAt(a.x, a.at+offset)
+	}
+}
+
+// refreshes reports whether a refresh of who's account is among parts:
+// the access token who's other parts were sent with may then have been
+// replaced before they were taken, as a refresh may revoke it.
+func refreshes(parts []*part, who string) bool {
+	for _, p := range parts {
+		if p.action.Kind == KindRefresh && p.action.As == who {
+			return true
+		}
+	}
+	return false
+}

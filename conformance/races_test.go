@@ -1,0 +1,100 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/report"
+	"eventsvc/steps"
+)
+
+// Requests that meet, as the explorer sends them (explore.KindTogether),
+// against the second implementation: its bug reports of creations that
+// meet are found, and its correct variants take whatever meets.
+
+// exploreOther replays actions once, as `conformance explore -replay`
+// does, against a fresh second implementation configured with c.
+func exploreOther(t *testing.T, c otherConfig, actions ...explore.Action) (*report.Report, string, error) {
+	t.Helper()
+	creds := c.creds
+	if creds == (steps.Credentials{}) {
+		creds = otherCreds
+	}
+	var out bytes.Buffer
+	rep, err := explore.Run(context.Background(), explore.Options{
+		Target: steps.Target{BaseURL: startOtherSvc(t, c).URL, Credentials: creds, RunID: "races", EventBody: []byte(otherEventBody)},
+		Replay: &explore.Replay{Actions: actions},
+		Output: &out,
+	})
+	return rep, out.String(), err
+}
+
+// sentTogether is an explore.KindTogether of parts.
+func sentTogether(parts ...explore.Action) explore.Action {
+	return explore.Action{Kind: explore.KindTogether, Parts: parts}
+}
+
+var (
+	userCreates  = explore.Action{Kind: explore.KindCreate, As: explore.AsUser}
+	otherCreates = explore.Action{Kind: explore.KindCreate, As: explore.AsOther}
+)
+
+func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
+	for _, name := range []string{"two creations at the same moment given one id", "two creations at the same moment managed by one user"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b *bugReport
+			for i := range bugReports {
+				if bugReports[i].name == name {
+					b = &bugReports[i]
+				}
+			}
+			if b == nil {
+				t.Fatalf("no bug report %q", name)
+			}
+			rep, out, err := exploreOther(t, b.config, sentTogether(userCreates, otherCreates))
+			if !errors.Is(err, explore.ErrFailed) || rep.Scenarios[0].Failure.Rules[0] != "API-6" {
+				t.Fatalf("the replay does not find the bug, blaming API-6: Run = %v\n%s", err, out)
+			}
+			if _, out, err := exploreOther(t, otherConfig{}, sentTogether(userCreates, otherCreates)); err != nil {
+				t.Fatalf("the replay fails the second implementation without the bug: Run = %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestTheExplorerTakesWhatMeetsOnEveryVariant: creations, updates and
+// refreshes of both users sent at once, whatever order each variant of
+// the second implementation applies them in, raise no finding; the
+// variant that rotates refresh tokens among them.
+func TestTheExplorerTakesWhatMeetsOnEveryVariant(t *testing.T) {
+	update := func(who string, event int, name string) explore.Action {
+		return explore.Action{Kind: explore.KindUpdate, As: who, Event: event, Changes: map[string]any{"name": name}}
+	}
+	refresh := func(who string) explore.Action { return explore.Action{Kind: explore.KindRefresh, As: who} }
+	actions := []explore.Action{
+		userCreates,
+		sentTogether(userCreates, otherCreates, update(explore.AsUser, 0, "One")),
+		sentTogether(update(explore.AsUser, 0, "Two"), update(explore.AsUser, 0, "Three"), update(explore.AsOther, 0, "Taken over")),
+		sentTogether(refresh(explore.AsUser), refresh(explore.AsUser), otherCreates),
+		sentTogether(refresh(explore.AsOther), refresh(explore.AsOther), update(explore.AsUser, 1, "Four")),
+		{Kind: explore.KindWalk, As: explore.AsOther},
+		update(explore.AsUser, 0, "Five"),
+		{Kind: explore.KindRead, As: explore.AsOther, Event: 2},
+	}
+	for _, v := range otherVariants() {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			rep, out, err := exploreOther(t, v.c, actions...)
+			if err != nil {
+				t.Fatalf("a correct variant fails: Run = %v\n%s", err, out)
+			}
+			if n := len(rep.Scenarios[0].Steps); n != len(actions) {
+				t.Fatalf("%d actions ran of %d\n%s", n, len(actions), out)
+			}
+		})
+	}
+}

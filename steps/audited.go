@@ -1,0 +1,82 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"eventsvc/conformance/audit"
+	"eventsvc/conformance/repro"
+)
+
+// The steps that say a rule holds of an answer ("every link of the answer
+// leads where its relation says", "the answer offers the caller exactly
+// what they may do") ask the run's audit, which checks every exchange of
+// every scenario against the rules that govern it (package audit): the
+// step phrases what the scenario looks at, the audit holds the rule.
+
+// errNoAudit is the failure of a step that asks the audit in a run
+// without one.
+var errNoAudit = errors.New("this step asks the run's audit of every exchange, and the run has none")
+
+// audited fails a step with the audit's first finding about x, and about
+// the links the audit followed from x, that breaks one of rules: the
+// finding's rule blamed, its exchange last in the scenario's evidence
+// (the audit's own requests join the scenario's log). A step that says a
+// rule holds of x is not run when the audit could check none of rules on
+// x, though x has links, is not checked: it would say what nothing
+// checked. An answer
+// without links (a 204, a body that is not JSON) offers nothing and leads
+// nowhere.
+func (s *scenario) audited(x *exchange, what string, rules ...string) error {
+	if s.scope == nil {
+		return errNoAudit
+	}
+	found, checked := s.scope.TakeAt(x.at, rules...)
+	if len(found) > 0 {
+		return s.auditFailure(x, found[0])
+	}
+	if checked == 0 && x.jsonErr == nil && len(x.links()) > 0 {
+		return notChecked("the audit could check none of %s on the answer to %s %s (status %d): it cannot tell %s, as its caller's token is not one it saw issued to the run's client with the scopes read and write, alive", strings.Join(rules, ", "), x.method, s.redactor.String(x.url.Path), x.status, what)
+	}
+	return nil
+}
+
+// auditFailure is a step's failure from the audit's finding f about x.
+func (s *scenario) auditFailure(x *exchange, f *audit.Finding) error {
+	at := x.at
+	if len(f.Followed) > 0 {
+		at = s.rec.adoptFollowed(f.Followed)
+	}
+	msg := s.redactor.String(f.Message)
+	if len(f.Followed) > 0 {
+		msg += fmt.Sprintf(" (the audit followed %d link%s from the answer to %s %s)", len(f.Followed), plural(len(f.Followed)), x.method, s.redactor.String(x.url.String()))
+	}
+	return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", msg, f.Transcript)}, f.Rule)
+}
+
+// adoptFollowed adds exchanges the audit sent for the scenario to its log, so that
+// its reproduction sends them too, and returns the number of the last.
+func (r *recorder) adoptFollowed(log []repro.Exchange) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, log...)
+	return len(r.log) - 1
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// takeAudit returns the audit's findings about x that break one of rules,
+// and none in a run without an audit.
+func (s *scenario) takeAudit(x *exchange, rules ...string) []*audit.Finding {
+	if s.scope == nil {
+		return nil
+	}
+	found, _ := s.scope.TakeAt(x.at, rules...)
+	return found
+}
