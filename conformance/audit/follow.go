@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -147,8 +148,18 @@ func fill(template string, doc map[string]any) (string, bool) {
 
 // add queues j unless its address was followed before by its caller, or
 // its world's budget is spent.
+// seenKey names what j follows: the address, in its world, by its
+// caller's token; the documentation is one whatever the server of the run
+// and the token, and what it answers depends on the kind of caller only.
+func seenKey(j *job) string {
+	if j.rel == "profile" {
+		return "profile " + j.from.caller.class + " " + j.to.Path
+	}
+	return j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
+}
+
 func (f *follower) add(j *job) {
-	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
+	k := seenKey(j)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -251,9 +262,8 @@ func (f *follower) do(j *job) {
 		}
 		return
 	}
-	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
 	f.mu.Lock()
-	res := f.seen[k]
+	res := f.seen[seenKey(j)]
 	f.mu.Unlock()
 	defer close(res.done)
 	req, err := http.NewRequestWithContext(origin.Via(context.Background(), "the \""+j.rel+"\" link the audit follows"), http.MethodGet, j.to.String(), nil)
@@ -278,7 +288,7 @@ func (f *follower) do(j *job) {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return // the target protects itself, or a gateway answers for it: the runners tell which
 	}
-	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, body), Start: start, End: f.a.o.Now()}
+	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, shortened(resp.Header, body)), Start: start, End: f.a.o.Now()}
 	y := newObserved(j.w, x)
 	if y.url == nil {
 		return
@@ -334,4 +344,19 @@ func (wk *walk) over() bool {
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
 	return wk.ended
+}
+
+// maxPage is the most of an answer that is not JSON (a page of
+// documentation) the audit keeps: it judges only that it is not empty,
+// and masks and shows what it keeps.
+const maxPage = 2 << 10
+
+// shortened is body, or its start when it is longer than maxPage and not
+// JSON, with a note of its size.
+func shortened(h http.Header, body []byte) []byte {
+	if len(body) <= maxPage || strings.Contains(strings.ToLower(h.Get("Content-Type")), "json") {
+		return body
+	}
+	out := append([]byte(nil), body[:maxPage]...)
+	return append(out, fmt.Sprintf("\n[… the first %d bytes of %d: the audit keeps no more of an answer that is not JSON]", maxPage, len(body))...)
 }
