@@ -149,13 +149,21 @@ func fill(template string, doc map[string]any) (string, bool) {
 // add queues j unless its address was followed before by its caller, or
 // its world's budget is spent.
 // seenKey names what j follows: the address, in its world, by its
-// caller's token; the documentation is one whatever the server of the run
-// and the token, and what it answers depends on the kind of caller only.
+// caller: for a valid token, its account, how its scheme is written and
+// whether a refresh gave it (every such token acts alike, and a run takes
+// many), else the Authorization header itself. The documentation is one
+// whatever the server of the run and the token, and what it answers
+// depends on the kind of caller only.
 func seenKey(j *job) string {
+	c := j.from.caller
 	if j.rel == "profile" {
-		return "profile " + j.from.caller.class + " " + j.to.Path
+		return "profile " + c.class + " " + j.to.Path
 	}
-	return j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
+	who := j.from.x.Header.Get("Authorization")
+	if c.class == callerValid {
+		who = fmt.Sprintf("%s %s %s %t", c.class, c.account, c.scheme, c.tok != nil && c.tok.refreshed)
+	}
+	return j.w.base + " " + who + " " + key(j.to)
 }
 
 func (f *follower) add(j *job) {

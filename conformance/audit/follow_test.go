@@ -188,3 +188,35 @@ func TestTheDocumentationIsFollowedOncePerKindOfCaller(t *testing.T) {
 		t.Errorf("the documentation was read %d times, want once", n)
 	}
 }
+
+// TestALinkIsFollowedOnceForEveryTokenOfAnAccount: the links of answers
+// got with two valid tokens of one account are followed once: every such
+// token acts alike, and a run takes many.
+func TestALinkIsFollowedOnceForEveryTokenOfAnAccount(t *testing.T) {
+	var lists atomic.Int32
+	s := correct()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RequestURI() == "/api/events" {
+			lists.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+	observe := func(at int, method, path, auth, body string, status int, respHeader, respBody string) {
+		now := time.Now()
+		scope.Observe(Exchange{Exchange: repro.Exchange{Method: method, URL: srv.URL + path, Header: header(auth), Body: []byte(body),
+			Status: status, RespHeader: header(respHeader), RespBody: []byte(respBody)}, Start: now, End: now}, at)
+	}
+	for i, tok := range []string{"tok-one", "tok-two"} {
+		observe(2*i, "POST", "/oauth/token", client, "grant_type=password&username=user&password=pw", 200, noStore,
+			`{"access_token":"`+tok+`","token_type":"bearer","refresh_token":"ref-`+tok+`","expires_in":599,"scope":"read write"}`)
+		observe(2*i+1, "GET", "/api", "Authorization: Bearer "+tok, "", 200, jsonType, correct()["/api"])
+	}
+	scope.Release()
+	a.Close()
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the list was read %d times for two tokens of one account, want once", n)
+	}
+}
