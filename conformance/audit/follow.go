@@ -296,7 +296,10 @@ func (f *follower) do(j *job) {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return // the target protects itself, or a gateway answers for it: the runners tell which
 	}
-	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, shortened(resp.Header, body)), Start: start, End: f.a.o.Now()}
+	// Its transcript is written, masked, only for a finding (report):
+	// masking every answer the audit follows cost a third of a run.
+	x := Exchange{Exchange: repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(),
+		Status: resp.StatusCode, RespHeader: resp.Header.Clone(), RespBody: shortened(resp.Header, body)}, Start: start, End: f.a.o.Now()}
 	y := newObserved(j.w, x)
 	if y.url == nil {
 		return
@@ -327,13 +330,33 @@ func (f *follower) do(j *job) {
 // report records the findings about y, reached by j through chain, and
 // the checks made.
 func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*Finding, checks ...string) {
+	if len(found) > 0 {
+		chain = f.transcribed(chain)
+	}
 	for _, fd := range found {
 		fd.Place, fd.at, fd.scope, fd.Followed = j.place, j.at, j.scope, chain
 		fd.stands = both(fd.stands, func() bool { return j.w.holds(y.caller, y.x.End) })
 		fd.Message = f.a.o.Redactor.String(fd.Message)
-		fd.Transcript = f.a.o.Redactor.String(y.x.Transcript)
+		fd.Transcript = f.transcript(y.x.Exchange)
 	}
 	f.a.record(j.scope, j.at, checks, found)
+}
+
+// transcript is x's transcript, masked, written when x has none.
+func (f *follower) transcript(x repro.Exchange) string {
+	if x.Transcript != "" {
+		return f.a.o.Redactor.String(x.Transcript)
+	}
+	return repro.Transcribe(f.a.o.Redactor, x)
+}
+
+// transcribed is a copy of chain with every transcript written.
+func (f *follower) transcribed(chain []repro.Exchange) []repro.Exchange {
+	out := slices.Clone(chain)
+	for i := range out {
+		out[i].Transcript = f.transcript(out[i])
+	}
+	return out
 }
 
 // pageID names a page within its walk: its number, when it says it, else
