@@ -129,8 +129,19 @@ fmt-check:
 
 # The in-process suite runs here too (package ./conformance); BASE_URL is
 # cleared so that a deployment address in the environment is not used.
+# The packages whose tests run whole suites against dozens of servers
+# (./conformance, ./cmd/conformance) run without the race detector, under
+# which, every answer audited, they take minutes; their tests of what runs
+# at once run under it with everything else: the in-process suite (its
+# scenarios at once, the audit following links beside them, an exploration
+# after them) and two replicas of the race-built server on shared backends.
+SUITES    := eventsvc/conformance eventsvc/cmd/conformance
+RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenarios|TestTwoReplicasOnOneRedisAndOnePostgreSQL)$$
+
 unit:
-	BASE_URL= $(GO) test -race -count=1 ./...
+	BASE_URL= $(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x $(addprefix -e ,$(SUITES)))
+	BASE_URL= $(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance
+	BASE_URL= $(GO) test -count=1 -skip '$(RACE_ALSO)' $(SUITES)
 
 # The breakages of the reference server that only exploration finds, each
 # run with the scenarios and with the default exploration budget: without

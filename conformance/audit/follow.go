@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -147,8 +148,26 @@ func fill(template string, doc map[string]any) (string, bool) {
 
 // add queues j unless its address was followed before by its caller, or
 // its world's budget is spent.
+// seenKey names what j follows: the address, in its world, by its
+// caller: for a valid token, its account, how its scheme is written and
+// whether a refresh gave it (every such token acts alike, and a run takes
+// many), else the Authorization header itself. The documentation is one
+// whatever the server of the run and the token, and what it answers
+// depends on the kind of caller only.
+func seenKey(j *job) string {
+	c := j.from.caller
+	if j.rel == "profile" {
+		return "profile " + c.class + " " + j.to.Path
+	}
+	who := j.from.x.Header.Get("Authorization")
+	if c.class == callerValid {
+		who = fmt.Sprintf("%s %s %s %t", c.class, c.account, c.scheme, c.tok != nil && c.tok.refreshed)
+	}
+	return j.w.base + " " + who + " " + key(j.to)
+}
+
 func (f *follower) add(j *job) {
-	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
+	k := seenKey(j)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -251,9 +270,8 @@ func (f *follower) do(j *job) {
 		}
 		return
 	}
-	k := j.w.base + " " + j.from.x.Header.Get("Authorization") + " " + key(j.to)
 	f.mu.Lock()
-	res := f.seen[k]
+	res := f.seen[seenKey(j)]
 	f.mu.Unlock()
 	defer close(res.done)
 	req, err := http.NewRequestWithContext(origin.Via(context.Background(), "the \""+j.rel+"\" link the audit follows"), http.MethodGet, j.to.String(), nil)
@@ -278,7 +296,10 @@ func (f *follower) do(j *job) {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return // the target protects itself, or a gateway answers for it: the runners tell which
 	}
-	x := Exchange{Exchange: repro.Record(f.a.o.Redactor, req, nil, resp, body), Start: start, End: f.a.o.Now()}
+	// Its transcript is written, masked, only for a finding (report):
+	// masking every answer the audit follows cost a third of a run.
+	x := Exchange{Exchange: repro.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone(),
+		Status: resp.StatusCode, RespHeader: resp.Header.Clone(), RespBody: shortened(resp.Header, body)}, Start: start, End: f.a.o.Now()}
 	y := newObserved(j.w, x)
 	if y.url == nil {
 		return
@@ -309,13 +330,33 @@ func (f *follower) do(j *job) {
 // report records the findings about y, reached by j through chain, and
 // the checks made.
 func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*Finding, checks ...string) {
+	if len(found) > 0 {
+		chain = f.transcribed(chain)
+	}
 	for _, fd := range found {
 		fd.Place, fd.at, fd.scope, fd.Followed = j.place, j.at, j.scope, chain
 		fd.stands = both(fd.stands, func() bool { return j.w.holds(y.caller, y.x.End) })
 		fd.Message = f.a.o.Redactor.String(fd.Message)
-		fd.Transcript = f.a.o.Redactor.String(y.x.Transcript)
+		fd.Transcript = f.transcript(y.x.Exchange)
 	}
 	f.a.record(j.scope, j.at, checks, found)
+}
+
+// transcript is x's transcript, masked, written when x has none.
+func (f *follower) transcript(x repro.Exchange) string {
+	if x.Transcript != "" {
+		return f.a.o.Redactor.String(x.Transcript)
+	}
+	return repro.Transcribe(f.a.o.Redactor, x)
+}
+
+// transcribed is a copy of chain with every transcript written.
+func (f *follower) transcribed(chain []repro.Exchange) []repro.Exchange {
+	out := slices.Clone(chain)
+	for i := range out {
+		out[i].Transcript = f.transcript(out[i])
+	}
+	return out
 }
 
 // pageID names a page within its walk: its number, when it says it, else
@@ -334,4 +375,19 @@ func (wk *walk) over() bool {
 	wk.mu.Lock()
 	defer wk.mu.Unlock()
 	return wk.ended
+}
+
+// maxPage is the most of an answer that is not JSON (a page of
+// documentation) the audit keeps: it judges only that it is not empty,
+// and masks and shows what it keeps.
+const maxPage = 2 << 10
+
+// shortened is body, or its start when it is longer than maxPage and not
+// JSON, with a note of its size.
+func shortened(h http.Header, body []byte) []byte {
+	if len(body) <= maxPage || strings.Contains(strings.ToLower(h.Get("Content-Type")), "json") {
+		return body
+	}
+	out := append([]byte(nil), body[:maxPage]...)
+	return append(out, fmt.Sprintf("\n[… the first %d bytes of %d: the audit keeps no more of an answer that is not JSON]", maxPage, len(body))...)
 }

@@ -1,12 +1,14 @@
 package audit
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,4 +139,84 @@ func TestALinkAnsweredByAGatewayOrAThrottleIsNotJudged(t *testing.T) {
 	s := correct()
 	s["/api/events/3"] = "status 500"
 	want(t, "event 3 answered 500", audited(t, s), "API-10")
+}
+
+// TestAPageThatIsNotJSONIsKeptShort: of a documentation page the audit
+// follows a link to, it keeps and masks the start; a JSON answer whole.
+func TestAPageThatIsNotJSONIsKeptShort(t *testing.T) {
+	page := []byte(strings.Repeat("<p>The docs</p>", 1000))
+	got := shortened(http.Header{"Content-Type": {"text/html; charset=utf-8"}}, page)
+	if len(got) > maxPage+200 || !strings.Contains(string(got), "the audit keeps no more") {
+		t.Errorf("a page of %d bytes kept as %d bytes: %.80q", len(page), len(got), got)
+	}
+	doc := []byte(`{"name":"` + strings.Repeat("x", 10000) + `"}`)
+	if got := shortened(http.Header{"Content-Type": {"application/hal+json"}}, doc); len(got) != len(doc) {
+		t.Errorf("a JSON answer of %d bytes kept as %d", len(doc), len(got))
+	}
+}
+
+// TestTheDocumentationIsFollowedOncePerKindOfCaller: the "profile" links
+// of two servers' answers, got with two tokens, lead to one request for
+// the documentation, whose answer depends on the kind of caller only.
+func TestTheDocumentationIsFollowedOncePerKindOfCaller(t *testing.T) {
+	var docs atomic.Int32
+	s := correct()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/docs/index.html" {
+			docs.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	for i := range 2 {
+		scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+		scope.Move(srv.URL) // a server of its own, as an in-process scenario's
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api", nil)
+		req.Header.Set("Authorization", fmt.Sprintf("Bearer unknown-%d", i))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		scope.Observe(Exchange{Exchange: repro.Record(redact.New(), req, nil, resp, body), Start: time.Now(), End: time.Now()}, 0)
+		scope.Release()
+	}
+	a.Close()
+	if n := docs.Load(); n != 1 {
+		t.Errorf("the documentation was read %d times, want once", n)
+	}
+}
+
+// TestALinkIsFollowedOnceForEveryTokenOfAnAccount: the links of answers
+// got with two valid tokens of one account are followed once: every such
+// token acts alike, and a run takes many.
+func TestALinkIsFollowedOnceForEveryTokenOfAnAccount(t *testing.T) {
+	var lists atomic.Int32
+	s := correct()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RequestURI() == "/api/events" {
+			lists.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+	observe := func(at int, method, path, auth, body string, status int, respHeader, respBody string) {
+		now := time.Now()
+		scope.Observe(Exchange{Exchange: repro.Exchange{Method: method, URL: srv.URL + path, Header: header(auth), Body: []byte(body),
+			Status: status, RespHeader: header(respHeader), RespBody: []byte(respBody)}, Start: now, End: now}, at)
+	}
+	for i, tok := range []string{"tok-one", "tok-two"} {
+		observe(2*i, "POST", "/oauth/token", client, "grant_type=password&username=user&password=pw", 200, noStore,
+			`{"access_token":"`+tok+`","token_type":"bearer","refresh_token":"ref-`+tok+`","expires_in":599,"scope":"read write"}`)
+		observe(2*i+1, "GET", "/api", "Authorization: Bearer "+tok, "", 200, jsonType, correct()["/api"])
+	}
+	scope.Release()
+	a.Close()
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the list was read %d times for two tokens of one account, want once", n)
+	}
 }

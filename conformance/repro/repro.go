@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -62,6 +63,22 @@ func ResponseText(r *redact.Redactor, resp *http.Response, body []byte) string {
 		fmt.Fprintf(&b, "\n%s\n", r.Body(resp.Header.Get("Content-Type"), body))
 	}
 	return b.String()
+}
+
+// Transcribe writes x's transcript, masked, from what it holds: for an
+// exchange recorded without one, whose transcript only a failure needs.
+// The answer's protocol is written HTTP/1.1.
+func Transcribe(r *redact.Redactor, x Exchange) string {
+	u, err := url.Parse(x.URL)
+	if err != nil {
+		u = &url.URL{Path: x.URL}
+	}
+	request := RequestText(r, &http.Request{Method: x.Method, URL: u, Header: x.Header}, x.Body)
+	if x.Status == 0 {
+		return Transcript(request, "")
+	}
+	resp := &http.Response{Proto: "HTTP/1.1", StatusCode: x.Status, Status: fmt.Sprintf("%d %s", x.Status, http.StatusText(x.Status)), Header: x.RespHeader}
+	return Transcript(request, ResponseText(r, resp, x.RespBody))
 }
 
 // Transcript joins a request's and an answer's texts as Exchange.Transcript

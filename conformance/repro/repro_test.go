@@ -60,3 +60,20 @@ func TestScriptReadsSecretsFromVariablesAndTakesTokensFromAnswers(t *testing.T) 
 		t.Errorf("transcript:\n%s", s.Log[1].Transcript)
 	}
 }
+
+func TestTranscribeWritesWhatRecordWrites(t *testing.T) {
+	r := redact.New("s3cr3t-token")
+	req, _ := http.NewRequest(http.MethodGet, "http://h/api/events?access_token=s3cr3t-token", nil)
+	req.Header.Set("Authorization", "Bearer s3cr3t-token")
+	resp := &http.Response{Proto: "HTTP/1.1", Status: "200 OK", StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}}
+	body := []byte(`{"token":"s3cr3t-token","name":"x"}`)
+	recorded := Record(r, req, nil, resp, body)
+	bare := recorded
+	bare.Transcript = ""
+	if got := Transcribe(r, bare); got != recorded.Transcript {
+		t.Errorf("Transcribe =\n%s\nRecord =\n%s", got, recorded.Transcript)
+	}
+	if strings.Contains(recorded.Transcript, "s3cr3t") {
+		t.Errorf("the transcript holds the secret:\n%s", recorded.Transcript)
+	}
+}
