@@ -52,9 +52,9 @@ func ownConnections(network http.RoundTripper) http.RoundTripper {
 // auditResults reports what the audit of a run against t found that no
 // step took and no failed scenario of scenarios blames already, and how
 // many answers it checked against each rule.
-func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t steps.Target) ([]*report.ScenarioResult, map[string]int) {
+func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t steps.Target, redactor *redact.Redactor) ([]*report.ScenarioResult, map[string]int) {
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		return steps.ScriptOf(t, title, log, holders)
+		return steps.ScriptOf(t, redactor, title, log, holders)
 	}
 	told := func(p audit.Place, rule string) bool {
 		for _, s := range scenarios {

@@ -259,7 +259,7 @@ func Run(o Options) (*report.Report, error) {
 	status |= lifetimes.Wait()
 	aud.Close()
 	scenarios := col.finish()
-	audited, checks := auditResults(aud, plan, scenarios, o.Target)
+	audited, checks := auditResults(aud, plan, scenarios, o.Target, redactor)
 	for _, r := range audited {
 		out.ScenarioEnded(r)
 	}

@@ -99,8 +99,9 @@ func (s *scenario) reproduction(err error) Reproduction {
 // against t (its base address at the first of them), titled title. Of
 // the access tokens the log sends, those holders names (by token, the
 // account's username) and no answer of the log gives are asked for first,
-// with the account's password grant.
-func ScriptOf(t Target, title string, log []repro.Exchange, holders map[string]string) string {
+// with the account's password grant. redactor masks what the script
+// shows: one that knows the run's secrets and the tokens it was issued.
+func ScriptOf(t Target, redactor *redact.Redactor, title string, log []repro.Exchange, holders map[string]string) string {
 	base := t.BaseURL
 	if len(log) > 0 {
 		if u, err := url.Parse(log[0].URL); err == nil {
@@ -119,7 +120,7 @@ func ScriptOf(t Target, title string, log []repro.Exchange, holders map[string]s
 	}
 	sort.Slice(shared, func(i, j int) bool { return shared[i].Name < shared[j].Name })
 	return repro.Script{
-		Title: title, LastFails: true, Redactor: redact.New(c.Secrets()...),
+		Title: title, LastFails: true, Redactor: redactor,
 		Base: base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
 		Shared: shared, Log: log,
 	}.String()

@@ -100,6 +100,10 @@ func tokenFields(o *observed, grant string) *Finding {
 // finding: the account's email is the username of its grant (ACC-1), and
 // a token acts for one account.
 func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding {
+	// Every token issued in the run is masked wherever the run's
+	// redactor writes (a finding, a script), whichever runner got it.
+	w.a.o.Redactor.Add(access)
+	w.a.o.Redactor.Add(refresh)
 	client := basicUser(o.x.Header.Get("Authorization"))
 	scope := strings.Fields(o.form.Get("scope"))
 	if s, ok := o.doc["scope"].(string); ok {

@@ -121,7 +121,7 @@ func (s *sequence) observeAt(x audit.Exchange, at int) {
 // took and no failed sequence of results blames already.
 func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.ScenarioResult, map[string]int) {
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		return steps.ScriptOf(r.target, title, log, holders)
+		return steps.ScriptOf(r.target, r.redactor, title, log, holders)
 	}
 	told := func(p audit.Place, rule string) bool {
 		for _, s := range results {
