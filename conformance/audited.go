@@ -17,8 +17,9 @@ import (
 
 // newAudit returns the audit of a run against t: every exchange of every
 // scenario checked against the rules that govern it, every link followed
-// once, through transport.
-func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor) *audit.Audit {
+// once, through transport, by twice as many workers as scenarios run at
+// once (at least 8): following is waiting for answers.
+func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor, concurrency int) *audit.Audit {
 	c := t.Credentials
 	var now func() time.Time
 	if t.Clock != nil {
@@ -32,6 +33,7 @@ func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Reda
 		Origins:   t.Origins,
 		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
 		Follow:    true,
+		Workers:   max(8, 2*concurrency),
 	})
 }
 

@@ -214,7 +214,7 @@ func Run(o Options) (*report.Report, error) {
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
 		o.Target.Pool = &steps.Pool{}
 	}
-	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor)
+	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor, o.Concurrency)
 	o.Target.Audit = aud
 	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
 

@@ -142,8 +142,10 @@ type Scope struct {
 	// checkedAt are the checks of each exchange and of the links followed
 	// from it, by its number and rule.
 	checkedAt map[int]map[string]int
-	// pending counts the links of the scope not yet followed.
-	pending sync.WaitGroup
+	// pending counts the links of the scope not yet followed; pendingAt
+	// those from each of its exchanges, by number (guarded by mu).
+	pending   sync.WaitGroup
+	pendingAt map[int]*sync.WaitGroup
 	// trial is set for a scope whose exchanges teach the audit what the
 	// target holds but whose findings and checks are the caller's alone
 	// (Trial): a failing sequence replayed as it is shrunk.
@@ -271,6 +273,38 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 // Wait waits for the links of the scope's exchanges to be followed.
 func (s *Scope) Wait() { s.pending.Wait() }
 
+// waitAt waits for the links from the at-th exchange of the scope to be
+// followed, and those from the answers they led to.
+func (s *Scope) waitAt(at int) {
+	s.mu.Lock()
+	wg := s.pendingAt[at]
+	s.mu.Unlock()
+	if wg != nil {
+		wg.Wait()
+	}
+}
+
+// addPending counts one more link from the at-th exchange of the scope,
+// and returns what to tell once it is followed.
+func (s *Scope) addPending(at int) func() {
+	s.mu.Lock()
+	if s.pendingAt == nil {
+		s.pendingAt = map[int]*sync.WaitGroup{}
+	}
+	wg := s.pendingAt[at]
+	if wg == nil {
+		wg = &sync.WaitGroup{}
+		s.pendingAt[at] = wg
+	}
+	wg.Add(1)
+	s.mu.Unlock()
+	s.pending.Add(1)
+	return func() {
+		wg.Done()
+		s.pending.Done()
+	}
+}
+
 // Release waits for the links of the scope's exchanges to be followed,
 // and closes the audit's idle connections to the scope's target: an
 // in-process scenario's server, about to stop.
@@ -377,7 +411,7 @@ func (s *Scope) Claim(found ...*Finding) {
 // and the links followed from it; checked is how many checks of rules
 // those had.
 func (s *Scope) TakeAt(at int, rules ...string) (found []*Finding, checked int) {
-	s.Wait()
+	s.waitAt(at)
 	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -54,6 +54,8 @@ type job struct {
 	// again is the answer of an earlier link to the same address, by the
 	// same caller: the link is checked against it, not followed again.
 	again *answered
+	// followed tells the scope that the link was followed.
+	followed func()
 }
 
 // answered is the answer a link led to, once it came.
@@ -182,7 +184,7 @@ func (f *follower) add(j *job) {
 		f.seen[k] = &answered{done: make(chan struct{})}
 		f.count[j.w]++
 	}
-	j.scope.pending.Add(1)
+	j.followed = j.scope.addPending(j.at)
 	f.pending.Add(1)
 	f.jobs = append(f.jobs, j)
 	f.cond.Signal()
@@ -204,7 +206,7 @@ func (f *follower) work() {
 		f.jobs = f.jobs[1:]
 		f.mu.Unlock()
 		f.do(j)
-		j.scope.pending.Done()
+		j.followed()
 		f.pending.Done()
 	}
 }

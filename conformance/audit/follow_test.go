@@ -220,3 +220,41 @@ func TestALinkIsFollowedOnceForEveryTokenOfAnAccount(t *testing.T) {
 		t.Errorf("the list was read %d times for two tokens of one account, want once", n)
 	}
 }
+
+// TestTakingTheFindingsOfOneExchangeWaitsForItsLinksAlone: a step that
+// asks for the findings of one exchange waits for the links followed from
+// it, not for those of the scope's other exchanges.
+func TestTakingTheFindingsOfOneExchangeWaitsForItsLinksAlone(t *testing.T) {
+	release := make(chan struct{})
+	s := correct()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/events/3" {
+			<-release // the link of the second exchange is not answered yet
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+	observe := func(at int, path, body string) {
+		now := time.Now()
+		scope.Observe(Exchange{Exchange: repro.Exchange{Method: "GET", URL: srv.URL + path, Header: http.Header{},
+			Status: 200, RespHeader: header(jsonType), RespBody: []byte(body)}, Start: now, End: now}, at)
+	}
+	s["/api/events/2"] = `{"id":2,"name":"Event 2","_links":{"self":{"href":"/api/events/2"}}}`
+	observe(0, "/api/events/2", s["/api/events/2"])
+	observe(1, "/api/events/3", `{"id":3,"name":"Event 3","_links":{"self":{"href":"/api/events/3"}}}`)
+	took := make(chan struct{})
+	go func() {
+		scope.TakeAt(0)
+		close(took)
+	}()
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second):
+		t.Error("taking the findings of the first exchange waited for the links of the second")
+	}
+	close(release)
+	scope.Release()
+	a.Close()
+}

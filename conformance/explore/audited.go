@@ -44,6 +44,7 @@ func (r *runner) newRunAudit() *audit.Audit {
 		Origins:   t.Origins,
 		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
 		Follow:    true,
+		Workers:   max(4, 2*r.o.Concurrency), // following is waiting for answers
 	})
 }
 
