@@ -118,7 +118,7 @@ SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
 
-test: vet fmt-check unit mutation fuzz
+test: vet fmt-check unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -129,24 +129,32 @@ fmt-check:
 
 # The in-process suite runs here too (package ./conformance); BASE_URL is
 # cleared so that a deployment address in the environment is not used.
-# The packages whose tests run whole suites against dozens of servers
-# (./conformance, ./cmd/conformance) run without the race detector, under
-# which, every answer audited, they take minutes; their tests of what runs
-# at once run under it with everything else: the in-process suite (its
-# scenarios at once, the audit following links beside them, an exploration
-# after them) and two replicas of the race-built server on shared backends.
-SUITES    := eventsvc/conformance eventsvc/cmd/conformance
-RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenarios|TestTwoReplicasOnOneRedisAndOnePostgreSQL)$$
+# The packages whose tests run whole suites and explorations against
+# dozens of servers (SUITES) run without the race detector, under which,
+# every answer audited, they take many minutes: their tests of what runs at
+# once (RACE_ALSO) run under it, as does everything else: the in-process
+# suite (its scenarios at once, the audit following links beside them, an
+# exploration after them), two replicas of the race-built server on shared
+# backends, explorations of the reference server eight sequences at once,
+# and actions sent together. The race-detected packages and the suites run
+# side by side, the two processors kept busy; without the race detector,
+# package explore also runs the breakages only exploration finds (make
+# mutation runs them alone).
+SUITES    := eventsvc/conformance eventsvc/cmd/conformance eventsvc/conformance/explore
+RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenarios|TestTwoReplicasOnOneRedisAndOnePostgreSQL|TestExploringTheReferenceServerFindsNothing|TestActionsSentTogetherMeetAtTheTarget|TestTheReferenceServerTakesActionsSentTogether|TestWhatNoSerialOrderGivesIsFound|TestARotatingTargetMayRefuseTheSecondOfTwoRefreshesSentTogether)$$
 
 unit:
-	BASE_URL= $(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x $(addprefix -e ,$(SUITES)))
-	BASE_URL= $(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance
-	BASE_URL= $(GO) test -count=1 -skip '$(RACE_ALSO)' $(SUITES)
+	@export BASE_URL=; \
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x $(addprefix -e ,$(SUITES))) & race=$$!; \
+	$(GO) test -count=1 -skip '$(RACE_ALSO)' $(SUITES); suites=$$?; \
+	wait $$race; race=$$?; \
+	$(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance ./conformance/explore; also=$$?; \
+	[ $$race -eq 0 ] && [ $$suites -eq 0 ] && [ $$also -eq 0 ]
 
 # The breakages of the reference server that only exploration finds, each
-# run with the scenarios and with the default exploration budget: without
-# the race detector, which would make it take minutes (unit runs the rest
-# of package explore under it).
+# run with the scenarios and with the default exploration budget, alone:
+# unit runs them with the rest of package explore, without the race
+# detector.
 mutation:
 	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance/explore
 

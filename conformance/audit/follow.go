@@ -219,6 +219,15 @@ func (f *follower) close() {
 	f.cond.Broadcast()
 	f.mu.Unlock()
 	f.workers.Wait()
+	// The connections the workers left open would hold up a server that
+	// shuts down gracefully after the run.
+	f.mu.Lock()
+	clients := f.clients
+	f.clients = map[*world]*http.Client{}
+	f.mu.Unlock()
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
 }
 
 func (f *follower) skipped() int {

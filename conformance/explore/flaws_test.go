@@ -341,13 +341,13 @@ func (p *flawProxy) remember(r *http.Request, body []byte, resp *http.Response, 
 // and the default exploration finds the fault, blames its rule, and
 // shrinks it to a few actions.
 //
-// It is the mutation step of make test (make mutation), which runs it
-// without the race detector: under it, the eleven runs of the scenarios
-// and of the exploration take minutes, and the other tests of the package
-// run the same code under the detector.
+// make test runs it with the package's other whole explorations, without
+// the race detector (make mutation runs it alone): under it, the runs of
+// the scenarios and of the exploration take minutes, and the tests of what
+// runs at once run the same code under the detector.
 func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 	if raceBuild {
-		t.Skip("make test runs it without the race detector (make mutation)")
+		t.Skip("make test runs it without the race detector (make mutation alone)")
 	}
 	for _, f := range flaws {
 		t.Run(f.name, func(t *testing.T) {
