@@ -135,7 +135,7 @@ fmt-check:
 # once (RACE_ALSO) run under it, as does everything else: the in-process
 # suite (its scenarios at once, the audit following links beside them, an
 # exploration after them), two replicas of the race-built server on shared
-# backends, explorations of the reference server eight sequences at once,
+# backends, explorations of the reference server four sequences at once,
 # and actions sent together. The race-detected packages and the suites run
 # side by side, the two processors kept busy; without the race detector,
 # package explore also runs the breakages only exploration finds (make
@@ -146,9 +146,9 @@ RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenar
 unit:
 	@export BASE_URL=; \
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x $(addprefix -e ,$(SUITES))) & race=$$!; \
+	$(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance ./conformance/explore & also=$$!; \
 	$(GO) test -count=1 -skip '$(RACE_ALSO)' $(SUITES); suites=$$?; \
-	wait $$race; race=$$?; \
-	$(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance ./conformance/explore; also=$$?; \
+	wait $$race; race=$$?; wait $$also; also=$$?; \
 	[ $$race -eq 0 ] && [ $$suites -eq 0 ] && [ $$also -eq 0 ]
 
 # The breakages of the reference server that only exploration finds, each
