@@ -258,3 +258,15 @@ func TestTakingTheFindingsOfOneExchangeWaitsForItsLinksAlone(t *testing.T) {
 	scope.Release()
 	a.Close()
 }
+
+// TestALinkThatRedirectsIsNotJudged: the audit does not follow a
+// redirect (it would carry the caller's token further), and a link
+// answered with one is not judged by that answer: the documentation at
+// /docs/ may well be reached through /docs.
+func TestALinkThatRedirectsIsNotJudged(t *testing.T) {
+	for _, status := range []string{"301", "302", "307", "308"} {
+		s := correct()
+		s["/docs/index.html"] = "status " + status
+		want(t, "the documentation answered "+status, audited(t, s))
+	}
+}

@@ -27,6 +27,9 @@ func (w *world) leads(j *job, y *observed) *Finding {
 	if j.item != nil {
 		what = fmt.Sprintf("the \"self\" link of a resource listed in the answer to %s %s", from.x.Method, from.path)
 	}
+	if y.x.Status >= 300 && y.x.Status < 400 {
+		return nil // a redirect, which the audit does not follow: where it leads is not told
+	}
 	if !y.success() {
 		switch {
 		case rel == "update-event":
