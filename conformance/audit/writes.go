@@ -451,7 +451,7 @@ func shownAsWritten(doc map[string]any, versions []version, rule, what string) *
 		diff = ""
 		for _, k := range sortedKeys(v.fields) {
 			got, shown := doc[k]
-			if shown && !SameWritten(v.fields[k], got) {
+			if shown && !value.SameWritten(v.fields[k], got) {
 				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, value.Describe(got), value.Describe(v.fields[k]))
 				break
 			}
@@ -461,25 +461,6 @@ func shownAsWritten(doc map[string]any, versions []version, rule, what string) *
 		}
 	}
 	return finding(rule, "%s: %s", what, diff)
-}
-
-// SameWritten reports whether got reads back what was sent: value.Same,
-// but for a date-time written with a fraction of a second, which may read
-// back to the second, cut or rounded (the specification sets no
-// precision).
-func SameWritten(sent, got any) bool {
-	if value.Same(sent, got) {
-		return true
-	}
-	s, ok1 := sent.(string)
-	g, ok2 := got.(string)
-	if !ok1 || !ok2 || !strings.Contains(s, ".") {
-		return false
-	}
-	a, aok := value.ParseTime(s)
-	b, bok := value.ParseTime(g)
-	d := a.Sub(b)
-	return aok && bok && d < time.Second && d > -time.Second
 }
 
 // managerOf returns the manager of the event at o's address, or at the

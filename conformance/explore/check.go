@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/value"
@@ -270,29 +269,11 @@ func (s *sequence) readsBack(a *answer, ev *event, rule string) *finding {
 		if !shown {
 			continue
 		}
-		if !sameWritten(ev.fields[k], plain(got)) {
+		if !value.SameWritten(ev.fields[k], plain(got)) {
 			return s.breaks(rule, a, "%q of event #%d reads back as %s; it was written as %s", k, s.index(ev)+1, value.Describe(plain(got)), value.Describe(ev.fields[k]))
 		}
 	}
 	return nil
-}
-
-// sameWritten reports whether got reads back sent: value.Same, but for a
-// date-time written with a fraction of a second, which may read back to
-// the second, cut or rounded (the specification sets no precision).
-func sameWritten(sent, got any) bool {
-	if value.Same(sent, got) {
-		return true
-	}
-	s, ok1 := sent.(string)
-	g, ok2 := got.(string)
-	if !ok1 || !ok2 || !strings.Contains(s, ".") {
-		return false
-	}
-	a, aok := value.ParseTime(s)
-	b, bok := value.ParseTime(g)
-	d := a.Sub(b)
-	return aok && bok && d < time.Second && d > -time.Second
 }
 
 // index is ev's place among the sequence's events.

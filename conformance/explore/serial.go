@@ -192,11 +192,11 @@ func (s *sequence) readAfterUpdates(u *updated) (*finding, error) {
 func leaked(a *answer, before map[string]any, taken, refused []map[string]any) (string, any, bool) {
 	for _, k := range slices.Sorted(maps.Keys(before)) {
 		got, shown := a.doc[k]
-		if !shown || sameWritten(before[k], plain(got)) {
+		if !shown || value.SameWritten(before[k], plain(got)) {
 			continue
 		}
 		wrote := func(bodies []map[string]any) bool {
-			return slices.ContainsFunc(bodies, func(b map[string]any) bool { return sameWritten(b[k], plain(got)) })
+			return slices.ContainsFunc(bodies, func(b map[string]any) bool { return value.SameWritten(b[k], plain(got)) })
 		}
 		if wrote(refused) && !wrote(taken) {
 			return k, plain(got), true
@@ -210,7 +210,7 @@ func leaked(a *answer, before map[string]any, taken, refused []map[string]any) (
 func differs(a *answer, body map[string]any) (string, any, bool) {
 	for _, k := range slices.Sorted(maps.Keys(body)) {
 		got, shown := a.doc[k]
-		if shown && !sameWritten(body[k], plain(got)) {
+		if shown && !value.SameWritten(body[k], plain(got)) {
 			return k, plain(got), true
 		}
 	}

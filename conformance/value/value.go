@@ -103,3 +103,21 @@ func SameWords(a, b string) bool {
 	}
 	return true
 }
+
+// SameWritten reports whether got reads back what was sent: Same, but for
+// a date-time written with a fraction of a second, which may read back to
+// the second, cut or rounded (the specification sets no precision).
+func SameWritten(sent, got any) bool {
+	if Same(sent, got) {
+		return true
+	}
+	s, ok1 := sent.(string)
+	g, ok2 := got.(string)
+	if !ok1 || !ok2 || !strings.Contains(s, ".") {
+		return false
+	}
+	a, aok := ParseTime(s)
+	b, bok := ParseTime(g)
+	d := a.Sub(b)
+	return aok && bok && d < time.Second && d > -time.Second
+}

@@ -46,3 +46,21 @@ func TestSameWordsIsASet(t *testing.T) {
 		t.Fatal("SameWords does not compare sets of words")
 	}
 }
+
+func TestSameWritten(t *testing.T) {
+	for _, c := range []struct {
+		sent, got any
+		want      bool
+	}{
+		{"2026-11-25T10:00:00.5", "2026-11-25T10:00:00", true},
+		{"2026-11-25T10:00:00.123", "2026-11-25T10:00:00.123", true},
+		{"2026-11-25T10:00:00.5", "2026-11-25T10:00:02", false},
+		{"2026-11-25T10:00:00", "2026-11-25T10:00:01", false},
+		{"Main hall", "Main hall ", false},
+		{json.Number("2"), float64(2), Same(json.Number("2"), float64(2))},
+	} {
+		if got := SameWritten(c.sent, c.got); got != c.want {
+			t.Errorf("SameWritten(%#v, %#v) = %v, want %v", c.sent, c.got, got, c.want)
+		}
+	}
+}
