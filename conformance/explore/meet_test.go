@@ -19,8 +19,11 @@ import (
 // and remembers which were held at the same time, so that a flaw can
 // break what only requests in flight together do.
 
-// meetHold is how long the proxy holds a write that may meet another.
-const meetHold = 25 * time.Millisecond
+// meetHold is how long the proxy holds a write that may meet another:
+// four times as long under the race detector, which slows the requests
+// sent at once so much that two of them, released together, may reach
+// the proxy more than 25ms apart on a busy machine.
+var meetHold = map[bool]time.Duration{false: 25 * time.Millisecond, true: 100 * time.Millisecond}[raceBuild]
 
 // meetings is what the flaws of requests that meet remember.
 type meetings struct {
