@@ -6,15 +6,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-
-	"github.com/cucumber/godog"
 )
 
 // The steps that check the answer of the last When step, whatever the
 // request was: its status, how it refuses the request, and what else it
 // says. What it tells caches is in caching.go; what it is as HAL, and the
 // links it offers, in links.go.
-func (s *scenario) registerAnswerSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerAnswerSteps(sc stepRegistry) {
 	sc.Step(`^the answer has status (\d+)$`, s.hasStatus)
 	sc.Step(`^the answer has a success status$`, s.hasSuccessStatus)
 	sc.Step(`^the answer is an error with status (\d+)$`, s.isErrorWithStatus)

@@ -4,13 +4,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/cucumber/godog"
 )
 
 // What an answer tells caches: Cache-Control, Pragma and Vary.
 
-func (s *scenario) registerCachingSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerCachingSteps(sc stepRegistry) {
 	sc.Step(`^the answer must not be cached$`, s.mustNotBeCached)
 	sc.Step(`^the answer's Cache-Control says "([^"]*)"$`, s.cacheControlSays)
 	sc.Step(`^the answer's Pragma says "([^"]*)"$`, func(d string) error { return s.headerSays("Pragma", d) })

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-
-	"github.com/cucumber/godog"
 )
 
 // Clock tells the time and lets it pass: the machine's (SystemClock), or
@@ -102,7 +100,7 @@ func (l Lifetimes) around(lifetime time.Duration, nearly bool) time.Duration {
 // The steps that let time pass: in-process by moving the server's clock
 // (@local), against a reference server with a control API by moving its
 // clock through it, against a deployment in real time (@slow).
-func (s *scenario) registerClockSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerClockSteps(sc stepRegistry) {
 	sc.Step(`^(\d+) (?:more )?seconds? pass(?:es)?$`, s.timePasses)
 	sc.Step(accessLifetime.String(), s.accessLifetimePasses)
 	sc.Step(refreshLifetime.String(), s.refreshLifetimePasses)

@@ -12,7 +12,7 @@ import (
 // The steps that configure the in-process reference server (@local). They
 // hand the launcher plain passwords and secrets, which it stores the way
 // `eventsvc hash-password` prints them, or a stored value given as it is.
-func (s *scenario) registerConfigSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerConfigSteps(sc stepRegistry) {
 	sc.Step(`^(a configuration|the reference server runs) with the accounts:$`, func(how string, t *godog.Table) error {
 		return s.andRun(how, s.configureAccounts(t))
 	})

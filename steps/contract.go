@@ -28,7 +28,7 @@ const contractTag = "@ref"
 // registerContract checks, after every step of a @ref scenario, each
 // answer the step received against the target's Contract, and fails the
 // step with the first difference. No feature file needs to ask for it.
-func (s *scenario) registerContract(sc *godog.ScenarioContext) {
+func (s *scenario) registerContract(sc stepRegistry) {
 	var seen *answerLog
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 		seen = nil

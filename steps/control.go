@@ -16,7 +16,7 @@ const controlTimeout = 10 * time.Second
 
 // registerControl teaches the scenario's redactor the control API's token,
 // so that no message or report shows it.
-func (s *scenario) registerControl(sc *godog.ScenarioContext) {
+func (s *scenario) registerControl(sc stepRegistry) {
 	sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
 		if s.target.ControlToken != "" {
 			s.learn(s.target.ControlToken)

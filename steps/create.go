@@ -13,7 +13,7 @@ import (
 // Creating events: through the "create-new-event" link, as a step's
 // request or to arrange a scenario, and sent to the event list's address.
 
-func (s *scenario) registerCreateSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerCreateSteps(sc stepRegistry) {
 	sc.Step(`^`+account+` has created (an event|\d+ events|events named "[^"]*")$`, s.hasCreatedPhrase)
 	sc.Step(`^the user manages an event$`, s.userManagesAnEvent)
 

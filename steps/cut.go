@@ -39,7 +39,7 @@ func CutOf(ctx context.Context) error {
 
 // registerCuts fails every step during which an answer was cut, and
 // leaves the cut in the step's context for the runner (CutOf).
-func (s *scenario) registerCuts(sc *godog.ScenarioContext) {
+func (s *scenario) registerCuts(sc stepRegistry) {
 	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 		return s.afterStep(ctx, err)
 	})

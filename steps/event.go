@@ -15,7 +15,7 @@ import (
 
 // Reading and updating the event a scenario created.
 
-func (s *scenario) registerEventSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerEventSteps(sc stepRegistry) {
 	sc.Step(`^`+actor+` reads the event$`, func(who string) error { return s.atEvent(who, "GET", nil) })
 	sc.Step(`^a caller reads the event "([^"]*)" through the "get-an-event" link of the event list$`, func(id string) error { return s.atEventID("a caller", "GET", id) })
 	sc.Step(`^the answer is an event(?: in status "([^"]*)")? with a manager$`, s.isEventWithManager)

@@ -1,8 +1,6 @@
 package steps
 
 import (
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/hal"
 )
 
@@ -14,7 +12,7 @@ import (
 // is served; package audit): these steps say which answers a scenario
 // looks at.
 
-func (s *scenario) registerFollowSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerFollowSteps(sc stepRegistry) {
 	sc.Step(`^every link of the answer leads where its relation says$`, func() error {
 		x, err := s.theAnswer()
 		if err != nil {

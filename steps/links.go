@@ -4,14 +4,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/hal"
 )
 
 // What an answer is as HAL (spec SVC-2), and the links it offers.
 
-func (s *scenario) registerLinkSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerLinkSteps(sc stepRegistry) {
 	sc.Step(`^the answer is a HAL resource whose links are keyed by relation name, each with an href$`, s.isHAL)
 	sc.Step(`^the answer is a HAL resource, if it has a JSON body$`, s.isHALIfJSON)
 	sc.Step(`^every event it lists is a HAL resource too$`, s.itemsAreHAL)

@@ -5,14 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/hal"
 )
 
 // Reading the event list, and what the reference server says of a page.
 
-func (s *scenario) registerListSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerListSteps(sc stepRegistry) {
 	sc.Step(`^`+actor+` lists the events$`, func(who string) error { return s.listEvents(who, "") })
 	sc.Step(`^a caller lists the events with the query "([^"]*)"$`, func(q string) error { return s.listEvents("a caller", q) })
 	sc.Step(`^the page holds (\d+) events?$`, s.pageHolds)

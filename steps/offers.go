@@ -2,15 +2,13 @@ package steps
 
 import (
 	"net/http"
-
-	"github.com/cucumber/godog"
 )
 
 // What an answer offers its caller (spec SVC-3): the run's audit checks it
 // on every answer whose links depend on who asks (package audit); these
 // steps say which answers a scenario looks at.
 
-func (s *scenario) registerOfferSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerOfferSteps(sc stepRegistry) {
 	sc.Step(`^the answer offers the caller exactly what they may do$`, func() error {
 		x, err := s.theAnswer()
 		if err != nil {

@@ -6,15 +6,13 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-
-	"github.com/cucumber/godog"
 )
 
 // Walking through the event list with a page size of the scenario's own,
 // set in the parameter the list's "next" and "prev" links keep from page
 // to page.
 
-func (s *scenario) registerPageSizeSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerPageSizeSteps(sc stepRegistry) {
 	sc.Step(`^`+actor+` walks through the event list with a page size of its own$`, s.walkWithOwnPageSize)
 	sc.Step(`^the event list fills its last page exactly$`, s.listFillsLastPage)
 }

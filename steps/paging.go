@@ -3,15 +3,13 @@ package steps
 import (
 	"fmt"
 	"slices"
-
-	"github.com/cucumber/godog"
 )
 
 // What the pages of a walk through the event list say of each other
 // (spec API-5): where their "prev" and "next" links lead, and which events
 // they list.
 
-func (s *scenario) registerPagingSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerPagingSteps(sc stepRegistry) {
 	sc.Step(`^the first page has no "prev" link$`, s.firstPageHasNoPrev)
 	sc.Step(`^the last page has no "next" link$`, s.lastPageHasNoNext)
 	sc.Step(`^no event is listed on two pages$`, s.noEventTwice)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 )
 
@@ -24,7 +23,7 @@ const place = `(as the query parameter "[^"]*"|in the cookie "[^"]*")`
 
 var placePhrase = regexp.MustCompile(`^(as the query parameter|in the cookie) "([^"]*)"$`)
 
-func (s *scenario) registerPlaceSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerPlaceSteps(sc stepRegistry) {
 	sc.Step(`^a caller sends a new event to the event list with the user's access token `+place+`$`, s.sendNewEventWithTokenAt)
 	sc.Step(`^a caller lists the events with the user's access token `+place+`$`, s.listWithTokenAt)
 	sc.Step(`^a caller sends a new event to the event list as a form, with the user's access token in the field "([^"]*)"$`, s.sendFormWithToken)

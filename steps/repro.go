@@ -47,7 +47,7 @@ func ReproductionOf(ctx context.Context) (Reproduction, bool) {
 
 // registerReproduction leaves the scenario's reproduction in the context
 // of every step that fails, or during which an answer was cut.
-func (s *scenario) registerReproduction(sc *godog.ScenarioContext) {
+func (s *scenario) registerReproduction(sc stepRegistry) {
 	sc.StepContext().After(func(ctx context.Context, _ *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 		cut := CutOf(ctx)
 		if (status == godog.StepFailed || cut != nil) && s.rec != nil {

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 )
 
@@ -22,7 +21,7 @@ const (
 
 // The steps that send requests to fixed addresses or follow links, on
 // someone's behalf.
-func (s *scenario) registerResourceSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerResourceSteps(sc stepRegistry) {
 	sc.Step(`^`+actor+` reads the API root$`, func(who string) error { return s.sendAs(who, "GET", apiRootPath) })
 	sc.Step(`^`+actor+` reads the documentation page$`, func(who string) error { return s.sendAs(who, "GET", docsPath) })
 	sc.Step(`^`+actor+` sends (GET|POST|PUT|DELETE|PATCH) to "([^"]*)"$`, s.sendAs)

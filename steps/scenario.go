@@ -73,7 +73,9 @@ type scenario struct {
 
 // Initializer returns the scenario initializer for a run against target.
 func Initializer(target Target) func(*godog.ScenarioContext) {
-	return func(sc *godog.ScenarioContext) {
+	compiled := &expressions{}
+	return func(ctx *godog.ScenarioContext) {
+		sc := stepRegistry{ctx, compiled}
 		s := &scenario{target: target, creds: target.Credentials}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			s.ownTokens = watchesCookies(p)

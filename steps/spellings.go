@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/cucumber/godog"
 )
 
 // Spellings of an address (spec AUTH-3, AUTH-4): the address the API gave,
@@ -96,7 +94,7 @@ func encodeFirstLetter(p string) (string, bool) {
 
 // The steps that write to an address another way, and check that nothing
 // came of it.
-func (s *scenario) registerSpellingSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerSpellingSteps(sc stepRegistry) {
 	sc.Step(`^`+actor+` sends a new event to the event list's address written (.+)$`, s.sendNewEventSpelled)
 	sc.Step(`^`+actor+` sends an update of the event to its address written (.+), renaming it "([^"]*)"$`, func(who, phrase, name string) error {
 		return s.atEventSpelled(who, http.MethodPut, phrase, s.updateBody(map[string]any{"name": name}))

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 
 	"eventsvc/conformance/hal"
@@ -38,7 +37,7 @@ type creation struct {
 	address string         // the event it made, once known
 }
 
-func (s *scenario) registerTogetherSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerTogetherSteps(sc stepRegistry) {
 	sc.Step(`^the user and the other user create (\d+) events each at the same moment$`, s.createAtTheSameMoment)
 	sc.Step(`^each creation made an event of its own$`, s.eachMadeItsOwn)
 	sc.Step(`^every event created is listed and reads back as it was created$`, s.listedAndReadBack)

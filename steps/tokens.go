@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/value"
 )
 
@@ -15,7 +13,7 @@ import (
 // specification fixes it; the suite follows links for everything else.
 const tokenPath = "/oauth/token"
 
-func (s *scenario) registerTokenSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerTokenSteps(sc stepRegistry) {
 	sc.Step(`^the user has a token$`, s.userHasToken)
 	sc.Step(`^`+account+` has refreshed their token$`, s.hasRefreshed)
 	sc.Step(`^the (?:client|user|other user) writes the "(Bearer|Basic)" scheme as "([^"]*)"$`, s.spellScheme)

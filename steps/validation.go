@@ -3,14 +3,12 @@ package steps
 import (
 	"net/http"
 
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/hal"
 )
 
 // Validation errors (reference rule API-11).
 
-func (s *scenario) registerValidationSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerValidationSteps(sc stepRegistry) {
 	sc.Step(`^the answer is a validation error on "([^"]*)"$`, func(field string) error { return s.validationError(field, "") })
 	sc.Step(`^the answer is a validation error on "([^"]*)" with code "([^"]*)"$`, s.validationError)
 	sc.Step(`^the answer is a validation error with the global code "([^"]*)"$`, func(code string) error { return s.validationError("", code) })

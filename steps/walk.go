@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/cucumber/godog"
-
 	"eventsvc/conformance/hal"
 )
 
@@ -30,7 +28,7 @@ type page struct {
 	x       *exchange         // the answer it was read from
 }
 
-func (s *scenario) registerWalkSteps(sc *godog.ScenarioContext) {
+func (s *scenario) registerWalkSteps(sc stepRegistry) {
 	sc.Step(`^the event list has more than one page$`, s.listHasTwoPages)
 	sc.Step(`^`+actor+` walks through the event list by following its "next" links$`, func(who string) error { return s.walkPages(who, s.listStart) })
 }
