@@ -29,6 +29,7 @@ type tokens struct {
 type held struct {
 	access, refresh string
 	pooled          bool      // access is the run's (Pool), refresh unknown
+	cookies         []string  // pooled: the names of the cookies set where it was taken
 	refreshed       bool      // access came from a refresh grant
 	previous        string    // the access token before the last one issued
 	expiresIn       int64     // expires_in of the last access token
@@ -146,9 +147,9 @@ func (s *scenario) ensureToken(holder string) (*held, error) {
 	if s.ownTokens {
 		return h, s.hasToken(holder)
 	}
-	if access, ok := s.target.Pool.get(s.base, holder); ok {
-		s.learn(access)
-		*h = held{access: access, pooled: true}
+	if t, ok := s.target.Pool.get(s.base, holder); ok {
+		s.learn(t.access)
+		*h = held{access: t.access, pooled: true, cookies: t.cookies}
 		return h, nil
 	}
 	if err := s.hasToken(holder); err != nil {
@@ -156,7 +157,7 @@ func (s *scenario) ensureToken(holder string) (*held, error) {
 	}
 	// Offered to the other scenarios, and so no longer this one's to
 	// refresh: a refresh would revoke it under them.
-	s.target.Pool.put(s.base, holder, h.access, h.expiresIn)
+	s.target.Pool.put(s.base, holder, h.access, h.expiresIn, s.rec.cookieNames())
 	h.pooled = s.target.Pool != nil
 	return h, nil
 }

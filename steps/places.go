@@ -32,8 +32,9 @@ func (s *scenario) registerPlaceSteps(sc stepRegistry) {
 
 // withTokenAt puts the user's access token in req where the phrase says:
 // a query parameter, or a cookie of the name given and of every name the
-// target's answers of the scenario gave a cookie, so that a target that
-// takes its own cookie for a token shows it.
+// target's answers of the scenario gave a cookie, or of the scenario that
+// took a pooled token, so that a target that takes its own cookie for a
+// token shows it.
 func (s *scenario) withTokenAt(req *httpexpect.Request, phrase string) (*httpexpect.Request, error) {
 	m := placePhrase.FindStringSubmatch(phrase)
 	if m == nil {
@@ -47,7 +48,7 @@ func (s *scenario) withTokenAt(req *httpexpect.Request, phrase string) (*httpexp
 		return req.WithQuery(m[2], h.access), nil
 	}
 	names := []string{m[2]}
-	for _, name := range s.rec.cookieNames() {
+	for _, name := range append(s.rec.cookieNames(), h.cookies...) {
 		if !slices.Contains(names, name) {
 			names = append(names, name)
 		}

@@ -14,9 +14,11 @@ import (
 //
 // A pooled token serves only as an access token: no scenario ever sees its
 // refresh token, so none can revoke it by refreshing. A scenario that
-// refreshes, that looks at a token's life, or that looks at cookies (those
-// of a token response are its own to see) holds tokens of its own
-// (scenario.ownToken). A token is asked for again once half its life has
+// refreshes, that looks at a token's life, or that looks at the cookies
+// answers set (those of a token response are its own to see) holds tokens
+// of its own (scenario.ownToken). The pool keeps the names of the cookies
+// the answer that gave a token set, for the scenarios that put the token
+// in every cookie the target named. A token is asked for again once half its life has
 // passed, and the pool forgets every token when the target's clock moves.
 type Pool struct {
 	mu     sync.Mutex
@@ -25,28 +27,29 @@ type Pool struct {
 
 // pooled is one token of the pool.
 type pooled struct {
-	access string
-	until  time.Time // when the pool asks for another
+	access  string
+	cookies []string  // the names of the cookies the scenario that took it had been set
+	until   time.Time // when the pool asks for another
 }
 
 // get returns the pool's token of holder at base, if it has one still
 // young enough.
-func (p *Pool) get(base, holder string) (string, bool) {
+func (p *Pool) get(base, holder string) (pooled, bool) {
 	if p == nil {
-		return "", false
+		return pooled{}, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t, ok := p.tokens[base+" "+holder]
 	if !ok || !time.Now().Before(t.until) {
-		return "", false
+		return pooled{}, false
 	}
-	return t.access, true
+	return t, true
 }
 
 // put offers the access token of holder at base, issued now for
 // expiresIn seconds, to the other scenarios.
-func (p *Pool) put(base, holder, access string, expiresIn int64) {
+func (p *Pool) put(base, holder, access string, expiresIn int64, cookies []string) {
 	if p == nil || access == "" || expiresIn <= 0 {
 		return
 	}
@@ -55,7 +58,7 @@ func (p *Pool) put(base, holder, access string, expiresIn int64) {
 	if p.tokens == nil {
 		p.tokens = map[string]pooled{}
 	}
-	p.tokens[base+" "+holder] = pooled{access: access, until: time.Now().Add(time.Duration(expiresIn) * time.Second / 2)}
+	p.tokens[base+" "+holder] = pooled{access: access, cookies: cookies, until: time.Now().Add(time.Duration(expiresIn) * time.Second / 2)}
 }
 
 // forget drops every token of the pool: the target's clock has moved.

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -10,15 +11,15 @@ func TestPoolSharesATokenByBaseAndHolderUntilHalfItsLife(t *testing.T) {
 	if _, ok := p.get("http://a", "user"); ok {
 		t.Fatal("an empty pool has a token")
 	}
-	p.put("http://a", "user", "token-a", 600)
-	p.put("http://b", "user", "token-b", 600)
-	if got, ok := p.get("http://a", "user"); !ok || got != "token-a" {
-		t.Fatalf("get(a, user) = %q, %v", got, ok)
+	p.put("http://a", "user", "token-a", 600, []string{"sid"})
+	p.put("http://b", "user", "token-b", 600, nil)
+	if got, ok := p.get("http://a", "user"); !ok || got.access != "token-a" || !slices.Equal(got.cookies, []string{"sid"}) {
+		t.Fatalf("get(a, user) = %+v, %v", got, ok)
 	}
 	if _, ok := p.get("http://a", "other"); ok {
 		t.Fatal("the user's token is given for the other user")
 	}
-	p.put("http://a", "other", "short-lived", 1)
+	p.put("http://a", "other", "short-lived", 1, nil)
 	time.Sleep(600 * time.Millisecond)
 	if _, ok := p.get("http://a", "other"); ok {
 		t.Fatal("a token past half its life is still given")
@@ -28,7 +29,7 @@ func TestPoolSharesATokenByBaseAndHolderUntilHalfItsLife(t *testing.T) {
 		t.Fatal("forget kept a token")
 	}
 	var none *Pool
-	none.put("http://a", "user", "x", 600)
+	none.put("http://a", "user", "x", 600, nil)
 	if _, ok := none.get("http://a", "user"); ok {
 		t.Fatal("a nil pool gives a token")
 	}

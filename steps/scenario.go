@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/gavv/httpexpect/v2"
 
 	"eventsvc/conformance/audit"
@@ -120,17 +123,18 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 	}
 }
 
-// watchesCookies reports whether a step of the scenario looks at cookies:
-// the scenario then holds tokens of its own (Pool), since the cookies
-// their token responses set are its to see.
+// watchesCookies reports whether a step of the scenario looks at the
+// cookies answers set ("no answer in this scenario set a cookie", "with
+// every cookie received so far"): the scenario then holds tokens of its
+// own (Pool), since the cookies their token responses set are its to see.
+// A step that puts a token in a cookie takes the pool's, with the names of
+// the cookies set where it was taken.
 func watchesCookies(p *godog.Scenario) bool {
-	for _, st := range p.Steps {
-		if strings.Contains(strings.ToLower(st.Text), "cookie") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Steps, func(st *messages.PickleStep) bool { return cookiesSet.MatchString(st.Text) })
 }
+
+// cookiesSet finds a step about the cookies answers set.
+var cookiesSet = regexp.MustCompile(`(?i)\bset a cookie\b|\bcookies? received\b`)
 
 // start prepares a fresh scenario: its own cookie jar, its own redactor, and
 // in-process, its own reference server with the run's credentials.
