@@ -37,7 +37,8 @@ type events struct {
 	body     map[string]any // the body it was last written with
 	created  int            // bodies made by this scenario
 	made     []string       // the addresses of the events it created, in order
-	sentName string         // the name in the last new-event body sent
+	sentNames []string      // the names in the new-event bodies sent, in order
+	madeNames []string      // those of them that created an event the scenario keeps
 	sent     map[string]any // the body of the last update sent
 	nonce    string         // marks the names of this scenario's events
 	count    int            // the number of events counted earlier
@@ -134,4 +135,19 @@ func (s *scenario) applyTable(body map[string]any, table *godog.Table) error {
 		}
 	}
 	return nil
+}
+
+// sending remembers the name of body, a new event about to be sent.
+func (e *events) sending(body map[string]any) {
+	if name, ok := body["name"].(string); ok && name != "" {
+		e.sentNames = append(e.sentNames, name)
+	}
+}
+
+// sentName is the name in the last new-event body sent, or "".
+func (e *events) sentName() string {
+	if len(e.sentNames) == 0 {
+		return ""
+	}
+	return e.sentNames[len(e.sentNames)-1]
 }

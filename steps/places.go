@@ -67,7 +67,7 @@ func (s *scenario) sendNewEventWithTokenAt(phrase string) error {
 	if err != nil {
 		return err
 	}
-	s.events.sentName, _ = body["name"].(string)
+	s.events.sending(body)
 	address, err := s.eventsAddress()
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (s *scenario) sendFormWithToken(field string) error {
 	if err != nil {
 		return err
 	}
-	s.events.sentName, _ = body["name"].(string)
+	s.events.sending(body)
 	address, err := s.eventsAddress()
 	if err != nil {
 		return err

@@ -116,7 +116,7 @@ func (s *scenario) sendNewEventSpelled(who, phrase string) error {
 	if err != nil {
 		return err
 	}
-	s.events.sentName, _ = body["name"].(string)
+	s.events.sending(body)
 	address, err := s.eventsAddress()
 	if err != nil {
 		return err
