@@ -71,38 +71,52 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 			cs, reqs, lanes = append(cs, &creation{who: who, body: body}), append(reqs, req), append(lanes, lane)
 		}
 	}
-	errs := make([]error, len(cs))
+	xs, err := s.atOnce(reqs, lanes)
+	for i, c := range cs {
+		if c.x = xs[i]; c.x != nil {
+			c.x.who, c.x.kind = c.who, kindCreated
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.sameMoment, s.answer = cs, cs[len(cs)-1].x
+	return nil
+}
+
+// atOnce sends reqs, each made on a lane of its own (recorder.lane, in
+// lanes), from goroutines released together at one barrier, and returns
+// their exchanges in the order of reqs, which is the order their lanes
+// join the scenario's log once all are answered. An exchange that failed
+// is nil, its error among those joined.
+func (s *scenario) atOnce(reqs []*httpexpect.Request, lanes []*recorder) ([]*exchange, error) {
+	xs, errs := make([]*exchange, len(reqs)), make([]error, len(reqs))
 	start := make(chan struct{})
 	var ready, done sync.WaitGroup
-	for i, c := range cs {
+	for i := range reqs {
 		ready.Add(1)
 		done.Add(1)
 		go func() {
 			defer done.Done()
 			ready.Done()
 			<-start
-			c.x, errs[i] = s.sendVia(lanes[i], reqs[i])
+			xs[i], errs[i] = s.sendVia(lanes[i], reqs[i])
 		}()
 	}
 	ready.Wait()
 	close(start)
 	done.Wait()
-	for i, c := range cs {
+	for i := range reqs {
 		offset := s.rec.adopt(lanes[i])
 		var xe *exchangeError
 		switch {
-		case c.x != nil:
-			c.x.at += offset
-			c.x.who, c.x.kind = c.who, kindCreated
+		case xs[i] != nil:
+			xs[i].at += offset
 		case errors.As(errs[i], &xe):
 			xe.at += offset
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	s.sameMoment, s.answer = cs, cs[len(cs)-1].x
-	return nil
+	return xs, errors.Join(errs...)
 }
 
 // closeAfter asks for a connection of its own for one of requests sent
@@ -231,25 +245,29 @@ func (s *scenario) listedAndReadBack() error {
 			return breaks(s.failf(last, "event %d of %d created at the same moment, at %s, is on no page of the event list", i+1, len(cs), c.address), "API-6")
 		}
 	}
+	// Each read back as its creator, all at once: they are reads.
+	reqs, lanes := make([]*httpexpect.Request, len(cs)), make([]*recorder, len(cs))
 	for i, c := range cs {
-		if err := s.readsBackAsCreated(i, c); err != nil {
+		lanes[i] = s.rec.lane()
+		if reqs[i], err = s.as(c.who, s.expect(lanes[i]).Request(http.MethodGet, "").WithURL(c.address)); err != nil {
+			return err
+		}
+	}
+	ys, err := s.atOnce(reqs, lanes)
+	if err != nil {
+		return err
+	}
+	for i, c := range cs {
+		if err := s.readsBackAsCreated(i, c, ys[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// readsBackAsCreated reads the i-th event created at the same moment as
-// its creator.
-func (s *scenario) readsBackAsCreated(i int, c *creation) error {
-	req, err := s.as(c.who, s.at(http.MethodGet, c.address))
-	if err != nil {
-		return err
-	}
-	y, err := s.send(req)
-	if err != nil {
-		return err
-	}
+// readsBackAsCreated checks y, the i-th event created at the same moment
+// read as its creator.
+func (s *scenario) readsBackAsCreated(i int, c *creation, y *exchange) error {
 	y.who, y.kind = c.who, kindEvent
 	n := len(s.sameMoment)
 	switch {
