@@ -274,12 +274,16 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 func (s *Scope) Wait() { s.pending.Wait() }
 
 // waitAt waits for the links from the at-th exchange of the scope to be
-// followed, and those from the answers they led to.
+// followed, and those from the answers they led to, which the audit
+// follows before any other meanwhile.
 func (s *Scope) waitAt(at int) {
 	s.mu.Lock()
 	wg := s.pendingAt[at]
 	s.mu.Unlock()
 	if wg != nil {
+		if s.a.follow != nil {
+			defer s.a.follow.hurry(s, at)()
+		}
 		wg.Wait()
 	}
 }

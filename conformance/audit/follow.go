@@ -37,6 +37,15 @@ type follower struct {
 	workers sync.WaitGroup
 	pending sync.WaitGroup
 	clients map[*world]*http.Client
+	// waited counts, by scope and exchange, the steps waiting for the
+	// links from that exchange: those links are followed first.
+	waited map[waitedAt]int
+}
+
+// waitedAt is an exchange of a scope whose links a step waits for.
+type waitedAt struct {
+	scope *Scope
+	at    int
 }
 
 // job is one link to follow.
@@ -56,6 +65,7 @@ type job struct {
 	again *answered
 	// followed tells the scope that the link was followed.
 	followed func()
+	key      string // seenKey
 }
 
 // answered is the answer a link led to, once it came.
@@ -170,6 +180,7 @@ func seenKey(j *job) string {
 
 func (f *follower) add(j *job) {
 	k := seenKey(j)
+	j.key = k
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -202,12 +213,58 @@ func (f *follower) work() {
 			f.mu.Unlock()
 			return
 		}
-		j := f.jobs[0]
-		f.jobs = f.jobs[1:]
+		j := f.next()
 		f.mu.Unlock()
 		f.do(j)
 		j.followed()
 		f.pending.Done()
+	}
+}
+
+// next takes the next job off the queue, f.mu held: the first whose
+// exchange a step waits for, or else the first. A link to an address
+// another link of the queue leads to first waits for that one's answer
+// (job.again): that one is taken in its place, so that no worker waits
+// for a link no worker follows.
+func (f *follower) next() *job {
+	i := 0
+	if len(f.waited) > 0 {
+		for k, j := range f.jobs {
+			if f.waited[waitedAt{j.scope, j.at}] > 0 {
+				i = k
+				break
+			}
+		}
+		if j := f.jobs[i]; j.again != nil {
+			for k, first := range f.jobs[:i] {
+				if first.again == nil && first.key == j.key {
+					i = k
+					break
+				}
+			}
+		}
+	}
+	j := f.jobs[i]
+	f.jobs = slices.Delete(f.jobs, i, i+1)
+	return j
+}
+
+// hurry has the links from the at-th exchange of s followed first, until
+// the function it returns is called.
+func (f *follower) hurry(s *Scope, at int) func() {
+	k := waitedAt{s, at}
+	f.mu.Lock()
+	if f.waited == nil {
+		f.waited = map[waitedAt]int{}
+	}
+	f.waited[k]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		if f.waited[k]--; f.waited[k] == 0 {
+			delete(f.waited, k)
+		}
+		f.mu.Unlock()
 	}
 }
 

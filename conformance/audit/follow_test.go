@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -269,4 +270,85 @@ func TestALinkThatRedirectsIsNotJudged(t *testing.T) {
 		s["/docs/index.html"] = "status " + status
 		want(t, "the documentation answered "+status, audited(t, s))
 	}
+}
+
+// TestTheLinksAStepWaitsForAreFollowedFirst: when a step waits for the
+// links of one exchange, the audit follows them before the links of other
+// scenarios queued ahead of them.
+func TestTheLinksAStepWaitsForAreFollowedFirst(t *testing.T) {
+	s := site{}
+	var items []string
+	for i := 1; i <= 20; i++ {
+		id := strconv.Itoa(i)
+		s["/api/events/"+id] = `{"id":` + id + `,"name":"Event ` + id + `","_links":{"self":{"href":"/api/events/` + id + `"}}}`
+		items = append(items, s["/api/events/"+id])
+	}
+	s["/api/events/21"] = `{"id":21,"name":"Event 21","_links":{"self":{"href":"/api/events/21"}}}`
+	var mu sync.Mutex
+	var served []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		served = append(served, r.URL.Path)
+		mu.Unlock()
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New(), Workers: 1})
+	observe := func(scope *Scope, path, body string) {
+		now := time.Now()
+		scope.Observe(Exchange{Exchange: repro.Exchange{Method: "GET", URL: srv.URL + path, Header: http.Header{},
+			Status: 200, RespHeader: header(jsonType), RespBody: []byte(body)}, Start: now, End: now}, 0)
+	}
+	busy := a.Scope(srv.URL, Place{Name: "a scenario that reads a long page", File: "test.feature"})
+	observe(busy, "/api/events", `{"_links":{"self":{"href":"/api/events"}},"_embedded":{"events":[`+strings.Join(items, ",")+`]}}`)
+	waiting := a.Scope(srv.URL, Place{Name: "a scenario that waits", File: "test.feature"})
+	observe(waiting, "/api/events/21", s["/api/events/21"])
+	waiting.TakeAt(0)
+	mu.Lock()
+	before := slices.Index(served, "/api/events/21")
+	mu.Unlock()
+	if before < 0 || before > 3 {
+		t.Errorf("the link the step waited for was followed after %d others (%v), want it among the first", before, served)
+	}
+	busy.Release()
+	waiting.Release()
+	a.Close()
+}
+
+// TestALinkWaitedForThatAnotherLeadsToFirstIsNotLeftWaiting: a step waits
+// for a link to an address that a link queued earlier, of another
+// scenario, leads to as well; the audit follows that one first, the
+// answer serving both, rather than wait for it with the only worker.
+func TestALinkWaitedForThatAnotherLeadsToFirstIsNotLeftWaiting(t *testing.T) {
+	s := correct()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New(), Workers: 1})
+	observe := func(scope *Scope, path string) {
+		now := time.Now()
+		scope.Observe(Exchange{Exchange: repro.Exchange{Method: "GET", URL: srv.URL + path, Header: http.Header{},
+			Status: 200, RespHeader: header(jsonType), RespBody: []byte(s[path])}, Start: now, End: now}, 0)
+	}
+	// The only worker is busy while both are queued.
+	busy := a.Scope(srv.URL, Place{Name: "a scenario that reads the list", File: "test.feature"})
+	first := a.Scope(srv.URL, Place{Name: "a scenario that reads event 1", File: "test.feature"})
+	waiting := a.Scope(srv.URL, Place{Name: "a scenario that reads it too and waits", File: "test.feature"})
+	observe(busy, "/api/events")
+	observe(first, "/api/events/1")
+	observe(waiting, "/api/events/1")
+	took := make(chan struct{})
+	go func() {
+		waiting.TakeAt(0)
+		close(took)
+	}()
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the step waits for ever for a link whose address another link of the queue leads to")
+	}
+	for _, sc := range []*Scope{busy, first, waiting} {
+		sc.Release()
+	}
+	a.Close()
 }
