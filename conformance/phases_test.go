@@ -53,3 +53,29 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 		t.Errorf("a scenario that moves the target's clock should run alone, after the others: %+v", all)
 	}
 }
+
+// TestTheLongestScenarioStartsFirst: within a phase, the outline whose
+// longest example takes longest starts first, however many examples
+// another has (they run at once): a scenario that walks the event list
+// three times before an outline of six short examples.
+func TestTheLongestScenarioStartsFirst(t *testing.T) {
+	var plan []*selection.Planned
+	for i := range 6 {
+		p := &selection.Planned{File: "spellings.feature", Line: 30 + i, ScenarioLine: 20, Tags: []string{"@spec", "@writes"}, Run: true}
+		for range 12 {
+			p.Steps = append(p.Steps, selection.PlannedStep{Text: "a caller sends DELETE to the event's address written with a trailing slash"})
+		}
+		plan = append(plan, p)
+	}
+	walks := &selection.Planned{File: "listing.feature", Line: 40, ScenarioLine: 40, Tags: []string{"@spec"}, Run: true}
+	for _, text := range []string{"the event list has more than one page",
+		"a caller walks through the event list by following its \"next\" links", "every page offers the caller exactly what they may do",
+		"the user walks through the event list by following its \"next\" links", "every page offers the caller exactly what they may do"} {
+		walks.Steps = append(walks.Steps, selection.PlannedStep{Text: text})
+	}
+	plan = append(plan, walks)
+	all := phases(plan, 8, false)
+	if len(all) != 1 || len(all[0].paths) != 2 || all[0].paths[0] != "listing.feature:40" {
+		t.Errorf("phases = %+v, want the walks through the list first", all)
+	}
+}

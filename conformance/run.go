@@ -10,6 +10,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -369,6 +370,19 @@ var exclusive = regexp.MustCompile(`(?i)listed on two pages|every event created 
 // the target holds): against a deployment they count as writing.
 var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has more than one page`)
 
+// walksTheList is the text of a step that reads every page of the event
+// list, or waits for the audit to follow every link of every page.
+var walksTheList = regexp.MustCompile(`(?i)walks? through the event list|every page|more than one page|every event of the list`)
+
+// stepCost is how long a step takes, roughly, in requests: 1, or 3 for a
+// step that walks the event list (walksTheList).
+func stepCost(text string) int {
+	if walksTheList.MatchString(text) {
+		return 3
+	}
+	return 1
+}
+
 // phase is one godog run of a concurrent run.
 type phase struct {
 	paths       []string
@@ -382,16 +396,19 @@ type phase struct {
 // nor with each other: first the scenarios that do not write run together
 // with the first such scenario, then those that write, then the other
 // exclusive ones and those that move the target's clock (@clock, through
-// its control API) one at a time. Within a run the scenarios with the most
-// steps start first, so that none starts last and holds up the end. A
-// serial run is one run of everything, in order.
+// its control API) one at a time. Within a run the longest scenarios start
+// first, so that none starts last and holds up the end: the outline whose
+// longest example has the most steps, a step that walks the event list or
+// looks at every page of it counting as several (stepCost). A serial run
+// is one run of everything, in order.
 func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	if concurrency <= 1 {
 		return []phase{{paths: []string{"."}, concurrency: 1}}
 	}
 	type group struct {
 		place     string
-		steps     int
+		cost      int // the cost of its longest scenario (stepCost)
+		scenarios int
 		writes    bool
 		exclusive bool
 		clock     bool // moves the clock of the whole target
@@ -409,7 +426,11 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 			byPlace[place] = g
 			groups = append(groups, g)
 		}
-		g.steps += len(p.Steps)
+		cost := 0
+		for _, st := range p.Steps {
+			cost += stepCost(st.Text)
+		}
+		g.cost, g.scenarios = max(g.cost, cost), g.scenarios+1
 		g.writes = g.writes || slices.Contains(p.Tags, "@writes") ||
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return createsWhatItNeeds.MatchString(s.Text) })
 		// A @slow scenario that runs here moves the clock too: against a
@@ -418,7 +439,7 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return b.steps - a.steps })
+	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Or(b.cost-a.cost, b.scenarios-a.scenarios) })
 	readers, writers, alone := phase{concurrency: concurrency}, phase{concurrency: concurrency}, phase{concurrency: 1}
 	for _, g := range groups {
 		switch {
