@@ -16,7 +16,10 @@ import (
 // obeyed: the request waits its Retry-After and is sent again, at most
 // maxThrottleRetries times and never longer than maxThrottleWait at once.
 // A longer Retry-After (a lockout), none, or one more 429 throttles the
-// run.
+// run. Until the wait is over, the run's other requests to the same
+// address wait too, rather than spend the target's budget anew: several
+// sequences or scenarios asking for tokens at once would otherwise each
+// meet a 429 again as soon as the first wait ends.
 const (
 	maxThrottleWait    = 5 * time.Second
 	maxThrottleRetries = 3
@@ -69,6 +72,9 @@ type Watch struct {
 	// stopped is closed at the first 429 or the first request without
 	// an answer (Stopped).
 	stopped chan struct{}
+	// slowed are the addresses (host and path) a short 429 asked the run
+	// to leave alone for a while, and until when.
+	slowed map[string]time.Time
 }
 
 // Stopped returns a channel that is closed when the target first
@@ -149,13 +155,39 @@ func (w *Watch) SlowedDown() (int, time.Duration) {
 	return w.waits, w.waited
 }
 
-func (w *Watch) wait(d time.Duration) {
+func (w *Watch) wait(req *http.Request, d time.Duration) {
 	w.mu.Lock()
 	w.waits++
 	w.waited += d
+	if w.slowed == nil {
+		w.slowed = map[string]time.Time{}
+	}
+	if until := time.Now().Add(d); until.After(w.slowed[slowKey(req)]) {
+		w.slowed[slowKey(req)] = until
+	}
 	w.mu.Unlock()
 	time.Sleep(d)
 }
+
+// holdBack waits, before req is sent, until the wait a short 429 asked for
+// at its address is over.
+func (w *Watch) holdBack(req *http.Request) {
+	w.mu.Lock()
+	d := time.Until(w.slowed[slowKey(req)])
+	if d > 0 {
+		w.waited += d
+	}
+	w.mu.Unlock()
+	if d > 0 {
+		select {
+		case <-time.After(d):
+		case <-req.Context().Done():
+		}
+	}
+}
+
+// slowKey is the address of req that a 429 slows down.
+func slowKey(req *http.Request) string { return req.URL.Host + req.URL.Path }
 
 // maxDrained bounds what is read of a 429 before its request is sent
 // again, so that its connection may serve again: a longer answer's
@@ -246,6 +278,7 @@ type watching struct {
 
 func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = replayable(req)
+	t.w.holdBack(req)
 	resp, err := t.base.RoundTrip(req)
 	for try := 0; err == nil && try < maxThrottleRetries; try++ {
 		d, ok := retryAfter(resp)
@@ -260,7 +293,7 @@ func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrained))
 		resp.Body.Close()
-		t.w.wait(d)
+		t.w.wait(req, d)
 		resp, err = t.base.RoundTrip(again)
 	}
 	switch {

@@ -3,6 +3,8 @@ package target
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -135,5 +137,57 @@ func TestStoppedIsClosedWhenTheTargetThrottlesOrStopsAnswering(t *testing.T) {
 		if !stopped(&w) {
 			t.Errorf("%s: not stopped (throttled %v, unreachable %v)", path, w.Throttled(), w.Unreachable())
 		}
+	}
+}
+
+// TestRequestsToAnAddressAskedToSlowDownWaitTogether: after a short 429,
+// the run's other requests to the same address wait out the same
+// Retry-After before they are sent, rather than meet a 429 of their own
+// that prolongs it: a target that answers 429 to anything during its
+// cool-down, and starts it again with each, serves both requests once.
+func TestRequestsToAnAddressAskedToSlowDownWaitTogether(t *testing.T) {
+	var mu sync.Mutex
+	var until time.Time
+	var refused atomic.Int32
+	first := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path == "/oauth/token" && (refused.Load() == 0 || time.Now().Before(until)) {
+			if refused.Add(1) == 1 {
+				defer close(first)
+			}
+			until = time.Now().Add(time.Second)
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	var w Watch
+	client := &http.Client{Transport: w.Transport(nil)}
+	var wg sync.WaitGroup
+	statuses := make([]int, 2)
+	for i := range statuses {
+		if i == 1 { // the second is sent while the first waits
+			<-first
+			for n, _ := w.SlowedDown(); n == 0; n, _ = w.SlowedDown() {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		wg.Go(func() {
+			resp, err := client.Post(srv.URL+"/oauth/token", "application/x-www-form-urlencoded", strings.NewReader("grant_type=password"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	if statuses[0] != http.StatusOK || statuses[1] != http.StatusOK || w.Throttled() != nil || refused.Load() != 1 {
+		t.Errorf("statuses %v, %d refused, throttled %v: want both served after one wait", statuses, refused.Load(), w.Throttled())
 	}
 }
