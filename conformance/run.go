@@ -372,7 +372,7 @@ var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has
 
 // walksTheList is the text of a step that reads every page of the event
 // list, or waits for the audit to follow every link of every page.
-var walksTheList = regexp.MustCompile(`(?i)walks? through the event list|every page|more than one page|every event of the list`)
+var walksTheList = regexp.MustCompile(`(?i)walks? through the event list|every page|more than one page|every event (it lists|created)`)
 
 // stepCost is how long a step takes, roughly, in requests: 1, or 3 for a
 // step that walks the event list (walksTheList).

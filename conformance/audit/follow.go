@@ -26,6 +26,7 @@ const maxWalk = 50
 // links of its answer in turn.
 type follower struct {
 	a *Audit
+	n int // the workers that follow links while the run goes on
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -87,7 +88,7 @@ type walk struct {
 }
 
 func newFollower(a *Audit, workers int) *follower {
-	f := &follower{a: a, seen: map[string]*answered{}, count: map[*world]int{}, clients: map[*world]*http.Client{}}
+	f := &follower{a: a, n: workers, seen: map[string]*answered{}, count: map[*world]int{}, clients: map[*world]*http.Client{}}
 	f.cond = sync.NewCond(&f.mu)
 	for i := 0; i < workers; i++ {
 		f.workers.Add(1)
@@ -270,6 +271,12 @@ func (f *follower) hurry(s *Scope, at int) func() {
 
 // close waits for the queue to empty, then stops the workers.
 func (f *follower) close() {
+	// The run has ended but for the links still queued: twice the
+	// workers follow them, the target answering nothing else.
+	for range f.n {
+		f.workers.Add(1)
+		go f.work()
+	}
 	f.pending.Wait()
 	f.mu.Lock()
 	f.closed = true
@@ -407,7 +414,7 @@ func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*
 		fd.Message = f.a.o.Redactor.String(fd.Message)
 		fd.Transcript = f.transcript(y.x.Exchange)
 	}
-	f.a.record(j.scope, j.at, checks, found)
+	f.a.record(j.scope, j.at, false, checks, found)
 }
 
 // transcript is x's transcript, masked, written when x has none.
