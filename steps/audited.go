@@ -25,14 +25,31 @@ var errNoAudit = errors.New("this step asks the run's audit of every exchange, a
 // (the audit's own requests join the scenario's log). A step that says a
 // rule holds of x is not run when the audit could check none of rules on
 // x, though x has links, is not checked: it would say what nothing
-// checked. An answer
-// without links (a 204, a body that is not JSON) offers nothing and leads
-// nowhere.
+// checked. An answer without links (a 204, a body that is not JSON)
+// offers nothing and leads nowhere.
 func (s *scenario) audited(x *exchange, what string, rules ...string) error {
 	if s.scope == nil {
 		return errNoAudit
 	}
-	found, checked := s.scope.TakeAt(x.at, rules...)
+	return s.judged(x, what, s.scope.TakeAt, rules)
+}
+
+// auditedAnswer is audited for what x itself shows, without waiting for
+// the links the audit follows from it: what they lead to is the audit's
+// to report, apart, when no step asks. A step that says what an answer
+// offers its caller looks at that answer alone.
+func (s *scenario) auditedAnswer(x *exchange, what string, rules ...string) error {
+	if s.scope == nil {
+		return errNoAudit
+	}
+	return s.judged(x, what, s.scope.TakeOwn, rules)
+}
+
+// judged fails a step with the first finding take gives about x that
+// breaks one of rules, or as not run when take had no check of them on
+// an answer with links.
+func (s *scenario) judged(x *exchange, what string, take func(int, ...string) ([]*audit.Finding, int), rules []string) error {
+	found, checked := take(x.at, rules...)
 	if len(found) > 0 {
 		return s.auditFailure(x, found[0])
 	}

@@ -30,7 +30,9 @@ func (s *scenario) registerOfferSteps(sc stepRegistry) {
 var offerRules = []string{"SVC-3", "API-3", "API-4", "API-8", "API-9", "API-6", "TOK-8", "SVC-7", "TOK-13", "AUTH-1", "SVC-4"}
 
 // offersExactly checks, through the audit, that x offers its caller what
-// the specification lets them do, and nothing they may not. An event that
+// the specification lets them do, and nothing they may not: x itself,
+// the events a list shows included; the audit reports apart what the
+// links it follows from x lead to. An event that
 // does not offer its creator "update-event" is first sent the creator's
 // update, as a client would: whether the target takes it tells the audit
 // whether the creator manages it (API-6) or is only not offered the link
@@ -44,7 +46,7 @@ func (s *scenario) offersExactly(x *exchange) error {
 			return err
 		}
 	}
-	return s.audited(x, "what it offers its caller", offerRules...)
+	return s.auditedAnswer(x, "what it offers its caller", offerRules...)
 }
 
 // probeManager sends the event's last body to its address on behalf of

@@ -142,6 +142,8 @@ type Scope struct {
 	// checkedAt are the checks of each exchange and of the links followed
 	// from it, by its number and rule.
 	checkedAt map[int]map[string]int
+	// ownCheckedAt are those of each exchange itself (TakeOwn).
+	ownCheckedAt map[int]map[string]int
 	// pending counts the links of the scope not yet followed; pendingAt
 	// those from each of its exchanges, by number (guarded by mu).
 	pending   sync.WaitGroup
@@ -155,7 +157,7 @@ type Scope struct {
 // Scope begins a scenario or a sequence against the target at base (the
 // address under which /api and /oauth/token are served).
 func (a *Audit) Scope(base string, p Place) *Scope {
-	return &Scope{a: a, base: strings.TrimRight(base, "/"), place: p, checked: map[string]int{}, checkedAt: map[int]map[string]int{}}
+	return &Scope{a: a, base: strings.TrimRight(base, "/"), place: p, checked: map[string]int{}, checkedAt: map[int]map[string]int{}, ownCheckedAt: map[int]map[string]int{}}
 }
 
 // Sibling begins another scenario or sequence in the world of s: the
@@ -263,7 +265,7 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 	if s.trial {
 		return found
 	}
-	s.a.record(s, at, o.checks, found)
+	s.a.record(s, at, true, o.checks, found)
 	if s.a.follow != nil && o.followable() {
 		s.a.follow.queue(s, w, o, at, place)
 	}
@@ -433,6 +435,27 @@ func (s *Scope) TakeAt(at int, rules ...string) (found []*Finding, checked int) 
 	return found, checked
 }
 
+// TakeOwn is TakeAt for the findings about the at-th exchange itself, not
+// about the links followed from it, which it does not wait for: those
+// the run reports apart, unless a step takes them.
+func (s *Scope) TakeOwn(at int, rules ...string) (found []*Finding, checked int) {
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, f := range a.findings {
+		if f.scope == s && f.at == at && len(f.Followed) == 0 && !f.claimed && f.standing() && (len(rules) == 0 || contains(rules, f.Rule)) {
+			f.claimed = true
+			found = append(found, f)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rules {
+		checked += s.ownCheckedAt[at][r]
+	}
+	return found, checked
+}
+
 // Checked returns how many checks of rules the scope's exchanges had so
 // far, after its links were followed.
 func (s *Scope) Checked(rules ...string) int {
@@ -492,9 +515,9 @@ func (a *Audit) NotFollowed() int {
 	return a.follow.skipped()
 }
 
-// record adds the checks made and the findings of one exchange of s, or
-// of a link followed from the at-th.
-func (a *Audit) record(s *Scope, at int, checks []string, found []*Finding) {
+// record adds the checks made and the findings of the at-th exchange of
+// s (own), or of a link followed from it.
+func (a *Audit) record(s *Scope, at int, own bool, checks []string, found []*Finding) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s.mu.Lock()
@@ -502,10 +525,16 @@ func (a *Audit) record(s *Scope, at int, checks []string, found []*Finding) {
 	if s.checkedAt[at] == nil {
 		s.checkedAt[at] = map[string]int{}
 	}
+	if own && s.ownCheckedAt[at] == nil {
+		s.ownCheckedAt[at] = map[string]int{}
+	}
 	for _, rule := range checks {
 		a.checks[rule]++
 		s.checked[rule]++
 		s.checkedAt[at][rule]++
+		if own {
+			s.ownCheckedAt[at][rule]++
+		}
 	}
 	a.findings = append(a.findings, found...)
 }

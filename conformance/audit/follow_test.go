@@ -352,3 +352,51 @@ func TestALinkWaitedForThatAnotherLeadsToFirstIsNotLeftWaiting(t *testing.T) {
 	}
 	a.Close()
 }
+
+// TestTakingTheFindingsOfAnAnswerItselfWaitsForNoLink: TakeOwn gives the
+// findings about an exchange itself at once, while the links followed
+// from it are still on their way, and leaves theirs to TakeAt.
+func TestTakingTheFindingsOfAnAnswerItselfWaitsForNoLink(t *testing.T) {
+	release := make(chan struct{})
+	s := correct()
+	s["/api/events/2"] = `{"id":3,"name":"Event 3","_links":{"self":{"href":"/api/events/3"}}}` // its self leads elsewhere
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
+	scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
+	now := time.Now()
+	scope.Observe(Exchange{Exchange: repro.Exchange{Method: "GET", URL: srv.URL + "/api/events/1", Header: http.Header{},
+		Status: 200, RespHeader: header(jsonType),
+		RespBody: []byte(`{"id":1,"name":"Event 1","_links":{"self":{"href":"/api/events/1"},"next-event":null,"related":{"href":"/api/events/2"}}}`)},
+		Start: now, End: now}, 0)
+	own := make(chan []*Finding)
+	go func() {
+		found, _ := scope.TakeOwn(0)
+		own <- found
+	}()
+	select {
+	case found := <-own:
+		if len(found) != 1 || found[0].Rule != "SVC-2" || len(found[0].Followed) != 0 {
+			t.Errorf("TakeOwn = %v, want the answer's own finding of SVC-2", rulesOf(found))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("TakeOwn waited for the links followed from the answer")
+	}
+	close(release)
+	if found, _ := scope.TakeAt(0); !slices.Contains(rulesOf(found), "API-10") || slices.Contains(rulesOf(found), "SVC-2") {
+		t.Errorf("TakeAt after TakeOwn = %v, want what the followed link leads to alone", rulesOf(found))
+	}
+	scope.Release()
+	a.Close()
+}
+
+func rulesOf(found []*Finding) []string {
+	var rules []string
+	for _, f := range found {
+		rules = append(rules, f.Rule)
+	}
+	return rules
+}
