@@ -140,7 +140,11 @@ var cookiesSet = regexp.MustCompile(`(?i)\bset a cookie\b|\bcookies? received\b`
 // in-process, its own reference server with the run's credentials.
 func (s *scenario) start() error {
 	s.redactor = redact.New(s.creds.Secrets()...)
-	s.guard = &origin.Guard{Base: s.target.Transport, Log: s.target.Origins}
+	base := s.target.Transport
+	if s.target.Audit != nil {
+		base = s.target.Audit.Transport(base) // the audit knows of the writes under way
+	}
+	s.guard = &origin.Guard{Base: base, Log: s.target.Origins}
 	if s.target.Audit != nil {
 		// godog names a scenario run by its file:line by that place.
 		file, _, _ := strings.Cut(s.place, ":")

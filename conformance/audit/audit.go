@@ -89,6 +89,7 @@ type Audit struct {
 	checks   map[string]int // by rule
 	findings []*Finding
 	follow   *follower
+	writing  inFlight // writes sent and not yet observed (Transport)
 }
 
 // New returns the audit of a run.
@@ -240,6 +241,9 @@ type Exchange struct {
 // address of the list), and, when the audit follows links, queues those of
 // x's answer. A request that got no answer is ignored.
 func (s *Scope) Observe(x Exchange, at int) []*Finding {
+	if x.Status != 0 { // a request without an answer the Transport counted in
+		s.a.observedWrite(x.Method, x.URL)
+	}
 	if x.Status == 0 || at < 0 {
 		return nil
 	}
@@ -479,6 +483,7 @@ func (a *Audit) Close() {
 	if a.follow != nil {
 		a.follow.close()
 	}
+	a.writing.clear() // every request of the run has ended
 }
 
 // Unclaimed returns the findings no step or action took, in the order

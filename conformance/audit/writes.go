@@ -373,11 +373,14 @@ func (w *world) checkReadBack(o *observed) []*Finding {
 // readsBack checks doc, what a read during read showed of ev. A finding
 // stands only while it holds against every write the audit learns of
 // later: one under way when the read was sent is known once its answer
-// comes.
+// comes, and while a write to ev is under way (inflight.go), none does.
 func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
 	f := w.readBack(o, ev, doc, read, what)
 	if f != nil {
 		f.stands = func() bool {
+			if w.a.writing.under(ev.address) {
+				return false // the write under way may be the one the read shows
+			}
 			again := w.readBack(nil, ev, doc, read, what)
 			return again != nil && again.Rule == f.Rule
 		}

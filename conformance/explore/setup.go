@@ -44,13 +44,8 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 			stop()
 		}
 	}()
-	watch := &target.Watch{}
-	guard := &origin.Guard{Target: t.BaseURL, Base: watch.Transport(t.Transport), Log: t.Origins}
-	guarded := t
-	guarded.Transport = guard
 	r = &runner{
-		o: o, target: t, watch: watch, readOnly: o.ReadOnly, guard: guard,
-		client:   guarded.Client(), // every answer bounded (Target.MaxAnswer, Timeout)
+		o: o, target: t, watch: &target.Watch{}, readOnly: o.ReadOnly,
 		redactor: redact.New(t.Credentials.Secrets()...),
 		base:     strings.TrimRight(t.BaseURL, "/"),
 		madeUp:   "made-up-" + t.RunID,
@@ -76,6 +71,11 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 			}
 		}()
 	}
+	// The audit knows of the writes under way (audit.Transport).
+	r.guard = &origin.Guard{Target: t.BaseURL, Base: a.Transport(r.watch.Transport(t.Transport)), Log: t.Origins}
+	guarded := t
+	guarded.Transport = r.guard
+	r.client = guarded.Client() // every answer bounded (Target.MaxAnswer, Timeout)
 	r.auditScopes(a, t.Launcher != nil)
 	r.root = r.base + "/api"
 	s := r.newSequence(ctx, 0, nil)
@@ -84,7 +84,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if err != nil {
 		return nil, stop, err
 	}
-	if th := watch.Throttled(); th != nil {
+	if th := r.watch.Throttled(); th != nil {
 		return nil, stop, th
 	}
 	events, ok := root.links()["events"]
@@ -98,7 +98,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		if err != nil {
 			return nil, stop, err
 		}
-		if th := watch.Throttled(); th != nil {
+		if th := r.watch.Throttled(); th != nil {
 			return nil, stop, th
 		}
 		access, _ := x.text("access_token")
@@ -128,7 +128,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if err := r.learnPaging(s); err != nil {
 		return nil, stop, err
 	}
-	if th := watch.Throttled(); th != nil {
+	if th := r.watch.Throttled(); th != nil {
 		return nil, stop, th
 	}
 	return r, stop, nil

@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"net/http"
+	"net/url"
+	"sync"
+)
+
+// Writes under way: a read that shows an event otherwise than its last
+// write the audit saw may have been answered after a write of another
+// scenario or sequence, sent before it, that the audit has not seen yet,
+// its answer still on its way. The runners' requests go through the
+// audit's Transport, which counts the writes sent to each address and not
+// yet observed; a finding about what a read shows of an event does not
+// stand while a write to it is under way (the run looks again at its
+// end, once Close has counted every write in).
+
+// inFlight counts the writes sent and not yet observed, by address.
+type inFlight struct {
+	mu sync.Mutex
+	n  map[string]int // by key
+}
+
+func (f *inFlight) sent(k string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[string]int{}
+	}
+	f.n[k]++
+}
+
+func (f *inFlight) done(k string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.n[k] > 1:
+		f.n[k]--
+	case f.n[k] == 1:
+		delete(f.n, k)
+	}
+}
+
+func (f *inFlight) under(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n[k] > 0
+}
+
+func (f *inFlight) clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n = nil
+}
+
+// Transport returns a RoundTripper that carries requests through base
+// (http.DefaultTransport when nil) and tells the audit of each write it
+// sends, until the runner observes its exchange (Scope.Observe) or it gets
+// no answer. Every request of the runners whose exchanges the audit
+// observes goes through it.
+func (a *Audit) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return announcing{base: base, a: a}
+}
+
+// announcing is the RoundTripper of Transport.
+type announcing struct {
+	base http.RoundTripper
+	a    *Audit
+}
+
+func (t announcing) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !isWriteMethod(req.Method) {
+		return t.base.RoundTrip(req)
+	}
+	k := key(req.URL)
+	t.a.writing.sent(k)
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		t.a.writing.done(k)
+	}
+	return resp, err
+}
+
+// CloseIdleConnections closes the idle connections of t's base, when it
+// has a way to.
+func (t announcing) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// observedWrite counts in a write the runner observed, sent to raw.
+func (a *Audit) observedWrite(method, raw string) {
+	if !isWriteMethod(method) {
+		return
+	}
+	if u, err := url.Parse(raw); err == nil {
+		a.writing.done(key(u))
+	}
+}
+
+// isWriteMethod reports whether method changes something, if anything.
+func isWriteMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
