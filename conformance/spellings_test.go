@@ -37,8 +37,8 @@ import (
 // endpoint. Everything else goes to the reference server as it
 // came.
 type leakyProxy struct {
-	fold   func(path string) string
-	refuse bool
+	fold       func(path string) string
+	refuse     bool
 	place      func(r *http.Request, body []byte) string
 	cookie     string
 	tokensOnly bool

@@ -32,16 +32,16 @@ const absent = "(absent)"
 
 // events are the events a scenario created or sent.
 type events struct {
-	address  string         // the address of the event the scenario created last, or found
-	name     string         // its name when created
-	body     map[string]any // the body it was last written with
-	created  int            // bodies made by this scenario
-	made     []string       // the addresses of the events it created, in order
-	sentNames []string      // the names in the new-event bodies sent, in order
-	madeNames []string      // those of them that created an event the scenario keeps
-	sent     map[string]any // the body of the last update sent
-	nonce    string         // marks the names of this scenario's events
-	count    int            // the number of events counted earlier
+	address   string         // the address of the event the scenario created last, or found
+	name      string         // its name when created
+	body      map[string]any // the body it was last written with
+	created   int            // bodies made by this scenario
+	made      []string       // the addresses of the events it created, in order
+	sentNames []string       // the names in the new-event bodies sent, in order
+	madeNames []string       // those of them that created an event the scenario keeps
+	sent      map[string]any // the body of the last update sent
+	nonce     string         // marks the names of this scenario's events
+	count     int            // the number of events counted earlier
 	// managers are the holders ("user", "other") of the accounts that
 	// manage the events the scenario created or found, by address.
 	managers map[string]string
