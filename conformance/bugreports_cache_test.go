@@ -74,7 +74,7 @@ read of an event is cached for 30 s per address, links included, and the key for
 manager was offered is served to whoever comes next. Updates evict the entry.`,
 		rules:  []string{"API-8", "SVC-3"},
 		config: otherConfig{flaws: otherFlaws{eventCacheShared: true}},
-		today:  caught{scenarios: "API-8 API-9", explorer: "TOK-13 API-8 API-9"},
+		today:  caught{scenarios: "API-8 API-9", explorer: "TOK-13 API-8 API-9 AUTH-1"},
 		shows: func(c *otherClient) error {
 			token, err := c.user()
 			if err != nil {
