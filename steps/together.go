@@ -85,7 +85,8 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 }
 
 // atOnce sends reqs, each made on a lane of its own (recorder.lane, in
-// lanes), from goroutines released together at one barrier, and returns
+// lanes) and on a connection of its own (closeAfter), from goroutines
+// released together at one barrier, and returns
 // their exchanges in the order of reqs, which is the order their lanes
 // join the scenario's log once all are answered. An exchange that failed
 // is nil, its error among those joined.
@@ -249,7 +250,7 @@ func (s *scenario) listedAndReadBack() error {
 	reqs, lanes := make([]*httpexpect.Request, len(cs)), make([]*recorder, len(cs))
 	for i, c := range cs {
 		lanes[i] = s.rec.lane()
-		if reqs[i], err = s.as(c.who, s.expect(lanes[i]).Request(http.MethodGet, "").WithURL(c.address)); err != nil {
+		if reqs[i], err = s.as(c.who, s.expect(lanes[i]).Request(http.MethodGet, "").WithURL(c.address).WithTransformer(closeAfter)); err != nil {
 			return err
 		}
 	}
