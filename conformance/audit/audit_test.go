@@ -299,3 +299,34 @@ func TestLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestAnUpdateUnderWayWhenTheManagerIsNotOfferedTheLinkIsBlamed: a read
+// that does not offer the manager "update-event", answered while the
+// manager's update was on its way, may show what that update did: the
+// update is blamed (API-9), not the offer (API-8).
+func TestAnUpdateUnderWayWhenTheManagerIsNotOfferedTheLinkIsBlamed(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, ""))
+	want(t, "the manager is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
+	updateStart := r.clock
+	r.clock = r.clock.Add(5 * time.Millisecond)
+	readStart := r.clock
+	r.clock = r.clock.Add(10 * time.Millisecond)
+	read := Exchange{Exchange: repro.Exchange{Method: "GET", URL: base + "/api/events/7", Header: header("Authorization: Bearer tok-user"),
+		Status: 200, RespHeader: header(jsonType), RespBody: []byte(eventDoc(`"id":7,"name":"Renamed"`, ""))}, Start: readStart, End: r.clock}
+	found := r.s.Observe(read, r.next())
+	r.clock = r.clock.Add(5 * time.Millisecond)
+	update := Exchange{Exchange: repro.Exchange{Method: "PUT", URL: base + "/api/events/7", Header: header(user), Body: []byte(`{"name":"Renamed"}`),
+		Status: 204}, Start: updateStart, End: r.clock}
+	r.s.Observe(update, r.next())
+	var standing []string
+	for _, f := range found {
+		if f.standing() {
+			standing = append(standing, f.Rule)
+		}
+	}
+	want(t, "a read during the update that does not offer it", standing, "API-9")
+}

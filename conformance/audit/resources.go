@@ -361,6 +361,8 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	}
 	decide := func() string {
 		switch {
+		case w.a.writing.under(address): // the update under way may have taken it
+			return ""
 		case w.refusedCreator(ev):
 			return ""
 		case w.takenByUpdate(o):

@@ -505,7 +505,8 @@ func (w *world) offeredManager(o *observed) {
 
 // takenByUpdate reports whether an update of the event at o's address
 // took "update-event" from its manager: a read offered it, then an
-// update, over before o was sent, came after that read.
+// update, sent before o's answer came (o may show it), came after that
+// read.
 func (w *world) takenByUpdate(o *observed) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -514,7 +515,7 @@ func (w *world) takenByUpdate(o *observed) bool {
 		return false
 	}
 	for _, v := range ev.versions {
-		if !v.create && v.when.start.After(ev.offered) && v.when.end.Before(o.x.Start) {
+		if !v.create && v.when.start.After(ev.offered) && v.when.start.Before(o.x.End) {
 			return true
 		}
 	}
