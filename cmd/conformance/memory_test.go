@@ -22,9 +22,11 @@ const maxPeakRSS = 100_000_000
 
 // addressSpace bounds a child run's virtual memory, so that a run that
 // does read a hostile answer whole fails instead of taking the machine
-// down. Go reserves more address space than it uses: 2 GiB leaves a
-// bounded run room, and not an unbounded one.
-const addressSpace = 2 << 30
+// down; maxPeakRSS is the check. Go reserves far more address space than
+// it uses: under 2 GiB, a bounded exploration (peak RSS under 60 MB) died
+// now and then on a busy machine with "runtime: cannot allocate memory",
+// so 4 GiB leaves a bounded run room, and not an unbounded one.
+const addressSpace = 4 << 30
 
 // huge is an answer of 512 MiB of JSON whitespace, with its length.
 func huge(w http.ResponseWriter, r *http.Request) {
