@@ -422,40 +422,37 @@ func (s *Scope) Claim(found ...*Finding) {
 // those had.
 func (s *Scope) TakeAt(at int, rules ...string) (found []*Finding, checked int) {
 	s.waitAt(at)
-	a := s.a
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, f := range a.findings {
-		if f.scope == s && f.at == at && !f.claimed && f.standing() && (len(rules) == 0 || contains(rules, f.Rule)) {
-			f.claimed = true
-			found = append(found, f)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range rules {
-		checked += s.checkedAt[at][r]
-	}
-	return found, checked
+	return s.take(at, false, rules)
 }
 
 // TakeOwn is TakeAt for the findings about the at-th exchange itself, not
 // about the links followed from it, which it does not wait for: those
 // the run reports apart, unless a step takes them.
 func (s *Scope) TakeOwn(at int, rules ...string) (found []*Finding, checked int) {
+	return s.take(at, true, rules)
+}
+
+// take claims the standing findings about the at-th exchange that break
+// one of rules (any, when none is given), with own those about it alone,
+// and counts the checks of rules they had.
+func (s *Scope) take(at int, own bool, rules []string) (found []*Finding, checked int) {
 	a := s.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, f := range a.findings {
-		if f.scope == s && f.at == at && len(f.Followed) == 0 && !f.claimed && f.standing() && (len(rules) == 0 || contains(rules, f.Rule)) {
+		if f.scope == s && f.at == at && (!own || len(f.Followed) == 0) && !f.claimed && f.standing() && (len(rules) == 0 || contains(rules, f.Rule)) {
 			f.claimed = true
 			found = append(found, f)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	counts := s.checkedAt
+	if own {
+		counts = s.ownCheckedAt
+	}
 	for _, r := range rules {
-		checked += s.ownCheckedAt[at][r]
+		checked += counts[at][r]
 	}
 	return found, checked
 }
