@@ -55,9 +55,23 @@ func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
 			if b == nil {
 				t.Fatalf("no bug report %q", name)
 			}
-			rep, out, err := exploreOther(t, b.config, sentTogether(userCreates, otherCreates))
-			if !errors.Is(err, explore.ErrFailed) || rep.Scenarios[0].Failure.Rules[0] != "API-6" {
-				t.Fatalf("the replay does not find the bug, blaming API-6: Run = %v\n%s", err, out)
+			// The bug shows only when the two creations meet at the
+			// target, within its round trip to the database: on a
+			// machine busy enough, one of them may come late even from
+			// the gate (atonce). A replay sends them once; three tries.
+			var found bool
+			var out string
+			for try := 0; try < 3 && !found; try++ {
+				var rep *report.Report
+				var err error
+				rep, out, err = exploreOther(t, b.config, sentTogether(userCreates, otherCreates))
+				found = errors.Is(err, explore.ErrFailed) && rep.Scenarios[0].Failure.Rules[0] == "API-6"
+				if !found && err != nil {
+					t.Fatalf("the replay fails otherwise than on API-6: Run = %v\n%s", err, out)
+				}
+			}
+			if !found {
+				t.Fatalf("three replays do not find the bug, blaming API-6:\n%s", out)
 			}
 			if _, out, err := exploreOther(t, otherConfig{}, sentTogether(userCreates, otherCreates)); err != nil {
 				t.Fatalf("the replay fails the second implementation without the bug: Run = %v\n%s", err, out)

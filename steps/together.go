@@ -1,22 +1,23 @@
 package steps
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
-	"sync"
 
 	"github.com/gavv/httpexpect/v2"
 
+	"eventsvc/conformance/atonce"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/value"
 )
 
 // Creations at the same moment (spec API-6): the user and the other user
-// create events at once, each request sent from a goroutine of its own
-// released at one barrier, so that they meet at the target. Each must
+// create events at once, each request held once its connection is ready
+// until every other's is (atonce), so that they meet at the target. Each must
 // make an event of its own, none lost.
 //
 // The scenario's recorder writes down one exchange at a time (the last
@@ -85,28 +86,16 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 }
 
 // atOnce sends reqs, each made on a lane of its own (recorder.lane, in
-// lanes) and on a connection of its own (closeAfter), from goroutines
-// released together at one barrier, and returns
-// their exchanges in the order of reqs, which is the order their lanes
-// join the scenario's log once all are answered. An exchange that failed
-// is nil, its error among those joined.
+// lanes) and on a connection of its own (closeAfter), each held once its
+// connection is ready until every other's is (atonce), and returns their
+// exchanges in the order of reqs, which is the order their lanes join the
+// scenario's log once all are answered. An exchange that failed is nil,
+// its error among those joined.
 func (s *scenario) atOnce(reqs []*httpexpect.Request, lanes []*recorder) ([]*exchange, error) {
 	xs, errs := make([]*exchange, len(reqs)), make([]error, len(reqs))
-	start := make(chan struct{})
-	var ready, done sync.WaitGroup
-	for i := range reqs {
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			xs[i], errs[i] = s.sendVia(lanes[i], reqs[i])
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	atonce.Send(context.Background(), len(reqs), func(ctx context.Context, i int) {
+		xs[i], errs[i] = s.sendVia(lanes[i], reqs[i].WithContext(ctx))
+	})
 	for i := range reqs {
 		offset := s.rec.adopt(lanes[i])
 		var xe *exchangeError

@@ -1,17 +1,18 @@
 package explore
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"sync"
 
+	"eventsvc/conformance/atonce"
 	"eventsvc/conformance/bound"
 )
 
 // At the same time: a KindTogether action sends creations, updates and
-// refreshes of both users at once, each from a goroutine of its own held
-// at a barrier until every request is ready, so that they meet at the
+// refreshes of both users at once, each held once its connection is
+// ready until every other's is (atonce), so that they meet at the
 // target. A target may apply them in any order; the model takes what any
 // serial order gives (serial.go), and the reads after them check it.
 
@@ -132,36 +133,23 @@ func (s *sequence) writeRequest(method, address string, a Action, body map[strin
 	return request{method: method, address: address, auth: s.auth(a.As, a.Scheme), contentType: "application/json", body: raw}
 }
 
-// sendAtOnce sends every part's request at the same moment, each from a
-// goroutine of its own released together once all are ready, and logs
-// their exchanges in the order of the parts. Each goes on a connection of
-// its own, closed after its answer: none then returns to the client's
-// pool while another waits for the one it dialled, which would be left
-// open and unused, and a server shutting down gracefully waits for a
-// connection that never sent a byte. Each is sent through a lane
-// of the sequence (a sequence with a log of its own), so that send needs
-// no lock. An error is the first part's that got no answer, or not a
-// whole one; its exchange is logged last, where a finding of an answer
-// cut looks for it (play).
+// sendAtOnce sends every part's request at the same moment: each from a
+// goroutine of its own, held once its connection is ready until every
+// other's is (atonce), and logs their exchanges in the order of the
+// parts. Each goes on a connection of its own, closed after its answer:
+// none then returns to the client's pool while another waits for the one
+// it dialled, which would be left open and unused, and a server shutting
+// down gracefully waits for a connection that never sent a byte. Each is
+// sent through a lane of the sequence (a sequence with a log of its own),
+// so that send needs no lock. An error is the first part's that got no
+// answer, or not a whole one; its exchange is logged last, where a
+// finding of an answer cut looks for it (play).
 func (s *sequence) sendAtOnce(parts []*part) error {
 	lanes := make([]*sequence, len(parts))
-	start := make(chan struct{})
-	var ready, done sync.WaitGroup
-	for i, p := range parts {
-		lane := &sequence{r: s.r, ctx: s.ctx, n: s.n, lane: true}
-		lanes[i] = lane
-		ready.Add(1)
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			p.x, p.err = lane.send(p.req)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
+	atonce.Send(s.ctx, len(parts), func(ctx context.Context, i int) {
+		lanes[i] = &sequence{r: s.r, ctx: ctx, n: s.n, lane: true}
+		parts[i].x, parts[i].err = lanes[i].send(parts[i].req)
+	})
 	var failed *part
 	var failedLane *sequence
 	for i, p := range parts {

@@ -1,0 +1,158 @@
+package atonce
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// stamped records when each connection a client dials is ready and when
+// the first byte of a request is written on any of them.
+type stamped struct {
+	mu         sync.Mutex
+	ready      []time.Time
+	firstWrite time.Time
+}
+
+// dial opens a connection, the first it opens slowly: without a gate
+// the other requests would be written before it is open.
+func (s *stamped) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	s.mu.Lock()
+	slow := len(s.ready) == 0
+	s.ready = append(s.ready, time.Time{})
+	i := len(s.ready) - 1
+	s.mu.Unlock()
+	if slow {
+		time.Sleep(300 * time.Millisecond)
+	}
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.ready[i] = time.Now()
+	s.mu.Unlock()
+	return &stampedConn{Conn: c, s: s}, nil
+}
+
+type stampedConn struct {
+	net.Conn
+	s *stamped
+}
+
+func (c *stampedConn) Write(p []byte) (int, error) {
+	c.s.mu.Lock()
+	if c.s.firstWrite.IsZero() {
+		c.s.firstWrite = time.Now()
+	}
+	c.s.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func newClient(s *stamped) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: s.dial, DisableKeepAlives: true}}
+}
+
+func TestNoRequestIsWrittenBeforeEveryConnectionIsReady(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	s := &stamped{}
+	client := newClient(s)
+	status := make([]int, 3)
+	Send(context.Background(), len(status), func(ctx context.Context, i int) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		status[i] = resp.StatusCode
+	})
+	for i, code := range status {
+		if code != http.StatusOK {
+			t.Errorf("request %d answered %d", i, code)
+		}
+	}
+	if len(s.ready) != len(status) {
+		t.Fatalf("%d connections were dialled for %d requests", len(s.ready), len(status))
+	}
+	for i, at := range s.ready {
+		if at.After(s.firstWrite) {
+			t.Errorf("connection %d was ready %v after the first request was written", i, at.Sub(s.firstWrite))
+		}
+	}
+}
+
+func TestARequestThatGetsNoConnectionHoldsNoOther(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // its port refuses connections
+	start := time.Now()
+	var answered bool
+	Send(context.Background(), 2, func(ctx context.Context, i int) {
+		url := []string{srv.URL, closed.URL}[i]
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if i == 1 {
+			if err == nil {
+				resp.Body.Close()
+				t.Error("a closed port answered")
+			}
+			return
+		}
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		answered = true
+	})
+	if !answered {
+		t.Error("the request to the open port was not answered")
+	}
+	if waited := time.Since(start); waited >= MaxWait {
+		t.Errorf("the request waited %v for one that got no connection", waited)
+	}
+}
+
+func TestARequestWhoseTransportTellsNoConnectionHoldsNoOther(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	silent := roundTripper(func(r *http.Request) (*http.Response, error) {
+		return http.DefaultTransport.RoundTrip(r.WithContext(context.WithoutCancel(context.Background())))
+	})
+	start := time.Now()
+	codes := make([]int, 2)
+	Send(context.Background(), 2, func(ctx context.Context, i int) {
+		client := []*http.Client{http.DefaultClient, {Transport: silent}}[i]
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		codes[i] = resp.StatusCode
+	})
+	if codes[0] != http.StatusOK || codes[1] != http.StatusOK {
+		t.Errorf("answers %v, want two 200s", codes)
+	}
+	if waited := time.Since(start); waited >= MaxWait {
+		t.Errorf("the request waited %v for one whose transport tells no connection", waited)
+	}
+}
+
+func TestSendingNothingReturns(t *testing.T) {
+	Send(context.Background(), 0, func(context.Context, int) { t.Error("send called") })
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
