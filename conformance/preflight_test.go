@@ -84,6 +84,8 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	wrongSecret.Credentials.ClientSecret = "not-the-secret"
 	wrongPassword := remote(ref)
 	wrongPassword.Credentials.OtherPass = "not-the-password"
+	wrongPasswords := wrongPassword // both tokens are asked for at once: the user's refusal is told
+	wrongPasswords.Credentials.Password = "not-the-password either"
 	badEvent := remote(ref)
 	badEvent.EventBody = []byte(`{"name": "x", "startsAt": "tomorrow"}`)
 
@@ -99,6 +101,7 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 		{"a failing target", remote(status(503, "")), false, []string{"the target is failing: GET /api answered 503 Service Unavailable"}},
 		{"a wrong client secret", wrongSecret, false, []string{`refused the client "myApp" (status 401, error "invalid_client"): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET`}},
 		{"a wrong password", wrongPassword, false, []string{`refused the other user "admin@email.com" (status 400, error "invalid_grant"): check CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD`}},
+		{"wrong passwords of both users", wrongPasswords, false, []string{`refused the user "user@email.com" (status 400, error "invalid_grant"): check CONFORMANCE_USERNAME / CONFORMANCE_PASSWORD`}},
 		{"an event body the target refuses", badEvent, writing, []string{"refused the event body of CONFORMANCE_EVENT_FILE: POST /api/events gave 400 Bad Request: ", `"field":"description"`}},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"eventsvc/conformance/bound"
@@ -42,11 +43,15 @@ func Preflight(target steps.Target, writes bool) (steps.Target, error) {
 	if target.BaseURL == "" {
 		return target, nil
 	}
+	// The API root is read while the tokens are asked for, on the
+	// target's origin; what it says is told before their refusal.
 	p := newPreflight(target)
-	if err := p.apiRoot(); err != nil {
+	rootErr := make(chan error, 1)
+	go func() { rootErr <- p.apiRoot() }()
+	token, err := p.tokens()
+	if err := <-rootErr; err != nil {
 		return target, err
 	}
-	token, err := p.tokens()
 	c := target.Credentials
 	encodingChanges := url.QueryEscape(c.ClientID) != c.ClientID || url.QueryEscape(c.ClientSecret) != c.ClientSecret
 	if err != nil && encodingChanges && !c.BasicAsIs && errors.Is(err, errRefused) {
@@ -174,6 +179,7 @@ func (p *preflight) apiRoot() error {
 		return p.failf("%v", err)
 	}
 	req.Header.Set("Accept", "application/hal+json, application/json")
+	req.Close = true // sent beside the token requests: see tokens
 	resp, body, err := p.do(req)
 	if err != nil {
 		return err
@@ -209,60 +215,79 @@ func (p *preflight) apiRoot() error {
 	return p.failf("%s is not the Event Service API: GET %s gave %s (%s)", p.target.BaseURL, root, what, hint)
 }
 
-// tokens asks for a token for each user, and returns the user's access
-// token.
+// tokens asks for a token for each user, both at once, and returns the
+// user's access token. The user's refusal is told first. Each request
+// goes on a connection of its own, closed after its answer: neither then
+// returns to the client's pool while the other waits for the connection
+// it dialled, which would be left open and unused, and a server shutting
+// down gracefully waits for a connection that never sent a byte.
 func (p *preflight) tokens() (string, error) {
 	c := p.target.Credentials
-	var first string
-	for _, who := range []struct{ name, user, pass, vars string }{
+	accounts := []account{
 		{"user", c.Username, c.Password, "CONFORMANCE_USERNAME / CONFORMANCE_PASSWORD"},
 		{"other user", c.OtherUsername, c.OtherPass, "CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD"},
-	} {
-		form := url.Values{"grant_type": {"password"}, "username": {who.user}, "password": {who.pass}}
-		req, err := http.NewRequest(http.MethodPost, p.target.BaseURL+"/oauth/token", strings.NewReader(form.Encode()))
-		if err != nil {
-			return "", p.failf("%v", err)
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if c.BasicAsIs {
-			req.SetBasicAuth(c.ClientID, c.ClientSecret)
-		} else {
-			req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
-		}
-		resp, raw, err := p.do(req)
+	}
+	tokens, errs := make([]string, len(accounts)), make([]error, len(accounts))
+	var wg sync.WaitGroup
+	for i, who := range accounts {
+		wg.Go(func() { tokens[i], errs[i] = p.token(who) })
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return "", err
 		}
-		var body struct {
-			AccessToken string `json:"access_token"`
-			Error       string `json:"error"`
-		}
-		_ = json.Unmarshal(raw, &body)
-		if resp.StatusCode == http.StatusOK && body.AccessToken != "" {
-			p.redactor.Add(body.AccessToken)
-			if first == "" {
-				first = body.AccessToken
-			}
-			continue
-		}
-		detail := fmt.Sprintf("status %d", resp.StatusCode)
-		if body.Error != "" {
-			detail += fmt.Sprintf(", error %q", body.Error)
-		}
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized || body.Error == "invalid_client" || body.Error == "unauthorized_client":
-			return "", refusal{p.failf("%s refused the client %q (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET; the client needs the password and refresh_token grants",
-				p.target.BaseURL, c.ClientID, detail)}
-		case body.Error == "invalid_grant":
-			return "", refusal{p.failf("%s refused the %s %q (%s): check %s", p.target.BaseURL, who.name, who.user, detail, who.vars)}
-		case resp.StatusCode == http.StatusOK:
-			return "", p.failf("%s answered the %s's password grant without an access_token", p.target.BaseURL, who.name)
-		default:
-			return "", refusal{p.failf("%s refused the %s's password grant (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET and %s",
-				p.target.BaseURL, who.name, detail, who.vars)}
-		}
 	}
-	return first, nil
+	return tokens[0], nil
+}
+
+// account is one of the run's accounts, and the variables that name it.
+type account struct{ name, user, pass, vars string }
+
+// token asks for a token of who with the password grant.
+func (p *preflight) token(who account) (string, error) {
+	c := p.target.Credentials
+	form := url.Values{"grant_type": {"password"}, "username": {who.user}, "password": {who.pass}}
+	req, err := http.NewRequest(http.MethodPost, p.target.BaseURL+"/oauth/token", strings.NewReader(form.Encode()))
+	if err != nil {
+		return "", p.failf("%v", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Close = true // see tokens
+	if c.BasicAsIs {
+		req.SetBasicAuth(c.ClientID, c.ClientSecret)
+	} else {
+		req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+	}
+	resp, raw, err := p.do(req)
+	if err != nil {
+		return "", err
+	}
+	var body struct {
+		AccessToken string `json:"access_token"`
+		Error       string `json:"error"`
+	}
+	_ = json.Unmarshal(raw, &body)
+	if resp.StatusCode == http.StatusOK && body.AccessToken != "" {
+		p.redactor.Add(body.AccessToken)
+		return body.AccessToken, nil
+	}
+	detail := fmt.Sprintf("status %d", resp.StatusCode)
+	if body.Error != "" {
+		detail += fmt.Sprintf(", error %q", body.Error)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || body.Error == "invalid_client" || body.Error == "unauthorized_client":
+		return "", refusal{p.failf("%s refused the client %q (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET; the client needs the password and refresh_token grants",
+			p.target.BaseURL, c.ClientID, detail)}
+	case body.Error == "invalid_grant":
+		return "", refusal{p.failf("%s refused the %s %q (%s): check %s", p.target.BaseURL, who.name, who.user, detail, who.vars)}
+	case resp.StatusCode == http.StatusOK:
+		return "", p.failf("%s answered the %s's password grant without an access_token", p.target.BaseURL, who.name)
+	default:
+		return "", refusal{p.failf("%s refused the %s's password grant (%s): check CONFORMANCE_CLIENT_ID / CONFORMANCE_CLIENT_SECRET and %s",
+			p.target.BaseURL, who.name, detail, who.vars)}
+	}
 }
 
 // eventBody creates one event with the run's body, as the user, through
