@@ -79,3 +79,27 @@ func TestTheLongestScenarioStartsFirst(t *testing.T) {
 		t.Errorf("phases = %+v, want the walks through the list first", all)
 	}
 }
+
+// TestAScenarioThatAsksForTokensStartsBeforeOneOfAsManyReads: a step
+// that asks for a token weighs three reads (the target hashes a password
+// and a client secret to answer it), and one that asks for a refresh
+// five (a password grant first), so that the outline of refused token
+// requests, two steps an example, does not start last and hold up the
+// end of its phase behind scenarios of four reads.
+func TestAScenarioThatAsksForTokensStartsBeforeOneOfAsManyReads(t *testing.T) {
+	scenario := func(file string, line int, steps ...string) *selection.Planned {
+		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: []string{"@spec"}, Run: true}
+		for _, s := range steps {
+			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
+		}
+		return p
+	}
+	reads := scenario("reading.feature", 7, "the user reads the API root", "the user reads the event list", "the user reads the first event", "the answer is a HAL resource")
+	refusal := scenario("token_refusals.feature", 10, "the client asks for a refresh of the refresh token with a wrong client secret", "no token is issued")
+	grant := scenario("tokens.feature", 13, "the client asks for the user's token", "a token is issued")
+	got := phases([]*selection.Planned{reads, grant, refusal}, 8, false)[0].paths
+	want := []string{"token_refusals.feature:10", "reading.feature:7", "tokens.feature:13"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

@@ -374,10 +374,25 @@ var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has
 // list, or waits for the audit to follow every link of every page.
 var walksTheList = regexp.MustCompile(`(?i)walks? through the event list|every page|more than one page|every event (it lists|created)`)
 
-// stepCost is how long a step takes, roughly, in requests: 1, or 3 for a
-// step that walks the event list (walksTheList).
+// asksForToken is the text of a step that asks the token endpoint for a
+// token, or has a caller that needs one: "the client asks for the user's
+// token", "the user has a token", "the user sends a request that needs a
+// token".
+var asksForToken = regexp.MustCompile(`(?i)asks for|has a token|has refreshed|needs a token`)
+
+// stepCost is how long a step takes, roughly, in reads: 1; 3 for a step
+// that walks the event list (walksTheList) or asks for a token
+// (asksForToken: to answer, the target hashes a password and a client
+// secret, which takes it longer than a read, the more so while other
+// scenarios ask too); 5 for one that asks for a refresh, a password grant
+// first.
 func stepCost(text string) int {
-	if walksTheList.MatchString(text) {
+	switch {
+	case walksTheList.MatchString(text):
+		return 3
+	case asksForToken.MatchString(text) && strings.Contains(strings.ToLower(text), "refresh"):
+		return 5
+	case asksForToken.MatchString(text):
 		return 3
 	}
 	return 1
@@ -398,8 +413,9 @@ type phase struct {
 // exclusive ones and those that move the target's clock (@clock, through
 // its control API) one at a time. Within a run the longest scenarios start
 // first, so that none starts last and holds up the end: the outline whose
-// longest example has the most steps, a step that walks the event list or
-// looks at every page of it counting as several (stepCost). A serial run
+// longest example has the most steps, a step that walks the event list,
+// looks at every page of it or asks for a token counting as several
+// (stepCost). A serial run
 // is one run of everything, in order.
 func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	if concurrency <= 1 {
