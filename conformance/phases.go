@@ -2,10 +2,12 @@ package conformance
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"eventsvc/conformance/selection"
 )
@@ -49,25 +51,31 @@ func stepCost(text string) int {
 	return 1
 }
 
-// phase is one godog run of a concurrent run.
+// phase is what a concurrent run runs at once, in one godog run or,
+// against a deployment, in three that share its slots (runPhase): first,
+// the scenario that looks at the event list as a whole, started before
+// the others; paths, beside it; and writers, the scenarios that create
+// or change events, each started once every scenario of first has ended.
+// Without writers, first leads paths; without first, paths holds the
+// writers too.
 type phase struct {
-	paths       []string
-	concurrency int
+	first, paths, writers []string
+	concurrency           int
 }
 
-// phases splits a concurrent run into godog runs. In-process, where every
+// phases splits a concurrent run into phases. In-process, where every
 // scenario has its own server, it is one run of everything. Against a
-// deployment, scenarios that look at the event list as a whole (exclusive,
-// or tagged @serial) must not overlap with scenarios that create events,
-// nor with each other: first the scenarios that do not write run together
-// with the first such scenario, then those that write, then the other
-// exclusive ones and those that move the target's clock (@clock, through
-// its control API) one at a time. Within a run the longest scenarios start
-// first, so that none starts last and holds up the end: the outline whose
-// longest example has the most steps, a step that walks the event list,
-// looks at every page of it or asks for a token counting as several
-// (stepCost). A serial run
-// is one run of everything, in order.
+// deployment, scenarios that look at the event list as a whole
+// (exclusive, or tagged @serial) must not overlap with scenarios that
+// create events, nor with each other: the first such scenario runs first,
+// beside the scenarios that do not write; those that write start once it
+// has ended, beside the readers still running; then the other exclusive
+// ones and those that move the target's clock (@clock, through its
+// control API) run one at a time. Within a run the longest scenarios
+// start first, so that none starts last and holds up the end: the outline
+// whose longest example has the most steps, a step that walks the event
+// list, looks at every page of it or asks for a token counting as several
+// (stepCost). A serial run is one run of everything, in order.
 func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	if concurrency <= 1 {
 		return []phase{{paths: []string{"."}, concurrency: 1}}
@@ -107,29 +115,100 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
 	}
 	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Or(b.cost-a.cost, b.scenarios-a.scenarios) })
-	readers, writers, alone := phase{concurrency: concurrency}, phase{concurrency: concurrency}, phase{concurrency: 1}
+	together, alone := phase{concurrency: concurrency}, phase{concurrency: 1}
 	for _, g := range groups {
 		switch {
 		case !remote:
-			readers.paths = append(readers.paths, g.place)
+			together.paths = append(together.paths, g.place)
 		case g.clock: // every token of the target ages with it
 			alone.paths = append(alone.paths, g.place)
-		case g.exclusive && !slices.ContainsFunc(groups, func(o *group) bool { return o.exclusive && slices.Contains(readers.paths, o.place) }):
-			readers.paths = append(readers.paths, g.place)
+		case g.exclusive && len(together.first) == 0:
+			together.first = []string{g.place}
 		case g.exclusive:
 			alone.paths = append(alone.paths, g.place)
 		case g.writes:
-			writers.paths = append(writers.paths, g.place)
+			together.writers = append(together.writers, g.place)
 		default:
-			readers.paths = append(readers.paths, g.place)
+			together.paths = append(together.paths, g.place)
 		}
 	}
+	switch {
+	case len(together.writers) == 0:
+		together.first, together.paths = nil, append(together.first, together.paths...)
+	case len(together.first) == 0:
+		// Nothing to wait for: the writers run with the readers, the
+		// longest first.
+		cost := func(place string) *group { return byPlace[place] }
+		together.paths = append(together.paths, together.writers...)
+		together.writers = nil
+		slices.SortStableFunc(together.paths, func(a, b string) int {
+			return cmp.Or(cost(b).cost-cost(a).cost, cost(b).scenarios-cost(a).scenarios)
+		})
+	}
 	var out []phase
-	for _, ph := range []phase{readers, writers, alone} {
-		if len(ph.paths) > 0 {
+	for _, ph := range []phase{together, alone} {
+		if len(ph.first)+len(ph.paths)+len(ph.writers) > 0 {
 			out = append(out, ph)
 		}
 	}
 	return out
 }
 
+// runPhase runs ph and returns godog's status. Its first, its paths and
+// its writers are three godog runs at once that share ph.concurrency
+// slots: a scenario takes one before it starts and gives it back once it
+// has ended. The readers of paths take theirs once first has its own,
+// so that it starts first; the writers once every scenario of first has
+// ended.
+func runPhase(o Options, col *collector, tags string, ph phase) int {
+	o.Concurrency = ph.concurrency
+	ctx := context.Background()
+	if len(ph.first) == 0 {
+		return runGodog(ctx, o, col, tags, ph.paths)
+	}
+	free := make(chan struct{}, ph.concurrency)
+	firstStarted, firstEnded := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	started := func() { once.Do(func() { close(firstStarted) }) }
+	var status [3]int
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(firstEnded)
+		defer started() // however first ended
+		status[0] = runGodogIn(ctx, o, col, tags, ph.first, &slot{free: free, took: started})
+	})
+	for i, run := range []struct {
+		paths []string
+		after <-chan struct{}
+	}{{ph.paths, firstStarted}, {ph.writers, firstEnded}} {
+		if len(run.paths) == 0 {
+			continue // godog would run every feature
+		}
+		wg.Go(func() { status[i+1] = runGodogIn(ctx, o, col, tags, run.paths, &slot{free: free, after: run.after}) })
+	}
+	wg.Wait()
+	return status[0] | status[1] | status[2]
+}
+
+// slot is one of the slots of a phase, as a scenario of one of its godog
+// runs takes it (runGodogIn).
+type slot struct {
+	free  chan struct{}   // a token in it for each slot taken
+	after <-chan struct{} // closed once the scenario may start; nil: at once
+	took  func()          // called once the slot is taken; nil: nothing
+}
+
+// take waits until the scenario may start and a slot is free, and takes
+// it.
+func (s *slot) take() {
+	if s.after != nil {
+		<-s.after
+	}
+	s.free <- struct{}{}
+	if s.took != nil {
+		s.took()
+	}
+}
+
+// give gives the slot back.
+func (s *slot) give() { <-s.free }

@@ -1,19 +1,28 @@
 package conformance
 
 import (
+	"io"
 	"slices"
+	"sync"
 	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/selection"
+	"eventsvc/steps"
 )
 
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,
-// a scenario that walks the whole event list runs neither with scenarios
-// that are @writes nor with those whose steps create what they need (the
-// user manages an event), since a creation during the walk shifts its
-// pages; and a scenario that moves the target's clock runs alone: a
-// @clock one, and a @slow one, which against a deployment with a control
-// API moves its clock too (without one it is watched apart, Run).
+// a scenario that walks the whole event list runs first, and neither
+// scenarios that are @writes nor those whose steps create what they need
+// (the user manages an event) start before it has ended, since a
+// creation during the walk shifts its pages; the scenarios that only
+// read run beside it; and a scenario that moves the target's clock runs
+// alone: a @clock one, and a @slow one, which against a deployment with
+// a control API moves its clock too (without one it is watched apart,
+// Run).
 func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	planned := func(file string, line int, tags []string, steps ...string) *selection.Planned {
 		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
@@ -30,27 +39,18 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 		planned("token_validity.feature", 11, []string{"@spec", "@local", "@clock"}, "the user has a token", "599 seconds pass"),
 		planned("token_validity.feature", 66, []string{"@spec", "@slow"}, "the user has a token", "the lifetime announced with the access token has passed"),
 	}
-	phaseOf := map[string]int{}
-	for i, ph := range phases(plan, 8, true) {
-		for _, p := range ph.paths {
-			phaseOf[p] = i
-		}
-	}
-	walk := phaseOf["listing.feature:30"]
-	for _, place := range []string{"reading.feature:12", "writing.feature:5"} {
-		if phaseOf[place] == walk {
-			t.Errorf("%s runs in the same phase as the walk through the list: %v", place, phaseOf)
-		}
-	}
-	if phaseOf["api_root.feature:5"] != walk {
-		t.Errorf("a scenario that only reads should run with the walk: %v", phaseOf)
-	}
-	if len(phaseOf) != 6 {
-		t.Fatalf("want 6 scenarios placed, got %v", phaseOf)
-	}
 	all := phases(plan, 8, true)
-	if last := all[len(all)-1]; last.concurrency != 1 || !slices.Contains(last.paths, "token_validity.feature:11") || !slices.Contains(last.paths, "token_validity.feature:66") {
-		t.Errorf("a scenario that moves the target's clock should run alone, after the others: %+v", all)
+	if len(all) != 2 {
+		t.Fatalf("phases = %+v, want two: the run at once, then the scenarios alone", all)
+	}
+	together := all[0]
+	if !slices.Equal(together.first, []string{"listing.feature:30"}) || !slices.Equal(together.paths, []string{"api_root.feature:5"}) ||
+		!slices.Equal(together.writers, []string{"reading.feature:12", "writing.feature:5"}) || together.concurrency != 8 {
+		t.Errorf("first %v, beside it %v, after it %v (concurrency %d): want the walk first, the read of the API root beside it, the scenarios that create events after it",
+			together.first, together.paths, together.writers, together.concurrency)
+	}
+	if last := all[1]; last.concurrency != 1 || !slices.Equal(last.paths, []string{"token_validity.feature:11", "token_validity.feature:66"}) {
+		t.Errorf("a scenario that moves the target's clock should run alone, after the others: %+v", last)
 	}
 }
 
@@ -101,5 +101,119 @@ func TestAScenarioThatAsksForTokensStartsBeforeOneOfAsManyReads(t *testing.T) {
 	want := []string{"token_refusals.feature:10", "reading.feature:7", "tokens.feature:13"}
 	if !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+// scheduleFeature has a scenario that looks at the event list as a whole
+// (the page holds), six that only read and four that write, each step
+// of known length (scheduleSteps).
+const scheduleFeature = `Feature: Scheduling
+  @spec @API-5
+  Scenario: The walk
+    Given it takes 200 ms to walk
+    Then the page holds every event
+
+  @spec @API-1
+  Scenario Outline: A read <n>
+    Given it takes 300 ms to read
+
+    Examples:
+      | n |
+      | 1 |
+      | 2 |
+      | 3 |
+      | 4 |
+      | 5 |
+      | 6 |
+
+  @spec @writes @API-6
+  Scenario Outline: A write <n>
+    Given it takes 100 ms to write
+
+    Examples:
+      | n |
+      | 1 |
+      | 2 |
+      | 3 |
+      | 4 |
+`
+
+// ran is when one scenario of scheduleFeature ran.
+type ran struct {
+	kind       string // walk, read or write
+	start, end time.Time
+}
+
+// scheduleSteps are the steps of scheduleFeature; each records when it ran.
+func scheduleSteps(mu *sync.Mutex, runs *[]ran) func(steps.Target) func(*godog.ScenarioContext) {
+	return func(steps.Target) func(*godog.ScenarioContext) {
+		return func(sc *godog.ScenarioContext) {
+			sc.Step(`^it takes (\d+) ms to (\w+)$`, func(ms int, kind string) error {
+				r := ran{kind: kind, start: time.Now()}
+				time.Sleep(time.Duration(ms) * time.Millisecond)
+				r.end = time.Now()
+				mu.Lock()
+				*runs = append(*runs, r)
+				mu.Unlock()
+				return nil
+			})
+			sc.Step(`^the page holds every event$`, func() error { return nil })
+		}
+	}
+}
+
+// TestWritersRunBesideReadersOnceTheWalkHasEnded: against a deployment,
+// the scenarios that write start as soon as the scenario that looks at
+// the list as a whole has ended, beside the scenarios that only read,
+// not after all of them; none overlaps the walk, and no more scenarios
+// run at once than -concurrency.
+func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
+	var mu sync.Mutex
+	var runs []ran
+	o := Options{
+		Target:      remote(startReference(t, steps.ServerConfig{}, nil)),
+		Features:    fstest.MapFS{"schedule.feature": {Data: []byte(scheduleFeature)}},
+		Steps:       scheduleSteps(&mu, &runs),
+		Concurrency: 3,
+		Output:      io.Discard,
+	}
+	if _, err := Run(o); err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if len(runs) != 11 {
+		t.Fatalf("%d scenarios ran, want 11", len(runs))
+	}
+	var walk ran
+	lastRead, firstWrite := time.Time{}, time.Time{}
+	for _, r := range runs {
+		switch r.kind {
+		case "walk":
+			walk = r
+		case "read":
+			if r.end.After(lastRead) {
+				lastRead = r.end
+			}
+		case "write":
+			if firstWrite.IsZero() || r.start.Before(firstWrite) {
+				firstWrite = r.start
+			}
+		}
+	}
+	for _, r := range runs {
+		if r.kind == "write" && r.start.Before(walk.end) && walk.start.Before(r.end) {
+			t.Errorf("a write ran %v-%v, during the walk %v-%v", r.start, r.end, walk.start, walk.end)
+		}
+		at := 0
+		for _, x := range runs {
+			if !x.start.After(r.start) && x.end.After(r.start) {
+				at++
+			}
+		}
+		if at > o.Concurrency {
+			t.Errorf("%d scenarios ran at once, at %v; -concurrency %d", at, r.start, o.Concurrency)
+		}
+	}
+	if !firstWrite.Before(lastRead) {
+		t.Errorf("the first write started %v after the last read ended: the writes waited for every read", firstWrite.Sub(lastRead))
 	}
 }

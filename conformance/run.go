@@ -233,9 +233,7 @@ func Run(o Options) (*report.Report, error) {
 	status := 0
 	if slices.ContainsFunc(rest, func(p *selection.Planned) bool { return p.Run }) {
 		for _, phase := range phases(rest, o.Concurrency, o.Target.Launcher == nil) {
-			p := o
-			p.Concurrency = phase.concurrency
-			status |= runGodog(context.Background(), p, col, godogTags, phase.paths)
+			status |= runPhase(o, col, godogTags, phase)
 		}
 	}
 	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.Throttled() == nil && watch.Unreachable() == nil; attempt++ {
@@ -381,19 +379,40 @@ func retries(results []*report.ScenarioResult, bl *report.Baseline, skip func(*r
 // runGodog runs the selected scenarios of paths once, each with ctx as
 // its context and the hooks of more, and returns its godog status.
 func runGodog(ctx context.Context, o Options, col *collector, tags string, paths []string, more ...func(*godog.ScenarioContext)) int {
+	return runGodogIn(ctx, o, col, tags, paths, nil, more...)
+}
+
+// runGodogIn is runGodog with each scenario holding one of slots while it
+// runs (nil: none): taken before its other hooks, given back after them.
+func runGodogIn(ctx context.Context, o Options, col *collector, tags string, paths []string, slots *slot, more ...func(*godog.ScenarioContext)) int {
 	initializer := o.Steps
 	if initializer == nil {
 		initializer = steps.Initializer
 	}
 	inner := initializer(o.Target)
+	scenario := col.wrap(func(sc *godog.ScenarioContext) {
+		inner(sc)
+		for _, hook := range more {
+			hook(sc)
+		}
+	})
 	suite := godog.TestSuite{
 		Name: "event-service-conformance",
-		ScenarioInitializer: col.wrap(func(sc *godog.ScenarioContext) {
-			inner(sc)
-			for _, hook := range more {
-				hook(sc)
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			if slots == nil {
+				scenario(sc)
+				return
 			}
-		}),
+			sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+				slots.take()
+				return ctx, nil
+			})
+			scenario(sc)
+			sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+				slots.give()
+				return ctx, nil
+			})
+		},
 		Options: &godog.Options{
 			DefaultContext: ctx,
 			Format:         "progress",
