@@ -75,7 +75,9 @@ type phase struct {
 // start first, so that none starts last and holds up the end: the outline
 // whose longest example has the most steps, a step that walks the event
 // list, looks at every page of it or asks for a token counting as several
-// (stepCost). A serial run is one run of everything, in order.
+// (stepCost); but beside the walk, the readers that ask for tokens start
+// after the other readers. A serial run is one run of everything, in
+// order.
 func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	if concurrency <= 1 {
 		return []phase{{paths: []string{"."}, concurrency: 1}}
@@ -87,6 +89,7 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		writes    bool
 		exclusive bool
 		clock     bool // moves the clock of the whole target
+		tokens    bool // asks for tokens (asksForToken)
 	}
 	var groups []*group
 	byPlace := map[string]*group{}
@@ -113,6 +116,7 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		g.clock = g.clock || slices.Contains(p.Tags, "@clock") || slices.Contains(p.Tags, "@slow")
 		g.exclusive = g.exclusive || slices.Contains(p.Tags, "@serial") ||
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
+		g.tokens = g.tokens || slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return asksForToken.MatchString(s.Text) })
 	}
 	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Or(b.cost-a.cost, b.scenarios-a.scenarios) })
 	together, alone := phase{concurrency: concurrency}, phase{concurrency: 1}
@@ -131,6 +135,15 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		default:
 			together.paths = append(together.paths, g.place)
 		}
+	}
+	if len(together.first) > 0 && len(together.writers) > 0 {
+		// Beside the walk, the readers that ask for tokens start after
+		// the others: the run's token requests, for each of which the
+		// target hashes a password, then spread over the time the
+		// writers run too, instead of all coming at its start.
+		slices.SortStableFunc(together.paths, func(a, b string) int {
+			return cmp.Compare(b2i(byPlace[a].tokens), b2i(byPlace[b].tokens))
+		})
 	}
 	switch {
 	case len(together.writers) == 0:
@@ -152,6 +165,14 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 		}
 	}
 	return out
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // runPhase runs ph and returns godog's status. Its first, its paths and

@@ -217,3 +217,31 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 		t.Errorf("the first write started %v after the last read ended: the writes waited for every read", firstWrite.Sub(lastRead))
 	}
 }
+
+// TestReadersThatAskForTokensStartAfterTheOtherReaders: beside the walk,
+// the readers that ask for tokens start after those that do not, however
+// long, so that a run's token requests spread over the time the writers
+// run too instead of all coming at its start, where the target hashes a
+// password for each (and may count them against a budget per address).
+func TestReadersThatAskForTokensStartAfterTheOtherReaders(t *testing.T) {
+	scenario := func(file string, line int, tags []string, steps ...string) *selection.Planned {
+		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
+		for _, s := range steps {
+			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
+		}
+		return p
+	}
+	plan := []*selection.Planned{
+		scenario("listing.feature", 80, []string{"@spec"}, "the event list has more than one page", "the page holds some number of events"),
+		scenario("tokens.feature", 13, []string{"@spec"}, "the client asks for the user's token", "a token is issued", "the client asks for a refresh of the refresh token", "a token is issued"),
+		scenario("api_root.feature", 7, []string{"@spec"}, "a caller reads the API root", "the answer is a HAL resource"),
+		scenario("writing.feature", 7, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
+	}
+	together := phases(plan, 8, true)[0]
+	if want := []string{"api_root.feature:7", "tokens.feature:13"}; !slices.Equal(together.paths, want) {
+		t.Errorf("readers beside the walk in the order %v, want %v", together.paths, want)
+	}
+	if inProcess := phases(plan, 8, false)[0].paths; inProcess[0] != "tokens.feature:13" {
+		t.Errorf("in-process, where every scenario has a server of its own, the longest should start first: %v", inProcess)
+	}
+}
