@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,5 +200,50 @@ func TestAShortRetryAfterIsWaitedOut(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "The target asked the run to slow down") {
 		t.Errorf("the summary does not say the run waited:\n%s", out.String())
+	}
+}
+
+// TestPreflightSendsNoCredentialToWhatIsNotTheAPIAndOneToARefusingClient:
+// a target whose /api is not the API root gets no token request, and one
+// that refuses the client gets one: the other user's token is asked for
+// only once the client and the user are taken, so that a wrong secret
+// does not count twice against a lockout.
+func TestPreflightSendsNoCredentialToWhatIsNotTheAPIAndOneToARefusingClient(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		root   int // status of GET /api
+		grants int
+	}{
+		{"not the API", http.StatusNotFound, 0},
+		{"a refused client", http.StatusOK, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			grants := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/api":
+					w.Header().Set("Content-Type", "application/hal+json")
+					w.WriteHeader(tt.root)
+					w.Write([]byte(`{"_links": {"events": {"href": "/api/events"}}}`))
+				case "/oauth/token":
+					mu.Lock()
+					grants++
+					mu.Unlock()
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusUnauthorized)
+					w.Write([]byte(`{"error": "invalid_client"}`))
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			if _, err := target.Preflight(remote(srv.URL), writing); !errors.Is(err, target.ErrPreflight) {
+				t.Fatalf("Preflight = %v, want a preflight error", err)
+			}
+			if grants != tt.grants {
+				t.Errorf("%d token requests, want %d", grants, tt.grants)
+			}
+		})
 	}
 }

@@ -43,33 +43,40 @@ func Preflight(target steps.Target, writes bool) (steps.Target, error) {
 	if target.BaseURL == "" {
 		return target, nil
 	}
-	// The API root is read while the tokens are asked for, on the
-	// target's origin; what it says is told before their refusal.
 	p := newPreflight(target)
-	rootErr := make(chan error, 1)
-	go func() { rootErr <- p.apiRoot() }()
-	token, err := p.tokens()
-	if err := <-rootErr; err != nil {
-		return target, err
+	if err := p.apiRoot(); err != nil {
+		return target, err // no credential is sent to what is not the API
 	}
+	user, other := p.accounts()
+	token, err := p.token(user)
 	c := target.Credentials
 	encodingChanges := url.QueryEscape(c.ClientID) != c.ClientID || url.QueryEscape(c.ClientSecret) != c.ClientSecret
 	if err != nil && encodingChanges && !c.BasicAsIs && errors.Is(err, errRefused) {
-		asIs := target
-		asIs.Credentials.BasicAsIs = true
-		if t, aerr := newPreflight(asIs).tokens(); aerr == nil {
-			target, token, err = asIs, t, nil
+		p.target.Credentials.BasicAsIs = true
+		if t, aerr := p.token(user); aerr == nil {
+			target, token, err = p.target, t, nil
+		} else {
+			p.target.Credentials.BasicAsIs = false
 		}
 	}
 	if err != nil {
 		return target, err
 	}
+	// The client and the user are taken: the other user's token is asked
+	// for while the run's event body is tried, each request on a
+	// connection of its own, closed after its answer (token). The other
+	// user's refusal is told first.
+	var otherErr, bodyErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { _, otherErr = p.token(other) })
 	if writes {
-		if err := p.eventBody(token); err != nil {
-			return target, err
-		}
+		wg.Go(func() { bodyErr = p.eventBody(token) })
 	}
-	return target, nil
+	wg.Wait()
+	if otherErr != nil {
+		return target, otherErr
+	}
+	return target, bodyErr
 }
 
 // errRefused marks a refusal of the run's credentials by the token
@@ -179,7 +186,6 @@ func (p *preflight) apiRoot() error {
 		return p.failf("%v", err)
 	}
 	req.Header.Set("Accept", "application/hal+json, application/json")
-	req.Close = true // sent beside the token requests: see tokens
 	resp, body, err := p.do(req)
 	if err != nil {
 		return err
@@ -215,36 +221,21 @@ func (p *preflight) apiRoot() error {
 	return p.failf("%s is not the Event Service API: GET %s gave %s (%s)", p.target.BaseURL, root, what, hint)
 }
 
-// tokens asks for a token for each user, both at once, and returns the
-// user's access token. The user's refusal is told first. Each request
-// goes on a connection of its own, closed after its answer: neither then
-// returns to the client's pool while the other waits for the connection
-// it dialled, which would be left open and unused, and a server shutting
-// down gracefully waits for a connection that never sent a byte.
-func (p *preflight) tokens() (string, error) {
+// accounts are the run's user and other user.
+func (p *preflight) accounts() (user, other account) {
 	c := p.target.Credentials
-	accounts := []account{
-		{"user", c.Username, c.Password, "CONFORMANCE_USERNAME / CONFORMANCE_PASSWORD"},
-		{"other user", c.OtherUsername, c.OtherPass, "CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD"},
-	}
-	tokens, errs := make([]string, len(accounts)), make([]error, len(accounts))
-	var wg sync.WaitGroup
-	for i, who := range accounts {
-		wg.Go(func() { tokens[i], errs[i] = p.token(who) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return "", err
-		}
-	}
-	return tokens[0], nil
+	return account{"user", c.Username, c.Password, "CONFORMANCE_USERNAME / CONFORMANCE_PASSWORD"},
+		account{"other user", c.OtherUsername, c.OtherPass, "CONFORMANCE_OTHER_USERNAME / CONFORMANCE_OTHER_PASSWORD"}
 }
 
 // account is one of the run's accounts, and the variables that name it.
 type account struct{ name, user, pass, vars string }
 
-// token asks for a token of who with the password grant.
+// token asks for a token of who with the password grant, on a connection
+// of its own, closed after its answer: a request sent beside another
+// then never leaves a connection it dialled open and unused in the
+// client's pool, which would hold up a server that shuts down gracefully
+// (it waits for a connection that never sent a byte).
 func (p *preflight) token(who account) (string, error) {
 	c := p.target.Credentials
 	form := url.Values{"grant_type": {"password"}, "username": {who.user}, "password": {who.pass}}
@@ -253,7 +244,7 @@ func (p *preflight) token(who account) (string, error) {
 		return "", p.failf("%v", err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Close = true // see tokens
+	req.Close = true // sent beside the event body's requests: see Preflight
 	if c.BasicAsIs {
 		req.SetBasicAuth(c.ClientID, c.ClientSecret)
 	} else {
@@ -303,6 +294,7 @@ func (p *preflight) eventBody(token string) error {
 		return p.failf("%v", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Close = true // sent beside the other user's token request: see Preflight
 	resp, raw, err := p.do(req)
 	if err != nil {
 		return err
@@ -339,6 +331,7 @@ func (p *preflight) eventBody(token string) error {
 	}
 	post.Header.Set("Authorization", "Bearer "+token)
 	post.Header.Set("Content-Type", "application/json")
+	post.Close = true
 	presp, praw, err := p.do(post)
 	if err != nil {
 		return err
