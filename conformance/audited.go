@@ -18,9 +18,10 @@ import (
 // newAudit returns the audit of a run against t: every exchange of every
 // scenario checked against the rules that govern it, every link followed
 // once, through transport, by four times as many workers as scenarios run
-// at once (at least 8): following is waiting for answers, and a page of
-// the list a scenario reads gives the audit a link to follow for each
-// event it lists, read by the scenario's caller.
+// at once (at least 8, at most 64): following is waiting for answers, and
+// a page of the list a scenario reads gives the audit a link to follow
+// for each event it lists, read by the scenario's caller; at most 64, so
+// that a run at a high -concurrency does not flood the target.
 func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor, concurrency int) *audit.Audit {
 	c := t.Credentials
 	var now func() time.Time
@@ -35,7 +36,7 @@ func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Reda
 		Origins:   t.Origins,
 		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
 		Follow:    true,
-		Workers:   max(8, 4*concurrency),
+		Workers:   min(max(8, 4*concurrency), 64),
 	})
 }
 

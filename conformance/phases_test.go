@@ -163,10 +163,10 @@ func scheduleSteps(mu *sync.Mutex, runs *[]ran) func(steps.Target) func(*godog.S
 }
 
 // TestWritersRunBesideReadersOnceTheWalkHasEnded: against a deployment,
-// the scenarios that write start as soon as the scenario that looks at
-// the list as a whole has ended, beside the scenarios that only read,
-// not after all of them; none overlaps the walk, and no more scenarios
-// run at once than -concurrency.
+// the scenario that looks at the list as a whole starts first, and the
+// scenarios that write start as soon as it has ended, beside the
+// scenarios that only read, not after all of them; none overlaps the
+// walk, and no more scenarios run at once than -concurrency.
 func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 	var mu sync.Mutex
 	var runs []ran
@@ -184,7 +184,7 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 		t.Fatalf("%d scenarios ran, want 11", len(runs))
 	}
 	var walk ran
-	lastRead, firstWrite := time.Time{}, time.Time{}
+	firstRead, lastRead, firstWrite := time.Time{}, time.Time{}, time.Time{}
 	for _, r := range runs {
 		switch r.kind {
 		case "walk":
@@ -192,6 +192,9 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 		case "read":
 			if r.end.After(lastRead) {
 				lastRead = r.end
+			}
+			if firstRead.IsZero() || r.start.Before(firstRead) {
+				firstRead = r.start
 			}
 		case "write":
 			if firstWrite.IsZero() || r.start.Before(firstWrite) {
@@ -212,6 +215,9 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 		if at > o.Concurrency {
 			t.Errorf("%d scenarios ran at once, at %v; -concurrency %d", at, r.start, o.Concurrency)
 		}
+	}
+	if walk.start.After(firstRead.Add(100 * time.Millisecond)) {
+		t.Errorf("the walk started %v after the first read: it should take its slot first", walk.start.Sub(firstRead))
 	}
 	if !firstWrite.Before(lastRead) {
 		t.Errorf("the first write started %v after the last read ended: the writes waited for every read", firstWrite.Sub(lastRead))

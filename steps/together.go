@@ -93,7 +93,8 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 // its error among those joined.
 func (s *scenario) atOnce(reqs []*httpexpect.Request, lanes []*recorder) ([]*exchange, error) {
 	xs, errs := make([]*exchange, len(reqs)), make([]error, len(reqs))
-	atonce.Send(context.Background(), len(reqs), func(ctx context.Context, i int) {
+	// Each waits for the others at most a quarter of its time (-timeout).
+	atonce.Send(context.Background(), len(reqs), s.target.Timeout/4, func(ctx context.Context, i int) {
 		xs[i], errs[i] = s.sendVia(lanes[i], reqs[i].WithContext(ctx))
 	})
 	for i := range reqs {

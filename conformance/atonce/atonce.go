@@ -11,7 +11,7 @@
 // [httptrace.ClientTrace.GotConn], which [net/http.Transport] calls for
 // HTTP/1.1 and HTTP/2 alike. A request whose transport never calls it
 // counts as ready once it is answered, so that no request waits for it;
-// and no request waits at the gate longer than [MaxWait].
+// and no request waits at the gate longer than its hold (Send).
 package atonce
 
 import (
@@ -29,9 +29,15 @@ const MaxWait = 5 * time.Second
 // its own, and returns when all have returned. Each gets a context,
 // derived from ctx, that its request must carry: it holds the request at
 // the moment its connection is ready until every other's is ready or has
-// returned, or ctx is done. A send that makes more than one request
-// (a redirect followed, a retry) is held at its first connection only.
-func Send(ctx context.Context, n int, send func(ctx context.Context, i int)) {
+// returned, ctx is done, or hold has passed (MaxWait when hold is zero or
+// longer): a caller whose requests have a time of their own gives a part
+// of it, so that the wait does not use it up. A send that makes more than
+// one request (a redirect followed, a retry) is held at its first
+// connection only.
+func Send(ctx context.Context, n int, hold time.Duration, send func(ctx context.Context, i int)) {
+	if hold <= 0 || hold > MaxWait {
+		hold = MaxWait
+	}
 	g := &gate{left: n, open: make(chan struct{})}
 	if n == 0 {
 		close(g.open)
@@ -42,11 +48,15 @@ func Send(ctx context.Context, n int, send func(ctx context.Context, i int)) {
 		go func() {
 			defer done.Done()
 			var once sync.Once
-			arrive := func() { once.Do(g.arrive) }
+			arrive := func() (first bool) {
+				once.Do(func() { g.arrive(); first = true })
+				return first
+			}
 			defer arrive()
 			trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
-				arrive()
-				g.wait(ctx)
+				if arrive() {
+					g.wait(ctx, hold)
+				}
 			}}
 			send(httptrace.WithClientTrace(ctx, trace), i)
 		}()
@@ -69,9 +79,9 @@ func (g *gate) arrive() {
 	}
 }
 
-// wait returns once the gate is open, ctx is done, or MaxWait has passed.
-func (g *gate) wait(ctx context.Context) {
-	timer := time.NewTimer(MaxWait)
+// wait returns once the gate is open, ctx is done, or hold has passed.
+func (g *gate) wait(ctx context.Context, hold time.Duration) {
+	timer := time.NewTimer(hold)
 	defer timer.Stop()
 	select {
 	case <-g.open:

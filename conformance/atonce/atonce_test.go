@@ -64,7 +64,7 @@ func TestNoRequestIsWrittenBeforeEveryConnectionIsReady(t *testing.T) {
 	s := &stamped{}
 	client := newClient(s)
 	status := make([]int, 3)
-	Send(context.Background(), len(status), func(ctx context.Context, i int) {
+	Send(context.Background(), len(status), 0, func(ctx context.Context, i int) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
 		resp, err := client.Do(req)
 		if err != nil {
@@ -96,7 +96,7 @@ func TestARequestThatGetsNoConnectionHoldsNoOther(t *testing.T) {
 	closed.Close() // its port refuses connections
 	start := time.Now()
 	var answered bool
-	Send(context.Background(), 2, func(ctx context.Context, i int) {
+	Send(context.Background(), 2, 0, func(ctx context.Context, i int) {
 		url := []string{srv.URL, closed.URL}[i]
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := http.DefaultClient.Do(req)
@@ -130,7 +130,7 @@ func TestARequestWhoseTransportTellsNoConnectionHoldsNoOther(t *testing.T) {
 	})
 	start := time.Now()
 	codes := make([]int, 2)
-	Send(context.Background(), 2, func(ctx context.Context, i int) {
+	Send(context.Background(), 2, 0, func(ctx context.Context, i int) {
 		client := []*http.Client{http.DefaultClient, {Transport: silent}}[i]
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 		resp, err := client.Do(req)
@@ -150,9 +150,47 @@ func TestARequestWhoseTransportTellsNoConnectionHoldsNoOther(t *testing.T) {
 }
 
 func TestSendingNothingReturns(t *testing.T) {
-	Send(context.Background(), 0, func(context.Context, int) { t.Error("send called") })
+	Send(context.Background(), 0, 0, func(context.Context, int) { t.Error("send called") })
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestARedirectedRequestIsHeldOnce: a request that follows a redirect
+// while the gate is still shut is held at its first connection, not at
+// the connection of every request it makes.
+func TestARedirectedRequestIsHeldOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "/here", http.StatusFound)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	const hold = 500 * time.Millisecond
+	var took time.Duration
+	Send(context.Background(), 2, hold, func(ctx context.Context, i int) {
+		if i == 1 {
+			time.Sleep(4 * hold) // no request: the gate stays shut until it returns
+			return
+		}
+		start := time.Now()
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/moved", nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		resp.Body.Close()
+		took = time.Since(start)
+	})
+	if took >= 2*hold {
+		t.Errorf("the redirected request took %v: held at each of its two connections for %v", took, hold)
+	}
+	if took < hold {
+		t.Errorf("the redirected request took %v: not held at all for the other, whose connection never came", took)
+	}
+}

@@ -146,7 +146,8 @@ func (s *sequence) writeRequest(method, address string, a Action, body map[strin
 // finding of an answer cut looks for it (play).
 func (s *sequence) sendAtOnce(parts []*part) error {
 	lanes := make([]*sequence, len(parts))
-	atonce.Send(s.ctx, len(parts), func(ctx context.Context, i int) {
+	// Each waits for the others at most a quarter of its time (-timeout).
+	atonce.Send(s.ctx, len(parts), s.r.target.Timeout/4, func(ctx context.Context, i int) {
 		lanes[i] = &sequence{r: s.r, ctx: ctx, n: s.n, lane: true}
 		parts[i].x, parts[i].err = lanes[i].send(parts[i].req)
 	})
