@@ -52,9 +52,9 @@ func (w *world) leads(j *job, y *observed) *Finding {
 		if msg := sameResource(from, y); msg != "" {
 			return finding("API-10", "%s leads to another resource: %s", what, msg)
 		}
-		if rel == "self" && fresh && (from.kind == kindPage || isListing(from.doc)) && w.quiet(from.x.Start, y.x.End) && !sameItems(from, y) {
+		if rel == "self" && fresh && (from.kind == kindPage || isListing(from.doc)) && w.quietAround(from, y) && !sameItems(from, y) {
 			f := finding("API-10", "%s leads to a page that lists other events than the page itself", what)
-			f.stands = func() bool { return w.quiet(from.x.Start, y.x.End) }
+			f.stands = func() bool { return w.quietAround(from, y) }
 			return f
 		}
 	case rel == "next" || rel == "prev":
@@ -160,8 +160,10 @@ func (w *world) adjacent(j *job, y *observed, what string, fresh bool) *Finding 
 	if a, b := pageSize(from.doc), pageSize(y.doc); a != "" && b != "" && a != b {
 		return finding("API-5", "%s leads to a page of %s, from a page of %s: the same listing keeps its page size", what, b, a)
 	}
-	if a, b := len(hal.Items(from.doc)), len(hal.Items(y.doc)); fresh && j.rel == "next" && b > a && w.quiet(from.x.Start, y.x.End) {
-		return finding("API-5", "%s leads to a page of %d events, from a page of %d: of a listing in pages of one size, only the last page holds fewer", what, b, a)
+	if a, b := len(hal.Items(from.doc)), len(hal.Items(y.doc)); fresh && j.rel == "next" && b > a && w.quietAround(from, y) {
+		f := finding("API-5", "%s leads to a page of %d events, from a page of %d: of a listing in pages of one size, only the last page holds fewer", what, b, a)
+		f.stands = func() bool { return w.quietAround(from, y) } // with the creations the audit learns of later
+		return f
 	}
 	step := 1
 	if j.rel == "prev" {
@@ -188,16 +190,33 @@ func (w *world) adjacent(j *job, y *observed, what string, fresh bool) *Finding 
 	if seen && j.rel == "next" {
 		return finding("API-5", "%s leads back to a page read before on the walk through the list", what)
 	}
-	if fresh && j.rel == "next" && w.quiet(from.x.Start, y.x.End) {
+	if fresh && j.rel == "next" && w.quietAround(from, y) {
 		if dup := sharedItem(from, y); dup != "" {
 			f := finding("API-5", "%s leads to a page that lists again an event of the page before: %s", what, dup)
 			// A creation under way between the two reads, whose answer
 			// came later, may have moved the event to the next page.
-			f.stands = func() bool { return w.quiet(from.x.Start, y.x.End) }
+			f.stands = func() bool { return w.quietAround(from, y) }
 			return f
 		}
 	}
 	return nil
+}
+
+// quietAround reports whether no creation of the run was under way while
+// either of two pages was read, from the first request to the last
+// answer, so that they list the events as one list: the page a link led
+// to may have been answered before the page that carries it (an earlier
+// read of the same address), and a creation between the two answers
+// changes what they list.
+func (w *world) quietAround(a, b *observed) bool {
+	start, end := a.x.Start, a.x.End
+	if b.x.Start.Before(start) {
+		start = b.x.Start
+	}
+	if b.x.End.After(end) {
+		end = b.x.End
+	}
+	return w.quiet(start, end)
 }
 
 // quiet reports whether no creation of the run was under way between
