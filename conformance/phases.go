@@ -20,8 +20,9 @@ var exclusive = regexp.MustCompile(`(?i)listed on two pages|every event created 
 
 // createsWhatItNeeds matches the steps that create events when the run may
 // write, though their scenarios are not @writes (read-only, they use what
-// the target holds): against a deployment they count as writing.
-var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has more than one page`)
+// the target holds): against a deployment they count as writing. The
+// list that fills its last page exactly creates the events it lacks.
+var createsWhatItNeeds = regexp.MustCompile(`(?i)^the user manages an event$|has more than one page|fills its last page`)
 
 // walksTheList is the text of a step that reads every page of the event
 // list, or waits for the audit to follow every link of every page.

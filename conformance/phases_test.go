@@ -17,7 +17,8 @@ import (
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,
 // a scenario that walks the whole event list runs first, and neither
 // scenarios that are @writes nor those whose steps create what they need
-// (the user manages an event) start before it has ended, since a
+// (the user manages an event, the list fills its last page) start before
+// it has ended, since a
 // creation during the walk shifts its pages; the scenarios that only
 // read run beside it; and a scenario that moves the target's clock runs
 // alone: a @clock one, and a @slow one, which against a deployment with
@@ -36,6 +37,7 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 		planned("reading.feature", 12, []string{"@spec"}, "the user manages an event", "a caller reads the event"),
 		planned("writing.feature", 5, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
 		planned("api_root.feature", 5, []string{"@spec"}, "a caller reads the API root"),
+		planned("listing.feature", 80, []string{"@spec"}, "the event list fills its last page exactly", "the last page has no \"next\" link"),
 		planned("token_validity.feature", 11, []string{"@spec", "@local", "@clock"}, "the user has a token", "599 seconds pass"),
 		planned("token_validity.feature", 66, []string{"@spec", "@slow"}, "the user has a token", "the lifetime announced with the access token has passed"),
 	}
@@ -45,7 +47,7 @@ func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
 	}
 	together := all[0]
 	if !slices.Equal(together.first, []string{"listing.feature:30"}) || !slices.Equal(together.paths, []string{"api_root.feature:5"}) ||
-		!slices.Equal(together.writers, []string{"reading.feature:12", "writing.feature:5"}) || together.concurrency != 8 {
+		!slices.Equal(together.writers, []string{"reading.feature:12", "listing.feature:80", "writing.feature:5"}) || together.concurrency != 8 {
 		t.Errorf("first %v, beside it %v, after it %v (concurrency %d): want the walk first, the read of the API root beside it, the scenarios that create events after it",
 			together.first, together.paths, together.writers, together.concurrency)
 	}
