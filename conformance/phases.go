@@ -178,17 +178,17 @@ func b2i(b bool) int {
 
 // runPhase runs ph and returns godog's status. Its first, its paths and
 // its writers are three godog runs at once that share ph.concurrency
-// slots: a scenario takes one before it starts and gives it back once it
-// has ended. The readers of paths take theirs once first has its own,
-// so that it starts first; the writers once every scenario of first has
-// ended.
+// slots (slots): a scenario takes one before it starts and gives it back
+// once it has ended. The readers of paths take theirs once first has its
+// own, so that it starts first; the writers once every scenario of first
+// has ended.
 func runPhase(o Options, col *collector, tags string, ph phase) int {
 	o.Concurrency = ph.concurrency
 	ctx := context.Background()
 	if len(ph.first) == 0 {
 		return runGodog(ctx, o, col, tags, ph.paths)
 	}
-	free := make(chan struct{}, ph.concurrency)
+	pool := newSlots(ph.concurrency)
 	firstStarted, firstEnded := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	started := func() { once.Do(func() { close(firstStarted) }) }
@@ -197,7 +197,7 @@ func runPhase(o Options, col *collector, tags string, ph phase) int {
 	wg.Go(func() {
 		defer close(firstEnded)
 		defer started() // however first ended
-		status[0] = runGodogIn(ctx, o, col, tags, ph.first, &slot{free: free, took: started})
+		status[0] = runGodogIn(ctx, o, col, tags, ph.first, &slot{pool: pool, run: 0, took: started})
 	})
 	for i, run := range []struct {
 		paths []string
@@ -206,31 +206,90 @@ func runPhase(o Options, col *collector, tags string, ph phase) int {
 		if len(run.paths) == 0 {
 			continue // godog would run every feature
 		}
-		wg.Go(func() { status[i+1] = runGodogIn(ctx, o, col, tags, run.paths, &slot{free: free, after: run.after}) })
+		wg.Go(func() {
+			status[i+1] = runGodogIn(ctx, o, col, tags, run.paths, &slot{pool: pool, run: i + 1, after: run.after})
+		})
 	}
 	wg.Wait()
 	return status[0] | status[1] | status[2]
 }
 
-// slot is one of the slots of a phase, as a scenario of one of its godog
-// runs takes it (runGodogIn).
+// slots are the slots of a phase, shared by its godog runs. A slot that
+// comes free goes to the run, among those waiting, that holds the fewest:
+// once the writers may start, the readers and the writers share the
+// phase evenly, and the readers' token requests, for each of which the
+// target hashes a password, go beside the writers' requests instead of
+// waiting until the writers have taken every slot.
+type slots struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	free    int
+	held    map[int]int // by run
+	waiting map[int]int // by run
+}
+
+func newSlots(n int) *slots {
+	s := &slots{free: n, held: map[int]int{}, waiting: map[int]int{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// take waits until a slot is free and no other run that waits holds
+// fewer than run, and takes it for run.
+func (s *slots) take(run int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waiting[run]++
+	for !s.yours(run) {
+		s.cond.Wait()
+	}
+	s.waiting[run]--
+	s.free--
+	s.held[run]++
+}
+
+// yours reports whether a slot is free for run; s.mu is held.
+func (s *slots) yours(run int) bool {
+	if s.free == 0 {
+		return false
+	}
+	for other, n := range s.waiting {
+		if other != run && n > 0 && s.held[other] < s.held[run] {
+			return false
+		}
+	}
+	return true
+}
+
+// give gives back a slot of run.
+func (s *slots) give(run int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free++
+	s.held[run]--
+	s.cond.Broadcast()
+}
+
+// slot is a phase's slots as the scenarios of one of its godog runs take
+// them (runGodogIn).
 type slot struct {
-	free  chan struct{}   // a token in it for each slot taken
+	pool  *slots
+	run   int
 	after <-chan struct{} // closed once the scenario may start; nil: at once
 	took  func()          // called once the slot is taken; nil: nothing
 }
 
-// take waits until the scenario may start and a slot is free, and takes
-// it.
+// take waits until the scenario may start and a slot is its run's, and
+// takes it.
 func (s *slot) take() {
 	if s.after != nil {
 		<-s.after
 	}
-	s.free <- struct{}{}
+	s.pool.take(s.run)
 	if s.took != nil {
 		s.took()
 	}
 }
 
 // give gives the slot back.
-func (s *slot) give() { <-s.free }
+func (s *slot) give() { s.pool.give(s.run) }

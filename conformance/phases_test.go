@@ -253,3 +253,40 @@ func TestReadersThatAskForTokensStartAfterTheOtherReaders(t *testing.T) {
 		t.Errorf("in-process, where every scenario has a server of its own, the longest should start first: %v", inProcess)
 	}
 }
+
+// TestASlotThatComesFreeGoesToTheRunThatHoldsFewest: of two runs that
+// wait, the one that holds no slot gets the slot the other gives back,
+// though the other began to wait first.
+func TestASlotThatComesFreeGoesToTheRunThatHoldsFewest(t *testing.T) {
+	pool := newSlots(2)
+	pool.take(1)
+	pool.take(1) // the readers hold both
+	waits := func(run int) {
+		for waiting := 0; waiting == 0; {
+			time.Sleep(time.Millisecond)
+			pool.mu.Lock()
+			waiting = pool.waiting[run]
+			pool.mu.Unlock()
+		}
+	}
+	writer, reader := make(chan struct{}), make(chan struct{})
+	go func() { pool.take(1); close(reader) }()
+	waits(1) // a reader waits first
+	go func() { pool.take(2); close(writer) }()
+	waits(2)
+	pool.give(1)
+	select {
+	case <-writer:
+	case <-reader:
+		t.Fatal("the readers, who held both slots, took the one that came free before the writers, who held none")
+	case <-time.After(5 * time.Second):
+		t.Fatal("nobody took the slot that came free")
+	}
+	select {
+	case <-reader:
+		t.Fatal("a reader took a slot though none was free")
+	case <-time.After(20 * time.Millisecond):
+	}
+	pool.give(2)
+	<-reader
+}
