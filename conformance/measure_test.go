@@ -26,9 +26,12 @@ const measureSeed = 7
 // the default budget, each against a fresh server with the breakage. Both
 // run against every correct variant too, where anything caught is a false
 // alarm. It prints a table and the counts, and fails on a false alarm and
-// on a bug report whose result differs from what it records as caught
-// today: the record is then brought up to date with the change that made
-// the difference.
+// on a bug report that a runner catches where the record says it did not,
+// or the other way round (what it records as caught today): the record is
+// then brought up to date with the change that made the difference. The
+// rules blamed are recorded too, but a race, or a finding that depends on
+// what else was under way, may be blamed on one more rule in one run than
+// in another: a difference in them alone is logged, not failed.
 //
 // It takes a minute or two, and runs only when asked: MEASURE=1 go test
 // -count=1 -v -run '^TestMeasureCatches$' ./conformance, or make measure.
@@ -63,8 +66,13 @@ func TestMeasureCatches(t *testing.T) {
 			byEither++
 		}
 		if got != b.today {
-			changed = append(changed, fmt.Sprintf("%s: caught{scenarios: %q, explorer: %q}, recorded caught{scenarios: %q, explorer: %q}",
-				b.name, got.scenarios, got.explorer, b.today.scenarios, b.today.explorer))
+			diff := fmt.Sprintf("%s: caught{scenarios: %q, explorer: %q}, recorded caught{scenarios: %q, explorer: %q}",
+				b.name, got.scenarios, got.explorer, b.today.scenarios, b.today.explorer)
+			if (got.scenarios == "") != (b.today.scenarios == "") || (got.explorer == "") != (b.today.explorer == "") {
+				changed = append(changed, diff)
+			} else {
+				t.Logf("blamed on other rules than recorded (both caught it): %s", diff)
+			}
 		}
 	}
 	var alarms []string
