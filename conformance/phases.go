@@ -246,6 +246,9 @@ func (s *slots) take(run int) {
 	s.waiting[run]--
 	s.free--
 	s.held[run]++
+	if s.free > 0 {
+		s.cond.Broadcast() // a waiter this one kept back may take the next
+	}
 }
 
 // yours reports whether a slot is free for run; s.mu is held.

@@ -290,3 +290,42 @@ func TestASlotThatComesFreeGoesToTheRunThatHoldsFewest(t *testing.T) {
 	pool.give(2)
 	<-reader
 }
+
+// TestAWaiterKeptBackTakesASlotLeftFree: two slots come free at once
+// while a run that holds none and a run that holds many wait; once the
+// first has taken one, the second takes the other at once, not when the
+// next slot comes free.
+func TestAWaiterKeptBackTakesASlotLeftFree(t *testing.T) {
+	pool := newSlots(3)
+	pool.take(1)
+	pool.take(1)
+	pool.take(1)
+	waits := func(run, n int) {
+		for {
+			pool.mu.Lock()
+			w := pool.waiting[run]
+			pool.mu.Unlock()
+			if w == n {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	reader, writer := make(chan struct{}), make(chan struct{})
+	go func() { pool.take(1); close(reader) }()
+	waits(1, 1)
+	go func() { pool.take(2); close(writer) }()
+	waits(2, 1)
+	pool.mu.Lock() // two slots come free at once
+	pool.free += 2
+	pool.held[1] -= 2
+	pool.cond.Broadcast()
+	pool.mu.Unlock()
+	for _, c := range []chan struct{}{writer, reader} {
+		select {
+		case <-c:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a waiter did not take a slot left free")
+		}
+	}
+}
