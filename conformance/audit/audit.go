@@ -242,7 +242,12 @@ type Exchange struct {
 // x's answer. A request that got no answer is ignored.
 func (s *Scope) Observe(x Exchange, at int) []*Finding {
 	if x.Status != 0 { // a request without an answer the Transport counted in
-		s.a.observedWrite(x.Method, x.URL)
+		// A write stops counting as under way once the world knows what
+		// it wrote, after the checks below: before them, a read's
+		// finding weighed meanwhile knew of neither, and stood against a
+		// correct target (a page that showed an update, judged against
+		// the write before it).
+		defer s.a.observedWrite(x.Method, x.URL)
 	}
 	if x.Status == 0 || at < 0 {
 		return nil
