@@ -25,13 +25,6 @@ import (
 // a control API moves its clock too (without one it is watched apart,
 // Run).
 func TestPhasesKeepTheListWalksApartFromEveryCreation(t *testing.T) {
-	planned := func(file string, line int, tags []string, steps ...string) *selection.Planned {
-		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
-		for _, s := range steps {
-			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
-		}
-		return p
-	}
 	plan := []*selection.Planned{
 		planned("listing.feature", 30, []string{"@spec"}, "the event list has more than one page", "a caller walks through the event list by following its \"next\" links", "no event is listed on two pages"),
 		planned("reading.feature", 12, []string{"@spec"}, "the user manages an event", "a caller reads the event"),
@@ -89,16 +82,9 @@ func TestTheLongestScenarioStartsFirst(t *testing.T) {
 // requests, two steps an example, does not start last and hold up the
 // end of its phase behind scenarios of four reads.
 func TestAScenarioThatAsksForTokensStartsBeforeOneOfAsManyReads(t *testing.T) {
-	scenario := func(file string, line int, steps ...string) *selection.Planned {
-		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: []string{"@spec"}, Run: true}
-		for _, s := range steps {
-			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
-		}
-		return p
-	}
-	reads := scenario("reading.feature", 7, "the user reads the API root", "the user reads the event list", "the user reads the first event", "the answer is a HAL resource")
-	refusal := scenario("token_refusals.feature", 10, "the client asks for a refresh of the refresh token with a wrong client secret", "no token is issued")
-	grant := scenario("tokens.feature", 13, "the client asks for the user's token", "a token is issued")
+	reads := planned("reading.feature", 7, []string{"@spec"}, "the user reads the API root", "the user reads the event list", "the user reads the first event", "the answer is a HAL resource")
+	refusal := planned("token_refusals.feature", 10, []string{"@spec"}, "the client asks for a refresh of the refresh token with a wrong client secret", "no token is issued")
+	grant := planned("tokens.feature", 13, []string{"@spec"}, "the client asks for the user's token", "a token is issued")
 	got := phases([]*selection.Planned{reads, grant, refusal}, 8, false)[0].paths
 	want := []string{"token_refusals.feature:10", "reading.feature:7", "tokens.feature:13"}
 	if !slices.Equal(got, want) {
@@ -232,18 +218,11 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 // run too instead of all coming at its start, where the target hashes a
 // password for each (and may count them against a budget per address).
 func TestReadersThatAskForTokensStartAfterTheOtherReaders(t *testing.T) {
-	scenario := func(file string, line int, tags []string, steps ...string) *selection.Planned {
-		p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
-		for _, s := range steps {
-			p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
-		}
-		return p
-	}
 	plan := []*selection.Planned{
-		scenario("listing.feature", 80, []string{"@spec"}, "the event list has more than one page", "the page holds some number of events"),
-		scenario("tokens.feature", 13, []string{"@spec"}, "the client asks for the user's token", "a token is issued", "the client asks for a refresh of the refresh token", "a token is issued"),
-		scenario("api_root.feature", 7, []string{"@spec"}, "a caller reads the API root", "the answer is a HAL resource"),
-		scenario("writing.feature", 7, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
+		planned("listing.feature", 80, []string{"@spec"}, "the event list has more than one page", "the page holds some number of events"),
+		planned("tokens.feature", 13, []string{"@spec"}, "the client asks for the user's token", "a token is issued", "the client asks for a refresh of the refresh token", "a token is issued"),
+		planned("api_root.feature", 7, []string{"@spec"}, "a caller reads the API root", "the answer is a HAL resource"),
+		planned("writing.feature", 7, []string{"@spec", "@writes"}, "the user creates an event through the \"create-new-event\" link"),
 	}
 	together := phases(plan, 8, true)[0]
 	if want := []string{"api_root.feature:7", "tokens.feature:13"}; !slices.Equal(together.paths, want) {
@@ -328,4 +307,14 @@ func TestAWaiterKeptBackTakesASlotLeftFree(t *testing.T) {
 			t.Fatal("a waiter did not take a slot left free")
 		}
 	}
+}
+
+// planned is a scenario of the plan at file:line, run, with tags and
+// steps.
+func planned(file string, line int, tags []string, steps ...string) *selection.Planned {
+	p := &selection.Planned{File: file, Line: line, ScenarioLine: line, Tags: tags, Run: true}
+	for _, s := range steps {
+		p.Steps = append(p.Steps, selection.PlannedStep{Text: s})
+	}
+	return p
 }

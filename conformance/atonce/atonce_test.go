@@ -59,8 +59,7 @@ func newClient(s *stamped) *http.Client {
 }
 
 func TestNoRequestIsWrittenBeforeEveryConnectionIsReady(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
-	defer srv.Close()
+	srv := okServer(t)
 	s := &stamped{}
 	client := newClient(s)
 	status := make([]int, 3)
@@ -90,8 +89,7 @@ func TestNoRequestIsWrittenBeforeEveryConnectionIsReady(t *testing.T) {
 }
 
 func TestARequestThatGetsNoConnectionHoldsNoOther(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
-	defer srv.Close()
+	srv := okServer(t)
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close() // its port refuses connections
 	start := time.Now()
@@ -123,8 +121,7 @@ func TestARequestThatGetsNoConnectionHoldsNoOther(t *testing.T) {
 }
 
 func TestARequestWhoseTransportTellsNoConnectionHoldsNoOther(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
-	defer srv.Close()
+	srv := okServer(t)
 	silent := roundTripper(func(r *http.Request) (*http.Response, error) {
 		return http.DefaultTransport.RoundTrip(r.WithContext(context.WithoutCancel(context.Background())))
 	})
@@ -193,4 +190,11 @@ func TestARedirectedRequestIsHeldOnce(t *testing.T) {
 	if took < hold {
 		t.Errorf("the redirected request took %v: not held at all for the other, whose connection never came", took)
 	}
+}
+
+// okServer answers every request "ok", until the test ends.
+func okServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	t.Cleanup(srv.Close)
+	return srv
 }
