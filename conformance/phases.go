@@ -119,7 +119,8 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 			slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return exclusive.MatchString(s.Text) })
 		g.tokens = g.tokens || slices.ContainsFunc(p.Steps, func(s selection.PlannedStep) bool { return asksForToken.MatchString(s.Text) })
 	}
-	slices.SortStableFunc(groups, func(a, b *group) int { return cmp.Or(b.cost-a.cost, b.scenarios-a.scenarios) })
+	longestFirst := func(a, b *group) int { return cmp.Or(b.cost-a.cost, b.scenarios-a.scenarios) }
+	slices.SortStableFunc(groups, longestFirst)
 	together, alone := phase{concurrency: concurrency}, phase{concurrency: 1}
 	for _, g := range groups {
 		switch {
@@ -152,12 +153,9 @@ func phases(plan []*selection.Planned, concurrency int, remote bool) []phase {
 	case len(together.first) == 0:
 		// Nothing to wait for: the writers run with the readers, the
 		// longest first.
-		cost := func(place string) *group { return byPlace[place] }
 		together.paths = append(together.paths, together.writers...)
 		together.writers = nil
-		slices.SortStableFunc(together.paths, func(a, b string) int {
-			return cmp.Or(cost(b).cost-cost(a).cost, cost(b).scenarios-cost(a).scenarios)
-		})
+		slices.SortStableFunc(together.paths, func(a, b string) int { return longestFirst(byPlace[a], byPlace[b]) })
 	}
 	var out []phase
 	for _, ph := range []phase{together, alone} {
