@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/value"
@@ -308,7 +307,7 @@ func (w *world) noteOffered(c caller, address string, offered bool, o *observed)
 	case c.class == callerAnonymous:
 		w.anonymousOffered[address] = true
 	case c.class == callerValid && !c.tok.refreshed && c.scheme == "Bearer":
-		w.plainOffered[c.account+" "+address] = append(w.plainOffered[c.account+" "+address], o.x.End)
+		w.plainOffered[c.account+" "+address] = append(w.plainOffered[c.account+" "+address], span{o.x.Start, o.x.End})
 	}
 }
 
@@ -343,7 +342,7 @@ func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *eve
 		return []*Finding{finding(rule, "%s", msg)}
 	}
 	f := finding(other, "%s", msg)
-	f.stands = func() bool { return w.plainOfferedNear(c.account, address, ev, o.x.Start) }
+	f.stands = func() bool { return w.plainOfferedNear(c.account, address, ev, span{o.x.Start, o.x.End}) }
 	return []*Finding{f}
 }
 
@@ -381,15 +380,20 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 }
 
 // plainOfferedNear reports whether account's plain token was offered an
-// action at address with no update of ev taken between that read and the
-// one sent at at.
-func (w *world) plainOfferedNear(account, address string, ev *event, at time.Time) bool {
+// action at address by a read with no update of ev taken from the first
+// of the two reads' requests to the last of their answers: an update
+// under way while either read was may be what it shows (the audit
+// follows links beside the scenarios' writes).
+func (w *world) plainOfferedNear(account, address string, ev *event, read span) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, t := range w.plainOffered[account+" "+address] {
-		lo, hi := t, at
-		if hi.Before(lo) {
-			lo, hi = hi, lo
+	for _, offered := range w.plainOffered[account+" "+address] {
+		lo, hi := offered.start, read.end
+		if read.start.Before(lo) {
+			lo = read.start
+		}
+		if offered.end.After(hi) {
+			hi = offered.end
 		}
 		between := false
 		if ev != nil {

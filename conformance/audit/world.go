@@ -35,7 +35,7 @@ type world struct {
 	// password grant, its scheme written "Bearer", was offered an
 	// action: a refreshed token or a scheme spelt otherwise not offered
 	// it there is not taken for its account.
-	plainOffered map[string][]time.Time // when
+	plainOffered map[string][]span // the reads that offered it
 	// plainUpdated are the events (by account and address) that an
 	// account's plain token updated.
 	plainUpdated map[string]bool
@@ -56,7 +56,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]time.Time{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // span is when a request was sent and its answer read.

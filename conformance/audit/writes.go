@@ -505,8 +505,9 @@ func (w *world) offeredManager(o *observed) {
 
 // takenByUpdate reports whether an update of the event at o's address
 // took "update-event" from its manager: a read offered it, then an
-// update, sent before o's answer came (o may show it), came after that
-// read.
+// update, sent before o's answer came (o may show it), ended after that
+// read began (the target may have applied it after answering the read:
+// the audit follows links beside the scenarios' writes).
 func (w *world) takenByUpdate(o *observed) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -515,7 +516,7 @@ func (w *world) takenByUpdate(o *observed) bool {
 		return false
 	}
 	for _, v := range ev.versions {
-		if !v.create && v.when.start.After(ev.offered) && v.when.start.Before(o.x.End) {
+		if !v.create && v.when.end.After(ev.offered) && v.when.start.Before(o.x.End) {
 			return true
 		}
 	}
