@@ -55,5 +55,10 @@ func (o Options) Validate() error {
 	if err := CheckForwardedHeader(o.ForwardedHeader); err != nil {
 		return fmt.Errorf("forwarded header: %w", err)
 	}
+	if o.PublicURL != "" {
+		if _, err := ParsePublicURL(o.PublicURL); err != nil {
+			return fmt.Errorf("public URL: %w", err)
+		}
+	}
 	return nil
 }

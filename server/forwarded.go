@@ -18,9 +18,15 @@ type origin struct {
 	// proxy.
 	client string
 	// scheme and host are those of the URL the client used: the
-	// connection's and Host header's, or a trusted proxy's forwarded
-	// ones. They make the links of the API (baseURL).
-	scheme, host string
+	// connection's and Host header's, a trusted proxy's forwarded ones,
+	// or the public URL's. With prefix, the path under which a proxy
+	// serves the server ("" or "/events-service": a trusted proxy's
+	// X-Forwarded-Prefix, or the public URL's path), they make the links
+	// of the API (baseURL).
+	scheme, host, prefix string
+	// public is true when they are the public URL's, the same for every
+	// request.
+	public bool
 }
 
 // originKey is the Fiber local that holds the request's *origin.
@@ -69,6 +75,12 @@ const (
 	HeaderForwarded     = "Forwarded"
 )
 
+// headerXForwardedPrefix is the path under which a proxy serves the
+// server, as Traefik's StripPrefix, Spring's ForwardedHeaderFilter and
+// ASP.NET's forwarded headers read it; RFC 7239 has no parameter for it,
+// so it is read beside either family.
+const headerXForwardedPrefix = "X-Forwarded-Prefix"
+
 // CheckForwardedHeader refuses a forwarding header the server cannot read.
 func CheckForwardedHeader(h string) error {
 	if h == "" || strings.EqualFold(h, HeaderXForwardedFor) || strings.EqualFold(h, HeaderForwarded) {
@@ -84,8 +96,11 @@ type forwarding struct {
 	// -Host).
 	rfc7239 bool
 	// hostAndProto takes the links' scheme and host from the nearest
-	// proxy's entry.
+	// proxy's entry, and their path prefix from its X-Forwarded-Prefix.
 	hostAndProto bool
+	// public, when set, is where the links lead, whatever a request's
+	// headers say (Options.PublicURL).
+	public *PublicURL
 }
 
 // resolveOrigin is the middleware that sets the request's origin, when
@@ -97,14 +112,20 @@ type forwarding struct {
 // of the chain, read from the right (the nearest hop first), that is not
 // itself a trusted proxy, so that an address a client wrote in the header
 // itself is never taken. The scheme and host are those of the nearest
-// proxy's entry (X-Forwarded-Proto and -Host, or proto= and host=), when
-// f asks for them and they are valid. From any other peer, the headers are
-// ignored.
+// proxy's entry (X-Forwarded-Proto and -Host, or proto= and host=), and
+// the path prefix that of its X-Forwarded-Prefix, when f asks for them and
+// they are valid: a proxy that sets them without X-Forwarded-For is
+// taken at its word too. From any other peer, the headers are ignored. A
+// public URL, when f has one, names the scheme, host and prefix whatever
+// the headers say.
 func resolveOrigin(f forwarding) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		o := connOrigin(c)
 		if peer := peerAddr(c); f.trusted.trusts(peer) {
 			forward(c, f, peer, &o)
+		}
+		if f.public != nil {
+			o.scheme, o.host, o.prefix, o.public = f.public.Scheme, f.public.Host, f.public.Prefix, true
 		}
 		c.Locals(originKey, &o)
 		return c.Next()
@@ -130,22 +151,28 @@ func forward(c *fiber.Ctx, f forwarding, peer netip.Addr, o *origin) {
 				chain = append(chain, hop{addr: parseNode(strings.TrimSpace(f))})
 			}
 		}
-		if len(chain) > 0 && f.hostAndProto {
-			last := &chain[len(chain)-1]
-			last.proto = lastValue(c, fiber.HeaderXForwardedProto)
-			last.host = lastValue(c, fiber.HeaderXForwardedHost)
+	}
+	if f.hostAndProto {
+		var nearest hop
+		if len(chain) > 0 {
+			nearest = chain[len(chain)-1]
 		}
-	}
-	if len(chain) == 0 {
-		return
-	}
-	if nearest := chain[len(chain)-1]; f.hostAndProto {
+		if !f.rfc7239 {
+			nearest.proto = lastValue(c, fiber.HeaderXForwardedProto)
+			nearest.host = lastValue(c, fiber.HeaderXForwardedHost)
+		}
 		if p := strings.ToLower(nearest.proto); p == "http" || p == "https" {
 			o.scheme = p
 		}
 		if validHost(nearest.host) {
 			o.host = nearest.host
 		}
+		if prefix, ok := cleanPrefix(lastValue(c, headerXForwardedPrefix)); ok {
+			o.prefix = prefix
+		}
+	}
+	if len(chain) == 0 {
+		return
 	}
 	client := peer
 	for i := len(chain) - 1; i >= 0; i-- {
@@ -294,11 +321,12 @@ func connScheme(c *fiber.Ctx) string {
 // the request log and the metrics use.
 func clientIP(c *fiber.Ctx) string { return originOf(c).client }
 
-// baseURL is the scheme and host of the API's links (reference rule
-// API-10): the client's, through a trusted proxy.
+// baseURL is the scheme, host and path prefix of the API's links
+// (reference rule API-10): the client's, through a trusted proxy, or the
+// public URL.
 func baseURL(c *fiber.Ctx) string {
 	if o, ok := c.Locals(originKey).(*origin); ok {
-		return o.scheme + "://" + o.host
+		return o.scheme + "://" + o.host + o.prefix
 	}
 	return connScheme(c) + "://" + string(c.Request().URI().Host())
 }
@@ -309,7 +337,8 @@ func appendBaseURL(b []byte, c *fiber.Ctx) []byte {
 	if o, ok := c.Locals(originKey).(*origin); ok {
 		b = appendJSONText(b, o.scheme)
 		b = append(b, "://"...)
-		return appendJSONText(b, o.host)
+		b = appendJSONText(b, o.host)
+		return append(b, o.prefix...) // cleanPrefix: nothing to escape
 	}
 	b = append(b, connScheme(c)...)
 	b = append(b, "://"...)

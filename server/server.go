@@ -108,6 +108,11 @@ type Options struct {
 	// proxy forwards (X-Forwarded-Proto and -Host, or Forwarded's proto=
 	// and host=) rather than the Host header it passes on.
 	ForwardedHost bool
+	// PublicURL, when set, is the address under which clients reach the
+	// server (ParsePublicURL): every link and Location starts with it,
+	// whatever the request's headers. New panics on one ParsePublicURL
+	// refuses (see Validate).
+	PublicURL string
 	// CORSOrigin, when set, is the origin (such as
 	// "http://localhost:3000") whose pages may call the API. Empty: none.
 	// New panics on one CheckCORSOrigin refuses (see Validate).
@@ -277,12 +282,20 @@ var routePatterns = map[string]bool{
 }
 
 func (s *Server) routes(opts Options) {
-	if len(opts.TrustedProxies) > 0 {
-		s.app.Use(resolveOrigin(forwarding{
+	if len(opts.TrustedProxies) > 0 || opts.PublicURL != "" {
+		f := forwarding{
 			trusted:      opts.TrustedProxies,
 			rfc7239:      strings.EqualFold(opts.ForwardedHeader, HeaderForwarded),
 			hostAndProto: opts.ForwardedHost,
-		}))
+		}
+		if opts.PublicURL != "" {
+			public, err := ParsePublicURL(opts.PublicURL)
+			if err != nil {
+				panic("server: public URL: " + err.Error()) // Validate tells it first
+			}
+			f.public = &public
+		}
+		s.app.Use(resolveOrigin(f))
 	}
 	s.app.Use(s.metrics.observe(routePatterns))
 	if opts.Logger != nil {

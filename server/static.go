@@ -36,6 +36,11 @@ func publicFiles() fiber.Handler {
 	}
 	files := http.FS(root)
 	contract := openapi.Document()
+	page, err := staticFiles.ReadFile("static" + docsPath)
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	pages := &docsPages{page: page}
 	return func(c *fiber.Ctx) error {
 		if !isPublic(c.Path()) {
 			return c.Next()
@@ -60,6 +65,11 @@ func publicFiles() fiber.Handler {
 			path = "/docs/index.html"
 		case strings.HasSuffix(path, "/"):
 			path += "index.html"
+		}
+		if path == docsPath {
+			if o, ok := c.Locals(originKey).(*origin); ok {
+				return pages.send(c, o)
+			}
 		}
 		// Anything that cannot be opened in the embedded set, a folder
 		// without index.html included, is not there for the client.

@@ -125,6 +125,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	fs.Var(&trusted, "trusted-proxy", "a proxy (load balancer) whose forwarding header (-forwarded-header) tells the client's address, as a CIDR such as 10.0.0.0/8 or an address; repeat for several (default: none, the headers are ignored)")
 	forwardedHeader := fs.String("forwarded-header", server.HeaderXForwardedFor, "the one forwarding header read from a trusted proxy: X-Forwarded-For (nginx, HAProxy's option forwardfor, AWS, Google Cloud, Envoy, Traefik, Caddy) or Forwarded (RFC 7239: HAProxy's option forwarded); the other is ignored")
 	forwardedHost := fs.Bool("forwarded-host", false, "build the links from the scheme and host a trusted proxy forwards (X-Forwarded-Proto and -Host, or Forwarded's proto= and host=) rather than the Host header it passes on")
+	publicURL := fs.String("public-url", "", "the address clients reach the server at, when a proxy serves it elsewhere: scheme, host, port and path, such as https://staging.example/events-service; every link and Location starts with it, whatever a request's headers (default: each request's own address)")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://HOST:PORT/metrics, a listener apart from the public one (default: no metrics)")
 	logFormat := fs.String("log-format", "text", "format of the request and failure logs: text or json (one JSON object a line)")
 	backendTimeout := fs.Duration("backend-timeout", backend.DefaultTimeout, "how long a request waits for Redis or PostgreSQL before it is answered 503 (at most 30s)")
@@ -167,6 +168,11 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	if *corsOrigin != "" {
 		if err := server.CheckCORSOrigin(*corsOrigin); err != nil {
 			check(false, fmt.Sprintf("-cors-origin %v", err))
+		}
+	}
+	if *publicURL != "" {
+		if _, err := server.ParsePublicURL(*publicURL); err != nil {
+			check(false, fmt.Sprintf("-public-url %v", err))
 		}
 	}
 	for _, t := range []struct {
@@ -239,6 +245,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		TrustedProxies:   trustedProxies,
 		ForwardedHeader:  *forwardedHeader,
 		ForwardedHost:    *forwardedHost,
+		PublicURL:        *publicURL,
 	}
 	// Failures (500) are logged even with -quiet.
 	if *logFormat == "json" {
@@ -295,6 +302,10 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	}
 	fmt.Fprintf(stdout, "Event Service reference server, version %s, listening on %s\n", version.Get(), displayURL(ln.Addr()))
 	fmt.Fprintf(stdout, "  API root: %s/api   documentation: %s/docs/index.html\n", displayURL(ln.Addr()), displayURL(ln.Addr()))
+	if *publicURL != "" {
+		public, _ := server.ParsePublicURL(*publicURL)
+		fmt.Fprintf(stdout, "  Public URL: %s: every link and Location starts with it\n", public)
+	}
 	if !lifetimes.Conforms() {
 		fmt.Fprintf(stdout, "  Token lifetimes: %s: this server does not conform to the specification (CLI-5, CLI-6: 600 s and 3600 s)\n", lifetimes)
 	}

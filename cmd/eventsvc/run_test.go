@@ -180,6 +180,10 @@ func TestServeRefusesEveryBadFlagValueBeforeListening(t *testing.T) {
 		{[]string{"-cors-origin", "http://a.example,http://b.example"}, exitUsage, "-cors-origin"},
 		{[]string{"-cors-origin", "ftp://localhost"}, exitUsage, "-cors-origin"},
 		{[]string{"-cors-origin", "http://user@localhost"}, exitUsage, "-cors-origin"},
+		{[]string{"-public-url", "staging.example/events-service"}, exitUsage, "-public-url"},
+		{[]string{"-public-url", "https://staging.example/events-service?x=1"}, exitUsage, "-public-url"},
+		{[]string{"-public-url", "https://staging.example/a/../b"}, exitUsage, "-public-url"},
+		{[]string{"-public-url", "https://admin:secret@staging.example"}, exitUsage, "-public-url"},
 	} {
 		// A port taken by another listener shows that a refused flag is
 		// refused before serve listens: the message is about the flag.
@@ -196,7 +200,7 @@ func TestServeRefusesEveryBadFlagValueBeforeListening(t *testing.T) {
 		if code != tt.code || !strings.Contains(stderr, tt.says) {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d naming %q", tt.args, code, stderr, tt.code, tt.says)
 		}
-		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "address already in use") {
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "address already in use") || strings.Contains(stderr, "secret") {
 			t.Errorf("%q: stderr %q", tt.args, stderr)
 		}
 	}
