@@ -423,3 +423,55 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 		t.Fatal("nothing was found, so nothing was shown")
 	}
 }
+
+// TestAWrongLoginHoldsNothingOfTheRealCredential: the wrong password and
+// client secret the exploration sends are made up, so that a finding's
+// script and report show nothing of the real ones, short as the demo
+// credentials are ("user", "pass"): a target that takes any password and
+// any client secret is caught, and no output holds the real ones with a
+// word added.
+func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
+	c := conformance.DemoCredentials
+	anyCredential := flaw{name: "any password and client secret are taken", request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if r.URL.Path != "/oauth/token" {
+			return body, false
+		}
+		form, err := url.ParseQuery(string(body))
+		if err != nil || form.Get("grant_type") != "password" {
+			return body, false
+		}
+		if form.Get("username") == c.Username {
+			form.Set("password", c.Password)
+		}
+		r.SetBasicAuth(c.ClientID, c.ClientSecret)
+		return []byte(form.Encode()), false
+	}}
+	dir := t.TempDir()
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, anyCredential)), Seed: 1, MaxActions: 150, FailedLogins: 100, Output: &out, ReportDir: dir})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	texts := []string{out.String()}
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && info.Name() != report.RulesPage {
+			b, _ := os.ReadFile(path)
+			texts = append(texts, string(b))
+		}
+		return nil
+	})
+	all := strings.Join(texts, "\n")
+	for _, rule := range []string{"TOK-3", "TOK-1"} {
+		if !strings.Contains(all, rule) {
+			t.Errorf("no finding of %s: the wrong login was not taken", rule)
+		}
+	}
+	for _, leak := range []string{c.Password + "-", c.ClientSecret + "-", "password=" + c.Password, "PASSWORD}-", "SECRET}-"} {
+		if strings.Contains(all, leak) {
+			t.Errorf("a report or the output holds %q", leak)
+		}
+	}
+	if rep.Findings() == 0 {
+		t.Fatal("nothing was found")
+	}
+}

@@ -521,6 +521,14 @@ func (s *sequence) refresh(who string) (*finding, error) {
 	return nil, nil
 }
 
+// madeUpWrong is a wrong password or client secret (what names it): made
+// up, as the scenarios make theirs, so that nothing of the real one is in
+// what the reports and scripts show of it; no secret, it is shown as it
+// is.
+func (s *sequence) madeUpWrong(what string) string {
+	return "not-the-" + what + "-" + s.r.target.RunID
+}
+
 // wrongLogin asks for a token with credentials that must be refused.
 func (s *sequence) wrongLogin(wrong string) (*finding, error) {
 	if !s.r.reserveFailedLogin() {
@@ -532,12 +540,12 @@ func (s *sequence) wrongLogin(wrong string) (*finding, error) {
 	rule, clientFailed := "TOK-3", false
 	switch wrong {
 	case WrongPassword:
-		x, err = s.tokenRequest("", "grant_type", "password", "username", c.Username, "password", c.Password+"-wrong")
+		x, err = s.tokenRequest("", "grant_type", "password", "username", c.Username, "password", s.madeUpWrong("password"))
 	case WrongUser:
 		x, err = s.tokenRequest("", "grant_type", "password", "username", "nobody-"+s.r.target.RunID+"@example.invalid", "password", c.Password)
 	case WrongSecret:
 		rule, clientFailed = "TOK-1", true
-		x, err = s.tokenRequest(basic(c.ClientID, c.ClientSecret+"-wrong", c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
+		x, err = s.tokenRequest(basic(c.ClientID, s.madeUpWrong("secret"), c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
 	case UserAsClient:
 		rule, clientFailed = "TOK-10", true
 		x, err = s.tokenRequest(basic(c.Username, c.Password, c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
