@@ -475,3 +475,26 @@ func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
 		t.Fatal("nothing was found")
 	}
 }
+
+// TestAChecksCountIsAJudgmentMade: the exploration counts a check of a
+// rule when it judged an answer by it, not when it set out to: against a
+// target whose event list answers nothing, no walk through the list is
+// made, and API-5 has no check to pass it.
+func TestAChecksCountIsAJudgmentMade(t *testing.T) {
+	listNowhere := flaw{name: "the event list is not served", request: func(_ *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if r.URL.Path == "/api/events" && r.Method == http.MethodGet {
+			http.Error(w, "<html><body>404 Not Found</body></html>", http.StatusNotFound)
+			return body, true
+		}
+		return body, false
+	}}
+	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, listNowhere)), Seed: 1, MaxActions: 60, ReadOnly: true, Output: io.Discard})
+	if rep == nil {
+		t.Fatalf("no report: %v", err)
+	}
+	for _, r := range rep.Rules {
+		if r.ID == "API-5" && (r.Checks > 0 || r.Verdict == report.Passed) {
+			t.Errorf("API-5: %d checks, %s, of a list never read", r.Checks, r.Verdict)
+		}
+	}
+}

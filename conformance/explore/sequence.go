@@ -123,13 +123,21 @@ func (s *sequence) get(address, who, scheme string) (*answer, *finding, error) {
 }
 
 // do runs one action: its requests, and the checks of their answers.
-func (s *sequence) do(a Action) (*finding, error) {
+func (s *sequence) do(a Action) (f *finding, err error) {
+	// What every check of the action judges besides its own rules counts
+	// once those checks are made: none is, of an action that fails first.
+	var judged []string
 	if a.Scheme != "" {
-		s.checked("SVC-7") // every check of the action reads the token as spelt
+		judged = append(judged, "SVC-7") // every check of the action reads the token as spelt
 	}
 	if !holdsToken(a.As) && (a.Kind == KindList || a.Kind == KindRead || a.Kind == KindFollow || a.Kind == KindRoot || a.Kind == KindWalk) {
-		s.checked("AUTH-2", "SVC-5") // read without a valid token
+		judged = append(judged, "AUTH-2", "SVC-5") // read without a valid token
 	}
+	defer func() {
+		if f == nil && err == nil {
+			s.checked(judged...)
+		}
+	}()
 	switch a.Kind {
 	case KindRoot:
 		return s.root(a)

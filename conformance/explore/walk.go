@@ -43,7 +43,6 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 	var pages []*answer
 	seen := map[string]bool{}
 	address := s.r.listAddress(a.Size)
-	s.checked("API-5")
 	for address != "" {
 		if len(pages) == maxPages {
 			return nil, nil, nil
@@ -75,6 +74,7 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 			return nil, s.breaks("API-5", p, "the \"next\" link of the page at %s leads back to the page at %s, read before", s.r.redactor.String(p.url.String()), s.r.redactor.String(address)), nil
 		}
 	}
+	s.checked("API-5") // every page read, and its links judged
 	return pages, nil, nil
 }
 

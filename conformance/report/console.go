@@ -391,7 +391,9 @@ func countsText(counts map[string]int) string {
 
 // ruleCounts says what became of the scenarios of a rule and, apart, of
 // its sequences, with the checks of it an exploration made: "2 scenarios:
-// 2 passed; 14 checks in 5 sequences: 5 passed".
+// 2 passed; 14 checks in 5 sequences: 5 passed"; without sequences, the
+// checks of the answers the audit made: "2 scenarios: 2 not run; 48
+// checks of the answers, none failed".
 func ruleCounts(r *RuleResult) string {
 	scenarios, sequences := map[string]int{}, map[string]int{}
 	for _, s := range r.Scenarios {
@@ -405,12 +407,17 @@ func ruleCounts(r *RuleResult) string {
 	if len(scenarios) > 0 || len(sequences) == 0 {
 		parts = append(parts, verdictCounts(scenarios, "scenario"))
 	}
-	if len(sequences) > 0 {
+	switch {
+	case len(sequences) > 0:
 		text := verdictCounts(sequences, "sequence")
 		if r.Checks > 0 {
 			text = fmt.Sprintf("%d check%s in %s", r.Checks, plural(r.Checks), text)
 		}
 		parts = append(parts, text)
+	case r.Checks > 0:
+		// The audit's checks of every answer: what passed when no
+		// scenario of the rule did.
+		parts = append(parts, fmt.Sprintf("%d check%s of the answers, none failed", r.Checks, plural(r.Checks)))
 	}
 	return strings.Join(parts, "; ")
 }

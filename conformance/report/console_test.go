@@ -43,3 +43,34 @@ func TestTheSummaryTellsARepeatedFailureInOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestARulesLineSaysWhatJudgedIt: a rule that passed says what passed:
+// its scenarios, or the checks of the answers when none of its scenarios
+// ran; a rule nothing judged is not checked.
+func TestARulesLineSaysWhatJudgedIt(t *testing.T) {
+	notRun := func(line int) *ScenarioResult {
+		p := &selection.Planned{File: "listing.feature", Line: line, Name: "A walk", Rules: []string{"API-5"}, Tags: []string{"@API-5"}, Run: true}
+		return &ScenarioResult{Planned: p, Verdict: SetupFailed, Attempts: 1, Failure: &Failure{Setup: true}}
+	}
+	scenarios := []*ScenarioResult{notRun(69), notRun(80)}
+	rules := []*RuleResult{
+		{ID: "API-5", Kind: "spec", Selected: true, Scenarios: scenarios, Counts: map[string]int{NotRun: 2}, Verdict: NotRun, Reasons: []string{selection.ReasonNotChecked}},
+		{ID: "API-3", Kind: "spec", Selected: true, Scenarios: scenarios, Counts: map[string]int{NotRun: 2}, Verdict: NotRun, Reasons: []string{selection.ReasonNotChecked}},
+	}
+	AddChecks(rules, map[string]int{"API-5": 48})
+	var out bytes.Buffer
+	NewConsole(&out, FormatCompact, false).Summary(&Report{Outcome: OutcomeFailed, Scenarios: scenarios, Rules: rules})
+	line := func(id string) string {
+		m := regexp.MustCompile(`(?m)^  ` + id + ` .*$`).FindString(out.String())
+		if m == "" {
+			t.Fatalf("no line for %s:\n%s", id, out.String())
+		}
+		return m
+	}
+	if l := line("API-5"); !strings.Contains(l, "PASSED") || !strings.Contains(l, "48 checks of the answers") {
+		t.Errorf("a rule the checks of the answers passed does not say so: %q", l)
+	}
+	if l := line("API-3"); strings.Contains(l, "PASSED") {
+		t.Errorf("a rule nothing judged passed: %q", l)
+	}
+}

@@ -253,3 +253,31 @@ func TestFailOnNotRunFailsEveryReportOnTheRulesAnotherRunCouldCheck(t *testing.T
 		t.Errorf("cucumber.json does not fail the lifetimes:\n%.800s", c)
 	}
 }
+
+// TestARunThatNeverStartedListsEveryRuleAsNotStarted: a run that did not
+// start checked nothing, whatever its selection would have left out.
+func TestARunThatNeverStartedListsEveryRuleAsNotStarted(t *testing.T) {
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []*selection.Planned
+	for i, r := range catalogue.Rules() {
+		p := &selection.Planned{Feature: "Rules", File: "rules.feature", Line: i + 1, Name: "A scenario of " + r.ID, Rules: []string{r.ID}, Tags: []string{"@" + r.ID}, Run: i%2 == 0}
+		if !p.Run {
+			p.Reason = []string{selection.ReasonTags, selection.ReasonLocal, selection.ReasonReadOnly, selection.ReasonRef}[i%4/2*2+i%2]
+		}
+		plan = append(plan, p)
+	}
+	rep := &Report{Outcome: OutcomeNotStarted, Scenarios: NotStarted(plan)}
+	rep.Rules = RuleResults(catalogue, rep.Scenarios)
+	for _, r := range rep.Rules {
+		if r.Verdict != NotRun || !slices.Equal(r.Reasons, []string{selection.ReasonNoStart}) {
+			t.Errorf("%s: %s, %v; want not run because the run did not start", r.ID, r.Verdict, r.Reasons)
+		}
+	}
+	groups := rep.NotChecked()
+	if len(groups) != 1 || groups[0].Why != WhyNotStarted {
+		t.Errorf("not checked: %+v, want one group: not started", groups)
+	}
+}

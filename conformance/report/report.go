@@ -132,13 +132,12 @@ func MarkBaseline(rep *Report) int {
 }
 
 // NotStarted is every scenario of plan, not run because the run did not
-// start.
+// start: those the selection left out too, since a run that did not start
+// checked nothing, whatever it would have left out.
 func NotStarted(plan []*selection.Planned) []*ScenarioResult {
 	var out []*ScenarioResult
 	for _, p := range plan {
-		if p.Run {
-			p.Reason = selection.ReasonNoStart
-		}
+		p.Reason = selection.ReasonNoStart
 		out = append(out, &ScenarioResult{Planned: p, Verdict: NotRun})
 	}
 	return out

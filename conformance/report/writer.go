@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"eventsvc/conformance/selection"
+	"eventsvc/docs"
 	"eventsvc/internal/version"
 	"eventsvc/server"
 )
@@ -149,6 +151,15 @@ func (w *Writer) NotStarted(rep *Report, why error) error {
 	}
 	failed := *rep
 	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
+	if len(failed.Rules) == 0 {
+		// No plan: every rule is listed as not started all the same.
+		if catalogue, err := docs.RuleCatalogue(); err == nil {
+			failed.Rules = RuleResults(catalogue, nil)
+			for _, r := range failed.Rules {
+				r.Reasons, r.Selected = []string{selection.ReasonNoStart}, true
+			}
+		}
+	}
 	failed.Duration = time.Since(rep.Started)
 	if w.Dir != "" {
 		if err := os.MkdirAll(w.Dir, 0o755); err != nil {

@@ -125,6 +125,9 @@ func TestAReportThatCouldNotStartCarriesTheVersion(t *testing.T) {
 	if want := version.Get(); doc.Suite.Version != want.Version || doc.Suite.Revision != want.Revision || doc.Suite.Date != want.Date {
 		t.Errorf("conformance.json of a run that did not start: suite %+v, want %+v", doc.Suite, want)
 	}
+	if len(doc.NotChecked) != 1 || doc.NotChecked[0].Why != WhyNotStarted || len(doc.Rules) == 0 {
+		t.Errorf("conformance.json of a run that did not start: not checked %+v, %d rules; want every rule not started", doc.NotChecked, len(doc.Rules))
+	}
 	checkSchema(t, b)
 }
 
