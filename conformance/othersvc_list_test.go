@@ -21,6 +21,12 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	if o.flaws.overlappingPages {
 		start = max(0, start-(p-1))
 	}
+	if o.flaws.nextNeverEnds && start >= total && total > 0 {
+		if o.flaws.pastTheEnd != nil {
+			o.flaws.pastTheEnd.Add(1)
+		}
+		start = (total - 1) / size * size // the page number clamped to the last
+	}
 	last := p > 1 && start+size >= total // the last page of a list of several
 	if o.flaws.lastPageRepeats && last && start < total {
 		start = max(0, total-size) // OFFSET total-size, for a full last page
@@ -70,6 +76,8 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 		links["self"] = otherLink(strings.TrimSuffix("events?"+r.URL.RawQuery, "?"))
 	}
 	switch {
+	case o.flaws.nextNeverEnds:
+		links["next"] = at(p + 1)
 	case start+size < total && o.flaws.nextSamePage:
 		links["next"] = at(p)
 	case start+size < total || (o.flaws.nextOnLastPage && start < total) || (o.flaws.nextWhenFull && start+size == total):

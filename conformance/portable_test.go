@@ -7,9 +7,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"eventsvc/conformance/hal"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -403,4 +405,33 @@ func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd: against a list
+// whose "next" goes on past its last page, a remote run fails API-5, and
+// no walk through it, the scenarios', the audit's or the exploration's,
+// asks for more than hal.StaleWalk pages past the last, the page the
+// walk was on when it passed the end included.
+func TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd(t *testing.T) {
+	var past atomic.Int64
+	rep, out, err := runOther(t, otherConfig{flaws: otherFlaws{nextNeverEnds: true, pastTheEnd: &past}}, selection.RemoteTags, false)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v%s", err, failedSteps(out))
+	}
+	if failed := failedRules(rep); failed != "API-5" {
+		t.Errorf("the run blames %s, want API-5:%s", failed, failedSteps(out))
+	}
+	if !strings.Contains(out, "stopped following \"next\"") && !strings.Contains(out, "lists again an event of the page before") {
+		t.Errorf("no failure says where the walk stopped and why:%s", failedSteps(out))
+	}
+	walks := 0
+	for _, s := range rep.Scenarios {
+		if s.Verdict == report.Failed || s.Verdict == report.Passed {
+			walks++
+		}
+	}
+	if n := past.Load(); n > int64(walks*(hal.StaleWalk+1)) {
+		t.Errorf("the run asked for %d pages past the last, in %d scenarios", n, walks)
+	}
+	t.Logf("%d pages asked for past the last, in %d scenarios%s", past.Load(), walks, failedSteps(out))
 }

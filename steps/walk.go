@@ -87,9 +87,12 @@ func (s *scenario) eachPage(fn func(page, *exchange) error) error {
 	return s.eachPageFrom("a caller", address, fn)
 }
 
-// eachPageFrom is eachPage on who's behalf, from the page at address.
+// eachPageFrom is eachPage on who's behalf, from the page at address. A
+// walk that goes on past what the list shows it holds (hal.Walk) stops
+// there, failing API-5.
 func (s *scenario) eachPageFrom(who, address string, fn func(page, *exchange) error) error {
 	var seen []string
+	var walk hal.Walk
 	for address != "" {
 		if len(seen) == maxPages {
 			return fmt.Errorf("the event list has more than %d pages; stopped following \"next\"", maxPages)
@@ -100,6 +103,10 @@ func (s *scenario) eachPageFrom(who, address string, fn func(page, *exchange) er
 		}
 		if err := fn(p, x); err != nil {
 			return err
+		}
+		doc, _ := x.json.(map[string]any)
+		if why := walk.Page(p.items, doc, false); why != "" {
+			return requires(s.failf(x, "stopped following \"next\" at page %d, %s: %s", walk.Pages(), address, why), "API-5")
 		}
 		seen = append(seen, address)
 		address = p.links["next"]

@@ -37,11 +37,13 @@ func (s *sequence) walk(a Action) (*finding, error) {
 
 // readPages reads the list's pages from the first, following "next", and
 // checks each as it comes: a page of the list (checkPage); the first
-// without "prev"; every other with "prev", and events to list. It returns
-// nil pages when the walk is too long to check as a whole.
+// without "prev"; every other with "prev", and events to list; no walk
+// past what the list shows it holds (hal.Walk). It returns nil pages when
+// the walk is too long to check as a whole.
 func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 	var pages []*answer
 	seen := map[string]bool{}
+	var walk hal.Walk
 	address := s.r.listAddress(a.Size)
 	for address != "" {
 		if len(pages) == maxPages {
@@ -62,6 +64,9 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 			return nil, s.breaks("API-5", p, "the page at %s, reached through the \"next\" link of the page at %s, lists no events", s.r.redactor.String(p.url.String()), s.r.redactor.String(pages[len(pages)-1].url.String())), nil
 		case len(pages) > 0 && !prev:
 			return nil, s.breaks("API-5", p, "the page at %s, reached through \"next\", has no \"prev\" link", s.r.redactor.String(p.url.String())), nil
+		}
+		if why := walk.Page(listed([]*answer{p}), p.doc, false); why != "" {
+			return nil, s.breaks("API-5", p, "stopped following \"next\" at page %d, %s: %s", walk.Pages(), s.r.redactor.String(p.url.String()), why), nil
 		}
 		pages = append(pages, p)
 		seen[address] = true
