@@ -41,6 +41,9 @@ type finding struct {
 	cut         bool
 	message     string
 	log         int // the exchange it speaks of, in the sequence's log; -1 for none
+	// walkBound is a walk through the list stopped past what the list
+	// shows it holds (hal.Walk).
+	walkBound bool
 }
 
 func (f *finding) String() string {

@@ -18,6 +18,11 @@ import (
 // same events.
 func (s *sequence) walk(a Action) (*finding, error) {
 	pages, f, err := s.readPages(a)
+	if f != nil && f.walkBound {
+		// The list may have moved under the walk (another sequence
+		// creates): it counts when a second walk stops as well.
+		pages, f, err = s.readPages(a)
+	}
 	if err != nil || f != nil || pages == nil {
 		return f, err
 	}
@@ -66,7 +71,9 @@ func (s *sequence) readPages(a Action) ([]*answer, *finding, error) {
 			return nil, s.breaks("API-5", p, "the page at %s, reached through \"next\", has no \"prev\" link", s.r.redactor.String(p.url.String())), nil
 		}
 		if why := walk.Page(listed([]*answer{p}), p.doc, false); why != "" {
-			return nil, s.breaks("API-5", p, "stopped following \"next\" at page %d, %s: %s", walk.Pages(), s.r.redactor.String(p.url.String()), why), nil
+			f := s.breaks("API-5", p, "stopped following \"next\" at page %d, %s: %s", walk.Pages(), s.r.redactor.String(p.url.String()), why)
+			f.walkBound = true
+			return nil, f, nil
 		}
 		pages = append(pages, p)
 		seen[address] = true
