@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,4 +100,25 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 		t.Errorf("%d password grants for %d scenarios: the scenarios do not share the accounts' tokens", counter.issued, ran)
 	}
 	t.Logf("%d failed logins, %d announced; %d password grants for %d scenarios", counter.failed, rep.FailedLogins, counter.issued, ran)
+}
+
+// TestRunsAgainAndAgainStayInsideTheReferenceServersDefaults: a team runs
+// the suite again and again against its sandbox. Against a reference
+// server on its default limits (the lockout of repeated failed logins,
+// the budget of token requests per address), five default remote runs
+// back to back, from one address, each pass without being asked to slow
+// down once: the wrong credentials a run sends on purpose, the same each
+// time, count once (throttle.RecentWrong), and the budget holds a run.
+func TestRunsAgainAndAgainStayInsideTheReferenceServersDefaults(t *testing.T) {
+	base := startReference(t, steps.ServerConfig{}, nil)
+	for i := range 5 {
+		var out strings.Builder
+		rep, err := Run(Options{Target: remote(base), Output: &out})
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, out.String())
+		}
+		if rep.Waits > 0 {
+			t.Fatalf("run %d was asked to slow down %d times", i+1, rep.Waits)
+		}
+	}
 }

@@ -217,8 +217,8 @@ func TestTheLockoutIsSharedByServersOnOneRedis(t *testing.T) {
 	if status, _, body := servers[1].call(t, "GET", "/api/events", tok, ""); status != http.StatusOK || !strings.Contains(body, "create-new-event") {
 		t.Fatalf("a token of server A on server B: %d %s", status, body)
 	}
-	wrong := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"wrong"}}.Encode()
 	for i := range 10 {
+		wrong := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"wrong-" + strconv.Itoa(i)}}.Encode()
 		if status, _, body := servers[i%2].call(t, "POST", "/oauth/token", "", wrong); status != http.StatusBadRequest {
 			t.Fatalf("wrong password %d: %d %s", i+1, status, body)
 		}

@@ -118,11 +118,11 @@ func TestRepeatedWrongPasswordsAreRefusedFromThatAddressOnly(t *testing.T) {
 	}
 	// A success clears the count: 9 failures, a success, 9 failures, no lock.
 	for i := 0; i < 9; i++ {
-		grant(t, user, addr, "pass", "wrong")
+		grant(t, user, addr, "pass", "wrong-"+strconv.Itoa(i))
 	}
 	grant(t, user, addr, "pass", "user")
 	for i := 0; i < 9; i++ {
-		grant(t, user, addr, "pass", "wrong")
+		grant(t, user, addr, "pass", "wrong-"+strconv.Itoa(i))
 	}
 	if code, _, body := grant(t, user, addr, "pass", "user"); code != http.StatusOK {
 		t.Fatalf("after a success and 9 more failures: %d %s", code, body)
@@ -133,7 +133,7 @@ func TestRepeatedWrongClientSecretsAreRefused(t *testing.T) {
 	addr := listen(t)
 	c := clientFrom("127.0.0.3")
 	for i := 0; i < 10; i++ {
-		if code, _, _ := grant(t, c, addr, "wrong", "user"); code != http.StatusUnauthorized {
+		if code, _, _ := grant(t, c, addr, "wrong-"+strconv.Itoa(i), "user"); code != http.StatusUnauthorized {
 			t.Fatalf("attempt %d: %d", i+1, code)
 		}
 	}
@@ -399,8 +399,7 @@ func TestAClientsSuccessClearsItsFailures(t *testing.T) {
 		}
 	}
 	for i := range 10 {
-		grant(t, c, addr, "wrong-secret", "user")
-		_ = i
+		grant(t, c, addr, "wrong-secret-"+strconv.Itoa(i), "user")
 	}
 	if status, _, _ := grant(t, c, addr, "pass", "user"); status != http.StatusTooManyRequests {
 		t.Fatalf("the right secret after ten wrong ones in a row: %d, want 429", status)

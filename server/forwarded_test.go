@@ -105,7 +105,7 @@ func TestForgedForwardingHeadersChangeNothingWithoutATrustedProxy(t *testing.T) 
 	c := clientFrom("127.0.0.2")
 	for i := range 10 {
 		h := map[string]string{"X-Forwarded-For": "203.0.113." + string(rune('0'+i)), "Forwarded": "for=198.51.100." + string(rune('0'+i))}
-		if status := grantWith(t, c, addr, "wrong", h); status != http.StatusBadRequest {
+		if status := grantWith(t, c, addr, "wrong-"+strconv.Itoa(i), h); status != http.StatusBadRequest {
 			t.Fatalf("wrong password %d: %d", i+1, status)
 		}
 	}
@@ -131,7 +131,7 @@ func TestBehindATrustedProxyEachClientIsItself(t *testing.T) {
 	proxy := forwardingProxy(t, addr, "")
 	one, two := clientFrom("127.0.0.2"), clientFrom("127.0.0.3")
 	for i := range 10 {
-		if status := grantWith(t, one, proxy, "wrong", nil); status != http.StatusBadRequest {
+		if status := grantWith(t, one, proxy, "wrong-"+strconv.Itoa(i), nil); status != http.StatusBadRequest {
 			t.Fatalf("wrong password %d: %d", i+1, status)
 		}
 	}
@@ -258,7 +258,7 @@ func TestAClientsOwnForwardedLosesToTheProxysXForwardedFor(t *testing.T) {
 	c := clientFrom("127.0.0.2")
 	var got []int
 	for i := range 6 {
-		got = append(got, grantWith(t, c, proxy, "wrong", map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}))
+		got = append(got, grantWith(t, c, proxy, "wrong-"+strconv.Itoa(i), map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}))
 	}
 	if want := []int{400, 400, 400, 429, 429, 429}; !slices.Equal(got, want) {
 		t.Fatalf("six token requests, each with its own Forwarded: %v, want %v", got, want)
@@ -270,7 +270,7 @@ func TestAClientsOwnForwardedLosesToTheProxysXForwardedFor(t *testing.T) {
 	addr, _ = listenWith(t, Options{TrustedProxies: trusted(t, "127.0.0.1"), TokenRate: -1})
 	proxy = forwardingProxy(t, addr, "")
 	for i := range 10 {
-		if status := grantWith(t, c, proxy, "wrong", map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}); status != http.StatusBadRequest {
+		if status := grantWith(t, c, proxy, "wrong-"+strconv.Itoa(i), map[string]string{"Forwarded": "for=198.51.100." + strconv.Itoa(i)}); status != http.StatusBadRequest {
 			t.Fatalf("wrong password %d: %d", i+1, status)
 		}
 	}
@@ -336,7 +336,7 @@ func TestIPv6ClientsAreCountedByTheirSlash64(t *testing.T) {
 	c := clientFrom("127.0.0.1")
 	from := func(a string) map[string]string { return map[string]string{"X-Forwarded-For": a} }
 	for i := range 10 {
-		if status := grantWith(t, c, addr, "wrong", from(fmt.Sprintf("2001:db8:1:2::%x", i+1))); status != http.StatusBadRequest {
+		if status := grantWith(t, c, addr, "wrong-"+strconv.Itoa(i), from(fmt.Sprintf("2001:db8:1:2::%x", i+1))); status != http.StatusBadRequest {
 			t.Fatalf("wrong password %d: %d", i+1, status)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -32,8 +33,8 @@ func TestAScrapeShowsRequestsGrantsLockoutsTokensAndEvents(t *testing.T) {
 	if status, _, _ := grant(t, c, addr, "pass", "user"); status != http.StatusOK {
 		t.Fatal("grant")
 	}
-	for range 10 {
-		grant(t, c, addr, "pass", "wrong-password")
+	for i := range 10 {
+		grant(t, c, addr, "pass", "wrong-password-"+strconv.Itoa(i))
 	}
 	grant(t, c, addr, "pass", "user") // locked: 429
 	for _, path := range []string{"/api", "/api/events", "/api/events", "/api/events/999", "/nowhere", "/docs/index.html", "/healthz"} {

@@ -104,7 +104,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	addr := fs.String("addr", ":8080", "address to listen on, HOST:PORT")
 	file := fs.String("config", "", "configuration file of clients and accounts (default: the embedded demo credentials)")
 	demoEvents := fs.Int("demo-events", 25, "number of sample events to start with, managed in turn by each account (0: none, at most 1000000)")
-	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint (0: no limit)")
+	loginFailures := fs.Int("login-failures", throttle.DefaultFailures, "failed authentications of one user or client from one address that lock them out of the token endpoint; a wrong secret among the last three tried counts once (0: no limit)")
 	loginWindow := fs.Duration("login-window", throttle.DefaultWindow, "the time within which -login-failures count (at most 24h)")
 	loginLockout := fs.Duration("login-lockout", throttle.DefaultLockout, "how long a lockout lasts, 429 with Retry-After (at most 24h)")
 	loginKeys := fs.Int("login-keys", throttle.DefaultMaxKeys, "how many users and clients, by address, the lockout remembers at most (some 300 bytes each); past it the least recently seen is forgotten")

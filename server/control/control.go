@@ -336,7 +336,7 @@ func (c *Control) authenticate(ctx *fiber.Ctx) error {
 		c.failures.Succeeded(key)
 		return ctx.Next()
 	}
-	c.failures.Failed(key)
+	c.failures.Failed(key, ctx.Get(fiber.HeaderAuthorization))
 	ctx.Set(fiber.HeaderWWWAuthenticate, fmt.Sprintf("Bearer realm=%q", Realm))
 	return &apiError{Status: http.StatusUnauthorized, Code: "unauthorized", Description: "the control API needs its token: send Authorization: Bearer TOKEN (the -control-token of eventsvc serve)"}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -186,8 +187,8 @@ func TestResetPutsTheStartStateBack(t *testing.T) {
 	if status, e := r.publicCall(t, http.MethodPut, "/api/events/2", token, newEvent); status != http.StatusOK || e["name"] == original["name"] {
 		t.Fatalf("update of a start event = %d %v", status, e)
 	}
-	for range 3 {
-		r.login(t, "wrong")
+	for i := range 3 {
+		r.login(t, "wrong-"+strconv.Itoa(i))
 	}
 	if status, _ := r.login(t, "user"); status != http.StatusTooManyRequests {
 		t.Fatalf("after 3 failures, login = %d, want 429", status)

@@ -209,7 +209,7 @@ func TestEveryOperationDocumentsTheRefusalsItGets(t *testing.T) {
 
 	open := newRig(t, "")
 	guarded := newRig(t, "a-control-token-of-the-test")
-	for _, op := range ops {
+	for i, op := range ops {
 		for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests} {
 			if !documents(op, status) {
 				t.Errorf("%s %s does not document %d", op.method, op.path, status)
@@ -218,7 +218,11 @@ func TestEveryOperationDocumentsTheRefusalsItGets(t *testing.T) {
 		if got := send(open, op, map[string]string{"Origin": "http://page.example"}, ""); got != http.StatusForbidden {
 			t.Errorf("%s %s from a web page = %d, want 403", op.method, op.path, got)
 		}
-		// Without the token: 401, until the address is locked out, then 429.
+		// With a wrong token, a new one each time: 401, until the
+		// address is locked out, then 429.
+		if got := send(guarded, op, map[string]string{"Authorization": "Bearer wrong-" + strconv.Itoa(i)}, ""); got != http.StatusUnauthorized && got != http.StatusTooManyRequests {
+			t.Errorf("%s %s with a wrong control token = %d, want 401 or 429", op.method, op.path, got)
+		}
 		if got := send(guarded, op, nil, ""); got != http.StatusUnauthorized && got != http.StatusTooManyRequests {
 			t.Errorf("%s %s without the control token = %d, want 401 or 429", op.method, op.path, got)
 		}

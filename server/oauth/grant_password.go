@@ -50,7 +50,7 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 	}
 	acc, err := e.Accounts.Authenticate(username, password)
 	if err != nil {
-		if gerr := e.end("user", key, false); gerr != nil {
+		if gerr := e.end("user", key, false, password); gerr != nil {
 			return Issued{}, gerr
 		}
 		if errors.Is(err, account.ErrBadCredentials) {
@@ -58,7 +58,7 @@ func (e *TokenEndpoint) passwordGrant(remote string, client Client, form url.Val
 		}
 		return Issued{}, fmt.Errorf("authenticate account: %w", err)
 	}
-	if err := e.end("user", key, true); err != nil {
+	if err := e.end("user", key, true, ""); err != nil {
 		return Issued{}, err
 	}
 	issued, err := e.Store.Issue(Grant{

@@ -170,7 +170,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 	}
 	if err != nil {
-		if gerr := e.end("client", key, false); gerr != nil {
+		if gerr := e.end("client", key, false, tries[0].secret); gerr != nil {
 			return Client{}, gerr
 		}
 		if errors.Is(err, ErrClientNotAuthenticated) {
@@ -178,7 +178,7 @@ func (e *TokenEndpoint) authenticateClient(remote, authorization string) (Client
 		}
 		return Client{}, fmt.Errorf("authenticate client: %w", err)
 	}
-	if err := e.end("client", key, true); err != nil {
+	if err := e.end("client", key, true, ""); err != nil {
 		return Client{}, err
 	}
 	return client, nil
@@ -234,13 +234,13 @@ func (e *TokenEndpoint) pass(who string, key throttle.Key) error {
 	return nil
 }
 
-// end ends an attempt of reserve, and tells OnLockout when its failure
-// locked the key.
-func (e *TokenEndpoint) end(who string, key throttle.Key, succeeded bool) error {
+// end ends an attempt of reserve, failed with the secret wrong or
+// succeeded, and tells OnLockout when its failure locked the key.
+func (e *TokenEndpoint) end(who string, key throttle.Key, succeeded bool, wrong string) error {
 	if e.Guard == nil {
 		return nil
 	}
-	locked, err := e.Guard.End(key, succeeded)
+	locked, err := e.Guard.End(key, succeeded, wrong)
 	if err != nil {
 		return fmt.Errorf("count a login attempt: %w", err)
 	}

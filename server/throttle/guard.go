@@ -21,9 +21,10 @@ type Guard interface {
 	// and nothing is reserved.
 	Pass(key Key) (left time.Duration, ok bool, err error)
 	// End ends an attempt of Begin: Throttle.Succeeded when succeeded,
-	// Throttle.Failed otherwise. It reports whether this failure locked
-	// the key out.
-	End(key Key, succeeded bool) (locked bool, err error)
+	// Throttle.Failed with the wrong secret otherwise (a wrong secret
+	// tried lately counts once, RecentWrong). It reports whether this
+	// failure locked the key out.
+	End(key Key, succeeded bool, wrong string) (locked bool, err error)
 }
 
 var _ Guard = (*Throttle)(nil)
@@ -49,7 +50,7 @@ func (t *Throttle) Pass(key Key) (time.Duration, bool, error) {
 	if left, ok := t.allowed(e, t.clock.Now()); !ok {
 		return left, false, nil
 	}
-	e.failures = 0
+	e.failures, e.wrong = 0, nil
 	if e.pending == 0 {
 		t.entries.remove(key)
 	}
@@ -59,12 +60,12 @@ func (t *Throttle) Pass(key Key) (time.Duration, bool, error) {
 // End implements Guard with Succeeded or Failed; it never fails. The key
 // was locked by this failure when it is refused for longer than Busy
 // right after it.
-func (t *Throttle) End(key Key, succeeded bool) (bool, error) {
+func (t *Throttle) End(key Key, succeeded bool, wrong string) (bool, error) {
 	if succeeded {
 		t.Succeeded(key)
 		return false, nil
 	}
-	t.Failed(key)
+	t.Failed(key, wrong)
 	left, ok := t.Check(key)
 	return !ok && left > Busy, nil
 }

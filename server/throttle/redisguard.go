@@ -24,7 +24,8 @@ const RedisBackend = "redis (lockout)"
 //     reserves), so that however many attempts reach however many
 //     replicas at once, at most Failures are checked in a window;
 //   - keys are the hex of the Key, a digest: no username or address is
-//     in Redis;
+//     in Redis, and of the latest wrong secrets only short keyed digests
+//     (RecentWrong);
 //   - every key expires (the window and the lockout together, as
 //     Throttle forgets a key), so that the keys are bounded by the
 //     attempts of that time, and an attempt reserved by a replica that
@@ -32,6 +33,7 @@ const RedisBackend = "redis (lockout)"
 //
 // Times come from the injected clock, as in Throttle.
 type RedisGuard struct {
+	tags    tagger // a replica's own: a wrong secret repeated through two replicas counts twice
 	client  redis.UniversalClient
 	prefix  string
 	limits  Limits
@@ -51,7 +53,7 @@ func NewRedisGuard(client redis.UniversalClient, prefix string, l Limits, c cloc
 	if prefix == "" {
 		prefix = "eventsvc:"
 	}
-	return &RedisGuard{client: client, prefix: prefix, limits: l, clock: c, timeout: timeout}
+	return &RedisGuard{tags: newTagger(), client: client, prefix: prefix, limits: l, clock: c, timeout: timeout}
 }
 
 var _ Guard = (*RedisGuard)(nil)
@@ -89,21 +91,30 @@ return {1, 0}
 `)
 
 // failedScript is Throttle.Failed: ARGV now, failures, window, lockout,
-// the keys' TTL in ms.
+// the keys' TTL in ms, the wrong secret's tag, RecentWrong. The tags of
+// the latest wrong secrets are the entry's "wrong", comma-separated.
 var failedScript = redis.NewScript(`
 local now = tonumber(ARGV[1])
 local limit, window, lockout = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local tag, recent = ARGV[6], tonumber(ARGV[7])
 redis.call('ZPOPMIN', KEYS[2])
-local h = redis.call('HMGET', KEYS[1], 'failures', 'since')
-local failures, since = tonumber(h[1]) or 0, tonumber(h[2]) or 0
-if failures == 0 or now - since > window then failures, since = 0, now end
+local h = redis.call('HMGET', KEYS[1], 'failures', 'since', 'wrong')
+local failures, since, wrong = tonumber(h[1]) or 0, tonumber(h[2]) or 0, h[3] or ''
+if failures == 0 or now - since > window then failures, since, wrong = 0, now, '' end
+local tags = {}
+for t in string.gmatch(wrong, '[^,]+') do
+  if t == tag then return 0 end
+  table.insert(tags, t)
+end
+while #tags >= recent do table.remove(tags, 1) end
+table.insert(tags, tag)
 failures = failures + 1
 local locked = 0
 if failures >= limit then
   redis.call('HSET', KEYS[1], 'blocked', now + lockout)
-  failures, locked = 0, 1
+  failures, locked, tags = 0, 1, {}
 end
-redis.call('HSET', KEYS[1], 'failures', failures, 'since', since)
+redis.call('HSET', KEYS[1], 'failures', failures, 'since', since, 'wrong', table.concat(tags, ','))
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return locked
 `)
@@ -155,7 +166,7 @@ func (g *RedisGuard) Pass(key Key) (time.Duration, bool, error) {
 }
 
 // End implements Guard.
-func (g *RedisGuard) End(key Key, succeeded bool) (bool, error) {
+func (g *RedisGuard) End(key Key, succeeded bool, wrong string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.timeout)
 	defer cancel()
 	var locked int
@@ -164,7 +175,8 @@ func (g *RedisGuard) End(key Key, succeeded bool) (bool, error) {
 		err = succeededScript.Run(ctx, g.client, g.keys(key)).Err()
 	} else {
 		locked, err = failedScript.Run(ctx, g.client, g.keys(key), g.clock.Now().UnixMilli(),
-			g.limits.Failures, g.limits.Window.Milliseconds(), g.limits.Lockout.Milliseconds(), g.keyTTL()).Int()
+			g.limits.Failures, g.limits.Window.Milliseconds(), g.limits.Lockout.Milliseconds(), g.keyTTL(),
+			g.tags.tag(key, wrong), RecentWrong).Int()
 	}
 	if err != nil {
 		return false, backend.Unavailable(RedisBackend, "count a login attempt", err)

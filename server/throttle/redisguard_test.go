@@ -45,7 +45,7 @@ func failOn(t *testing.T, g Guard, key Key) bool {
 	if !ok {
 		return false
 	}
-	if _, err := g.End(key, false); err != nil {
+	if _, err := g.End(key, false, guess()); err != nil {
 		t.Fatal(err)
 	}
 	return true
@@ -91,7 +91,7 @@ func TestRedisGuardSuccessForgetsAndOldFailuresDoNotAddUp(t *testing.T) {
 	if _, ok, _ := g.Begin(a); !ok {
 		t.Fatal("refused after 2 of 3")
 	}
-	if _, err := g.End(a, true); err != nil {
+	if _, err := g.End(a, true, ""); err != nil {
 		t.Fatal(err)
 	}
 	failOn(t, g, a)
@@ -123,7 +123,7 @@ func TestGuardsPassForgetsTheFailures(t *testing.T) {
 		if _, ok, _ := g.Begin(a); !ok {
 			t.Fatalf("%s: failures before a Pass added up to a lockout", name)
 		}
-		g.End(a, false)
+		g.End(a, false, guess())
 		if left, ok, _ := g.Pass(a); ok || left != time.Hour {
 			t.Fatalf("%s: Pass of a locked key: %v, %v left; want refused for 1h", name, ok, left)
 		}
@@ -215,7 +215,7 @@ func TestRedisGuardUnavailableRefuses(t *testing.T) {
 	if _, ok, err := g.Pass(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("Pass: ok %v, err %v", ok, err)
 	}
-	if _, err := g.End(KeyOf("a"), false); !errors.Is(err, backend.ErrUnavailable) {
+	if _, err := g.End(KeyOf("a"), false, guess()); !errors.Is(err, backend.ErrUnavailable) {
 		t.Fatalf("End: %v", err)
 	}
 	proxy.Restore()
@@ -240,10 +240,49 @@ func TestEndTellsTheFailureThatLocks(t *testing.T) {
 			if _, ok, err := g.Begin(a); !ok || err != nil {
 				t.Fatalf("%s: attempt %d refused: %v", name, i, err)
 			}
-			locked, err := g.End(a, false)
+			locked, err := g.End(a, false, guess())
 			if err != nil || locked != (i == 3) {
 				t.Errorf("%s: failure %d: locked %v, %v; want %v", name, i, locked, err, i == 3)
 			}
+		}
+	}
+}
+
+// TestAWrongSecretTriedLatelyCountsOnce: on both Guards, the same wrong
+// secret again and again counts as one failure, as long as it is one of
+// the key's RecentWrong latest; every new guess counts, and one older
+// than those counts again.
+func TestAWrongSecretTriedLatelyCountsOnce(t *testing.T) {
+	c := clock.NewManual(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	gs, _, _ := redisGuards(t, limits(5, time.Minute, time.Minute), c, 1)
+	for name, g := range map[string]Guard{"memory": New(limits(5, time.Minute, time.Minute), c), "redis": gs[0]} {
+		try := func(key Key, wrong string) bool {
+			t.Helper()
+			_, ok, err := g.Begin(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				return false
+			}
+			if _, err := g.End(key, false, wrong); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		}
+		a := KeyOf(name, "a")
+		for i := range 50 {
+			if !try(a, []string{"stale", "user-wrong", "pass"}[i%3]) {
+				t.Fatalf("%s: the same three wrong secrets, attempt %d refused", name, i+1)
+			}
+		}
+		// A new guess is the fourth failure; then "stale", three others
+		// after it, is the fifth, which locks the key.
+		if !try(a, "new-1") || !try(a, "stale") {
+			t.Fatalf("%s: refused before the fifth failure", name)
+		}
+		if try(a, "pass") {
+			t.Errorf("%s: five failures do not lock the key", name)
 		}
 	}
 }

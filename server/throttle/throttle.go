@@ -7,14 +7,19 @@
 // critical section as the decision to let it through: the failures of the
 // window and the attempts still in progress together never exceed the
 // limit, so however many requests arrive at once, at most the allowed
-// number are checked in a window. A success forgets the failures. The keys
+// number are checked in a window. A success forgets the failures, and a
+// wrong secret that failed lately counts once (RecentWrong). The keys
 // are fixed-size digests and their number is bounded (the least recently
 // used is forgotten first), so that a flood of failures with huge or unique
 // names cannot grow the memory without bound.
 package throttle
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,6 +62,33 @@ func KeyOf(parts ...string) Key {
 	return k
 }
 
+// RecentWrong is how many of a key's latest wrong secrets are
+// remembered, as short keyed digests (never the secrets): a failure with
+// one of them again does not count, so that a client that retries a
+// stale password, or a test suite run again and again with the same
+// wrong credentials, is not locked out by repeating itself, while every
+// new guess counts (as Microsoft Entra ID's smart lockout does).
+const RecentWrong = 3
+
+// tagger makes the short digests of wrong secrets: 4 bytes of an
+// HMAC-SHA256 under a key drawn at random for each Throttle or
+// RedisGuard, too short to tell anything of a secret.
+type tagger struct{ key [32]byte }
+
+func newTagger() tagger {
+	var t tagger
+	_, _ = rand.Read(t.key[:])
+	return t
+}
+
+// tag is the digest of wrong, tried as the secret of key.
+func (t tagger) tag(key Key, wrong string) uint32 {
+	m := hmac.New(sha256.New, t.key[:])
+	_, _ = m.Write(key[:])
+	_, _ = m.Write([]byte(wrong))
+	return binary.BigEndian.Uint32(m.Sum(nil))
+}
+
 // Limits configure a Throttle.
 type Limits struct {
 	// Failures within Window lock a key for Lockout. At least 1.
@@ -72,6 +104,7 @@ type Limits struct {
 type Throttle struct {
 	limits Limits
 	clock  clock.Clock
+	tags   tagger
 
 	mu      sync.Mutex
 	entries *lru[Key, *entry]
@@ -83,6 +116,7 @@ type entry struct {
 	since        time.Time // the first failure of the window
 	blockedUntil time.Time
 	touched      time.Time // the last use
+	wrong        []uint32  // the tags of the latest wrong secrets, at most RecentWrong
 }
 
 // Busy is how long a caller is asked to wait when the attempts in progress
@@ -94,7 +128,7 @@ const Busy = time.Second
 func New(l Limits, c clock.Clock) *Throttle {
 	l.Failures = max(l.Failures, 1)
 	l.MaxKeys = max(l.MaxKeys, 1)
-	return &Throttle{limits: l, clock: c, entries: newLRU[Key, *entry](l.MaxKeys)}
+	return &Throttle{limits: l, clock: c, tags: newTagger(), entries: newLRU[Key, *entry](l.MaxKeys)}
 }
 
 // Reserve decides whether key may make one more attempt and, when it may,
@@ -151,30 +185,40 @@ func (t *Throttle) Succeeded(key Key) {
 		return
 	}
 	e.pending = max(e.pending-1, 0)
-	e.failures, e.blockedUntil = 0, time.Time{}
+	e.failures, e.blockedUntil, e.wrong = 0, time.Time{}, nil
 	if e.pending == 0 {
 		t.entries.remove(key)
 	}
 }
 
-// Failed ends an attempt of Reserve that failed: it counts as a failure of
-// key, and locks the key when that makes too many in the window.
-func (t *Throttle) Failed(key Key) {
+// Failed ends an attempt of Reserve that failed with the secret wrong:
+// it counts as a failure of key, unless wrong is one of the key's latest
+// wrong secrets (RecentWrong), and locks the key when that makes too many
+// in the window.
+func (t *Throttle) Failed(key Key, wrong string) {
 	if t == nil {
 		return
 	}
+	tag := t.tags.tag(key, wrong)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.clock.Now()
 	e := t.touch(key, now) // a key forgotten meanwhile starts again
 	e.pending = max(e.pending-1, 0)
 	if e.failures == 0 || now.Sub(e.since) > t.limits.Window {
-		e.failures, e.since = 0, now
+		e.failures, e.since, e.wrong = 0, now, e.wrong[:0]
 	}
+	if slices.Contains(e.wrong, tag) {
+		return // tried lately: no new guess
+	}
+	if len(e.wrong) == RecentWrong {
+		e.wrong = e.wrong[1:]
+	}
+	e.wrong = append(e.wrong, tag)
 	e.failures++
 	if e.failures >= t.limits.Failures {
 		e.blockedUntil = now.Add(t.limits.Lockout)
-		e.failures = 0
+		e.failures, e.wrong = 0, e.wrong[:0]
 	}
 }
 

@@ -16,13 +16,19 @@ func limits(failures int, window, lockout time.Duration) Limits {
 	return Limits{Failures: failures, Window: window, Lockout: lockout, MaxKeys: DefaultMaxKeys}
 }
 
-// fail makes one attempt of key that fails, and reports whether it was let
-// through.
+// guesses numbers the wrong secrets of the tests, each a new guess.
+var guesses atomic.Int64
+
+// guess is a wrong secret not tried before.
+func guess() string { return fmt.Sprintf("guess-%d", guesses.Add(1)) }
+
+// fail makes one attempt of key that fails, with a new wrong secret, and
+// reports whether it was let through.
 func fail(th *Throttle, key Key) bool {
 	if _, ok := th.Reserve(key); !ok {
 		return false
 	}
-	th.Failed(key)
+	th.Failed(key, guess())
 	return true
 }
 
@@ -128,7 +134,7 @@ func TestConcurrentAttemptsAreLetThroughAtMostTheAllowedNumberOfTimes(t *testing
 		t.Fatalf("with 10 attempts in progress: allowed %v, %v left, want refused for %v", ok, left, Busy)
 	}
 	for i := 0; i < 10; i++ {
-		th.Failed(KeyOf("shared"))
+		th.Failed(KeyOf("shared"), guess())
 	}
 	if left, ok := th.Check(KeyOf("shared")); ok || left <= Busy {
 		t.Fatalf("after they failed: allowed %v, %v left, want locked for about 1h", ok, left)
@@ -161,7 +167,7 @@ func TestTheLeastRecentlyUsedKeyIsForgottenFirst(t *testing.T) {
 	}
 	th.Reserve(KeyOf("a")) // refused, and now the most recently used
 	th.Reserve(KeyOf("d")) // forgets b
-	th.Failed(KeyOf("d"))
+	th.Failed(KeyOf("d"), guess())
 	if th.Len() != 3 {
 		t.Fatalf("Len %d, want 3", th.Len())
 	}
