@@ -34,6 +34,7 @@ func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Reda
 		Accounts:  []string{c.Username, c.OtherUsername},
 		Redactor:  redactor,
 		Origins:   t.Origins,
+		DeadLinks: t.DeadLinks,
 		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
 		Follow:    true,
 		Workers:   min(max(8, 4*concurrency), 64),
@@ -61,13 +62,14 @@ func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
 		return steps.ScriptOf(t, redactor, title, log, holders)
 	}
-	told := func(p audit.Place, rule string) bool {
+	told := func(f *audit.Finding) bool {
+		p := f.Place
 		for _, s := range scenarios {
-			if s.Name == p.Name && (s.File == p.File || strings.HasSuffix(p.File, "/"+s.File)) && slices.Contains(s.Blamed(), rule) {
+			if s.Name == p.Name && (s.File == p.File || strings.HasSuffix(p.File, "/"+s.File)) && slices.Contains(s.Blamed(), f.Rule) {
 				return true
 			}
 		}
-		return false
+		return f.AtDeadLink(t.DeadLinks)
 	}
 	return report.Audited(a, plan, script, told)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/bound"
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -73,6 +74,7 @@ type scenarioRun struct {
 	skip      string // why a step or hook skipped it
 	err       error
 	repro     *steps.Reproduction // of the first failed step
+	deadLink  string              // why its first failure checked nothing
 }
 
 // wrap adds the collector's hooks around inner's.
@@ -110,6 +112,9 @@ func (c *collector) wrap(inner func(*godog.ScenarioContext)) func(*godog.Scenari
 					// An answer cut is the step's failure, whatever
 					// else the step met on the way.
 					status, err = godog.StepFailed, cut
+				} else if dead := steps.DeadLinkOf(ctx); dead != nil {
+					// A failure at a dead link checked nothing.
+					err = dead
 				}
 				c.step(run, st, status, err)
 			}
@@ -176,9 +181,12 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 			Required() bool
 		}
 		var cut *bound.CutError
+		var dead *deadlink.Error
 		switch {
 		case errors.As(err, &cut):
 			sr.AnswerCut = true // a finding of its own kind: no rule
+		case errors.As(err, &dead):
+			sr.DeadLink = c.redactor.String(dead.Error()) // not checked: the run tells the link once
 		case errors.As(err, &broken):
 			sr.Rules, sr.Required = broken.BrokenRules(), broken.Required()
 		}
@@ -218,6 +226,12 @@ func (c *collector) end(run *scenarioRun) {
 	r.Steps = run.steps
 	failedNow := false
 	for _, s := range run.steps {
+		if s.Status == "failed" && s.DeadLink != "" {
+			// The first failure was at a dead link: nothing was checked.
+			run.skip = selection.ReasonDeadLink
+			run.deadLink = s.DeadLink
+			break
+		}
 		if s.Status == "failed" || s.Status == "undefined" || s.Status == "pending" || s.Status == "ambiguous" {
 			failedNow = true
 			if r.Failure == nil {
@@ -267,6 +281,8 @@ func (c *collector) end(run *scenarioRun) {
 			}
 		}
 		switch run.skip {
+		case selection.ReasonDeadLink:
+			r.Detail = run.deadLink
 		case selection.ReasonThrottle:
 			r.Detail = c.throttle.Throttled().Error()
 		case selection.ReasonUnreachable:

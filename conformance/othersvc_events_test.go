@@ -45,6 +45,9 @@ func (o *otherSvc) api(w http.ResponseWriter, r *http.Request, p string) {
 	case !get && user == "" && o.guarded(r, p),
 		o.flaws.invalidTokenRefused && user == "" && strings.HasPrefix(r.Header.Get("Authorization"), "Bearer "):
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
+	case get && rest == "" && o.flaws.rootNeedsToken && user == "":
+		w.Header().Set("WWW-Authenticate", `Bearer realm="events"`)
+		otherError(w, http.StatusUnauthorized, "a valid bearer token is needed")
 	case get && rest == "":
 		o.root(w)
 	case get && user == "" && (rest == "/events" && o.flaws.listNeedsToken || isEvent && o.flaws.readNeedsToken):
@@ -107,7 +110,7 @@ func (o *otherSvc) read(w http.ResponseWriter, id, user string) {
 	switch {
 	case user != "" && (user == e.manager || o.flaws.updateLinkForAnyone) && o.flaws.updateLinkToList:
 		links["update-event"] = otherLink("/api/events") // built as create-new-event is
-	case user != "" && (user == e.manager || o.flaws.updateLinkForAnyone):
+	case user != "" && (user == e.manager || o.flaws.updateLinkForAnyone), o.flaws.updateLinkForEveryone:
 		links["update-event"] = otherLink(e.id)
 	case o.flaws.nullLinks:
 		links["update-event"] = nil // a link the caller may not have

@@ -125,5 +125,7 @@ type otherFlaws struct {
 	refreshLivesAnHour     bool          // a refreshed access token lives 3600 s and says so (TOK-5, LIM-1)
 	updateAnswerSelfToList bool          // the "self" of an update's answer leads to the list (API-10)
 	nextNeverEnds          bool          // a page past the last is served as the last, and every page links "next" (API-5)
+	updateLinkForEveryone  bool          // an event offers "update-event" to every caller, anonymous ones too (API-8)
+	rootNeedsToken         bool          // GET /api answers 401 with a bearer challenge without a valid token (API-1)
 	pastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

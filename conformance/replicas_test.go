@@ -316,8 +316,8 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	})
 	t.Run("failed logins over both replicas lock out after 10 in all", func(t *testing.T) {
 		onA.t, onB.t = t, t
-		wrong := url.Values{"grant_type": {"password"}, "username": {"third@email.com"}, "password": {"wrong"}}
 		for i := range 10 {
+			wrong := url.Values{"grant_type": {"password"}, "username": {"third@email.com"}, "password": {fmt.Sprintf("wrong-%d", i)}}
 			if status, body := []api{onA, onB}[i%2].do("POST", "/oauth/token", "", wrong, ""); status != http.StatusBadRequest {
 				t.Fatalf("wrong password %d: %d %v", i+1, status, body)
 			}

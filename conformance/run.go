@@ -24,6 +24,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
@@ -178,11 +179,12 @@ func Run(o Options) (*report.Report, error) {
 		return nil, err
 	}
 
-	watch := &target.Watch{}
+	deadLinks := deadlink.NewLog(o.Target.BaseURL)
+	watch := &target.Watch{DeadLinks: deadLinks}
 	given := o.Target.Transport
 	o.Target.Transport = watch.Transport(given)
 	origins := &origin.Log{}
-	o.Target.Origins = origins
+	o.Target.Origins, o.Target.DeadLinks = origins, deadLinks
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
 	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
 	if err != nil {
@@ -257,12 +259,13 @@ func Run(o Options) (*report.Report, error) {
 	aud.Close()
 	scenarios := col.finish()
 	audited, checks := auditResults(aud, plan, scenarios, o.Target, redactor)
-	for _, r := range audited {
+	linked := report.DeadLinks(deadLinks.Links(), redactor.String)
+	for _, r := range append(audited, linked...) {
 		out.ScenarioEnded(r)
 	}
 	stop()
 	rep.Waits, rep.Waited = watch.SlowedDown()
-	rep.Scenarios = append(append(scenarios, x.Scenarios...), audited...)
+	rep.Scenarios = append(append(append(scenarios, x.Scenarios...), audited...), linked...)
 	foreign := origins.Foreign()
 	if x.Foreign != nil {
 		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens

@@ -71,6 +71,10 @@ func (s *scenario) followLink(rel string) error {
 		return err
 	}
 	address, err := x.link(rel)
+	if err != nil && rel == "events" && x.status/100 != 2 {
+		// Anyone reads the API root and finds the list there (API-1).
+		return requires(s.failf(x, "the API root answered %d, not the root to follow the \"events\" link from", x.status), "API-1")
+	}
 	if err != nil {
 		return s.about(x, err)
 	}
@@ -109,11 +113,12 @@ func (s *scenario) eventsAddress() (string, error) {
 		return "", err
 	}
 	if root.status != http.StatusOK {
-		return "", s.failf(root, "the API root answered %d", root.status)
+		// Anyone reads the API root and finds the list there (API-1).
+		return "", requires(s.failf(root, "the API root answered %d", root.status), "API-1")
 	}
 	address, err := root.link("events")
 	if err != nil {
-		return "", s.about(root, err)
+		return "", requires(s.about(root, err), "API-1")
 	}
 	s.eventsURL = address
 	s.target.Discovery.learn(s.base, "events", address)

@@ -16,6 +16,7 @@ import (
 	"github.com/gavv/httpexpect/v2"
 
 	"eventsvc/conformance/audit"
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
 )
@@ -118,6 +119,7 @@ func Initializer(target Target) func(*godog.ScenarioContext) {
 		s.registerClockSteps(sc)
 		s.registerControl(sc)
 		s.registerCuts(sc) // before the hooks that look at a step's failure
+		s.registerDeadLinks(sc)
 		s.registerContract(sc)
 		s.registerReproduction(sc)
 	}
@@ -235,6 +237,9 @@ func (s *scenario) failf(x *exchange, format string, args ...any) error {
 	msg := s.redactor.String(fmt.Sprintf(format, args...))
 	if x == nil {
 		return errors.New(msg)
+	}
+	if page := deadlink.ProxyPage(x.status, x.header); page != "" {
+		msg += " (" + page + ")"
 	}
 	if x.transcript == "" {
 		return &exchangeError{at: x.at, err: errors.New(msg)}

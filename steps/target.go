@@ -10,6 +10,7 @@ import (
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 )
 
@@ -52,6 +53,11 @@ type Target struct {
 	// Origins, when set, is told of every request of the run to another
 	// origin than the target's, which went without credentials.
 	Origins *origin.Log
+	// DeadLinks, when set, keeps the links of the target that lead
+	// outside BaseURL to nothing of the API (the watch of the run's
+	// answers tells it): a step that failed on one is not checked, with
+	// that reason, rather than failed (DeadLinkOf).
+	DeadLinks *deadlink.Log
 	// Timeout bounds every request, from its start to the end of its
 	// answer's body. Zero: bound.DefaultTimeout, 30 seconds.
 	Timeout time.Duration

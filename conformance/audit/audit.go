@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/hal"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
 	"eventsvc/internal/redact"
@@ -69,6 +71,10 @@ type Options struct {
 	// Origins, when set, is told of every link the audit follows to another
 	// origin than its world's, where it goes without credentials.
 	Origins *origin.Log
+	// DeadLinks, when set, is told of every link and Location that
+	// leads outside the run's base URL, and which answer offered it
+	// (deadlink.Log.Offered): a dead link names the link that led there.
+	DeadLinks *deadlink.Log
 	// Follow turns on following every link once a run (API-10, API-5).
 	Follow bool
 	// MaxFollows bounds the links followed in one world. Zero: 3000.
@@ -264,6 +270,7 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 	if o.url == nil {
 		return nil
 	}
+	s.a.noteOffers(o)
 	found := w.check(o)
 	for _, f := range found {
 		f.Place, f.at, f.scope = place, at, s
@@ -391,6 +398,47 @@ func (f *Finding) Log() []repro.Exchange {
 		return f.Followed
 	}
 	return append(f.scope.Log(f.at), f.Followed...)
+}
+
+// noteOffers tells Options.DeadLinks of the links and the Location of o
+// that lead outside the run's base URL.
+func (a *Audit) noteOffers(o *observed) {
+	dead := a.o.DeadLinks
+	if dead == nil {
+		return
+	}
+	from := o.x.Method + " " + o.url.EscapedPath()
+	offer := func(rel, href string) {
+		if u, ok := o.resolve(href); ok && !dead.Within(u) {
+			dead.Offered(u, rel, from)
+		}
+	}
+	if loc := o.x.RespHeader.Get("Location"); loc != "" {
+		offer("Location", loc)
+	}
+	if o.doc == nil {
+		return
+	}
+	for rel, href := range hal.Links(o.doc) {
+		offer(rel, href)
+	}
+	for _, item := range hal.Items(o.doc) {
+		offer("self", hal.Links(item)["self"])
+	}
+}
+
+// AtDeadLink reports whether the exchange the finding came from was at
+// a dead link of dead (package deadlink): the run tells that link once,
+// as API-10, and the finding says no more.
+func (f *Finding) AtDeadLink(dead *deadlink.Log) bool {
+	if dead == nil {
+		return false
+	}
+	log := f.Log()
+	if len(log) == 0 {
+		return false
+	}
+	return dead.DeadAt(log[len(log)-1].URL) != nil
 }
 
 // Take returns the findings of the scope about rules (all rules when none

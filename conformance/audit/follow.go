@@ -379,6 +379,7 @@ func (f *follower) do(j *job) {
 	if y.url == nil {
 		return
 	}
+	f.a.noteOffers(y)
 	chain := append(append([]repro.Exchange(nil), j.chain...), x.Exchange)
 	found := j.w.check(y)
 	if rf := j.w.leads(j, y); rf != nil {

@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -317,10 +319,12 @@ func (w *world) noteOffered(c caller, address string, offered bool, o *observed)
 // fault.
 func (w *world) offeredWithout(c caller, address, msg string) *Finding {
 	f := finding(wrongUpdateRule(c), "%s", msg)
+	rel := "update-event"
 	if strings.Contains(msg, "create-new-event") {
-		f.Rule = refusedRule(c, false)
+		f.Rule, rel = refusedRule(c, false), "create-new-event"
 	}
 	if c.class != callerAnonymous && c.class != callerValid {
+		w.probeAnonymous(address, rel)
 		f.stands = func() bool {
 			w.mu.Lock()
 			defer w.mu.Unlock()
@@ -328,6 +332,45 @@ func (w *world) offeredWithout(c caller, address, msg string) *Finding {
 		}
 	}
 	return f
+}
+
+// probeAnonymous reads address without credentials, once a run for each
+// relation, when the audit follows links and no anonymous caller was seen
+// offered rel there: whether an action offered a caller whose credentials
+// open nothing (the client's Basic ones, a refresh token) is offered to
+// everyone is then known when that caller's finding is weighed, however
+// the run's reads came in order.
+func (w *world) probeAnonymous(address, rel string) {
+	f := w.a.follow
+	if f == nil {
+		return
+	}
+	w.mu.Lock()
+	done := w.anonymousOffered[address] || w.anonymousProbed[rel+" "+address]
+	w.anonymousProbed[rel+" "+address] = true
+	w.mu.Unlock()
+	if done {
+		return
+	}
+	req, err := http.NewRequest(http.MethodGet, address, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Accept", "application/hal+json, application/json;q=0.9, */*;q=0.1")
+	resp, err := f.client(w).Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	var doc map[string]any
+	if resp.StatusCode/100 != 2 || json.NewDecoder(io.LimitReader(resp.Body, MaxFollowed)).Decode(&doc) != nil {
+		return
+	}
+	if _, ok := hal.Links(doc)[rel]; ok {
+		w.mu.Lock()
+		w.anonymousOffered[address] = true
+		w.mu.Unlock()
+	}
 }
 
 // notHonoured are the findings of an action not offered at address to

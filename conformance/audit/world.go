@@ -31,6 +31,10 @@ type world struct {
 	// "update-event"): offered to anyone, it was not for the credentials
 	// another caller sent.
 	anonymousOffered map[string]bool
+	// anonymousProbed are the relations and addresses read without
+	// credentials to tell whether they are offered to anyone
+	// (probeAnonymous).
+	anonymousProbed map[string]bool
 	// plainOffered are the addresses at which an account's token from a
 	// password grant, its scheme written "Bearer", was offered an
 	// action: a refreshed token or a scheme spelt otherwise not offered
@@ -56,7 +60,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // span is when a request was sent and its answer read.

@@ -92,9 +92,9 @@ func TestTheReferenceServerAnswersAsTheDocumentSays(t *testing.T) {
 	user, _ = tok["access_token"].(string) // the refresh revoked the first one
 	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=user@email.com&password=user", "myApp", "wrong")
 	c.send("POST", "/oauth/token", "", form, "grant_type=client_credentials", "myApp", "pass")
-	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x", "myApp", "pass")
-	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x", "myApp", "pass")
-	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x", "myApp", "pass") // 429
+	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x1", "myApp", "pass")
+	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x2", "myApp", "pass")
+	c.send("POST", "/oauth/token", "", form, "grant_type=password&username=nobody@example.com&password=x3", "myApp", "pass") // 429
 	c.send("GET", "/oauth/token", "", "", "")
 	c.send("GET", "/oauth/authorize?response_type=code&client_id=myApp", "", "", "")
 

@@ -42,6 +42,7 @@ func (r *runner) newRunAudit() *audit.Audit {
 		Accounts:  []string{c.Username, c.OtherUsername},
 		Redactor:  r.redactor,
 		Origins:   t.Origins,
+		DeadLinks: t.DeadLinks,
 		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
 		Follow:    true,
 		Workers:   max(4, 2*r.o.Concurrency), // following is waiting for answers
@@ -124,13 +125,13 @@ func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.Scena
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
 		return steps.ScriptOf(r.target, r.redactor, title, log, holders)
 	}
-	told := func(p audit.Place, rule string) bool {
+	told := func(f *audit.Finding) bool {
 		for _, s := range results {
-			if s.File == p.File && s.Line == p.Line && slices.Contains(s.Blamed(), rule) {
+			if s.File == f.Place.File && s.Line == f.Place.Line && slices.Contains(s.Blamed(), f.Rule) {
 				return true
 			}
 		}
-		return false
+		return f.AtDeadLink(r.target.DeadLinks)
 	}
 	return report.Audited(r.audit, nil, script, told)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/value"
 )
@@ -61,6 +62,9 @@ func (s *sequence) breaks(rule string, a *answer, format string, args ...any) *f
 	f := &finding{rule: rule, message: s.r.redactor.String(fmt.Sprintf(format, args...)), log: -1}
 	if a != nil {
 		f.log = a.log
+		if page := deadlink.ProxyPage(a.status, a.header); page != "" {
+			f.message += " (" + page + ")"
+		}
 	}
 	return f
 }
@@ -186,6 +190,9 @@ func (s *sequence) checkPage(a *answer, who, scheme string) *finding {
 		return s.breaks(s.tokenBlame(who, scheme, "API-4"), a, "the page does not offer \"create-new-event\" to %s, who holds a valid token; it offers %s", callerText(who), hal.RelNames(links))
 	case !holdsToken(who) && create:
 		r := anonymousRule(who, false)
+		if who != AsAnonymous && s.offeredToAnyone(a.url.String(), "create-new-event") {
+			r = "API-3" // offered to everyone: what who sent counted for nothing
+		}
 		s.checked(r)
 		return s.breaks(r, a, "the page offers \"create-new-event\" to %s, who holds no valid token", callerText(who))
 	}
@@ -201,6 +208,20 @@ func (s *sequence) checkPage(a *answer, who, scheme string) *finding {
 		}
 	}
 	return nil
+}
+
+// offeredToAnyone reports whether the answer to an anonymous read of
+// address offers rel: then a link offered to a caller who sent
+// credentials that open nothing (a refresh token, the client's Basic
+// credentials) is offered to everyone, and what that caller sent
+// counted for nothing; its fault is the link's rule, not theirs.
+func (s *sequence) offeredToAnyone(address, rel string) bool {
+	a, err := s.send(request{method: http.MethodGet, address: address})
+	if err != nil || a.status != http.StatusOK {
+		return false
+	}
+	_, ok := a.links()[rel]
+	return ok
 }
 
 // ownEvent is the sequence's event at address, or nil.
@@ -255,7 +276,7 @@ func (s *sequence) checkEvent(a *answer, who, scheme string, ev *event) *finding
 		return s.breaks(rule, a, "event #%d does not offer \"update-event\" to %s, who created it; it offers %s", s.index(ev)+1, callerText(who), hal.RelNames(links))
 	case !manages(who, ev) && offered:
 		rule := "API-8"
-		if who == AsRefresh || who == AsBasic {
+		if (who == AsRefresh || who == AsBasic) && !s.offeredToAnyone(a.url.String(), "update-event") {
 			rule = anonymousRule(who, false)
 		}
 		return s.breaks(rule, a, "event #%d offers \"update-event\" to %s, who does not manage it", s.index(ev)+1, callerText(who))

@@ -343,7 +343,7 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 			}
 		}
 	}
-	if len(s.done) == 0 && s.found == nil {
+	if len(s.done) == 0 && s.found == nil && s.dead == nil {
 		return nil
 	}
 	r.count(s.checks)

@@ -339,7 +339,7 @@ func TestALockoutThrottlesTheExploration(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 5, MaxActions: 300, Output: &out})
+	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 3, MaxActions: 300, Output: &out})
 	if !errors.Is(err, ErrThrottled) || rep == nil || rep.Outcome != report.OutcomeThrottled || rep.Findings() != 0 {
 		t.Fatalf("Run = %v, report %+v\n%s", err, rep, out.String())
 	}
@@ -496,5 +496,35 @@ func TestAChecksCountIsAJudgmentMade(t *testing.T) {
 		if r.ID == "API-5" && (r.Checks > 0 || r.Verdict == report.Passed) {
 			t.Errorf("API-5: %d checks, %s, of a list never read", r.Checks, r.Verdict)
 		}
+	}
+}
+
+// TestALinkOfferedToEveryoneIsBlamedOnItsRuleAlone: an event that offers
+// "update-event" to every caller, anonymous ones too, breaks API-8; the
+// callers who sent credentials that open nothing (the client's Basic
+// ones, a refresh token) were offered it as everyone is, which breaks no
+// rule of theirs (AUTH-1, TOK-13).
+func TestALinkOfferedToEveryoneIsBlamedOnItsRuleAlone(t *testing.T) {
+	everyone := flaw{name: "every event offers update-event to every caller", answer: func(_ *flawProxy, r *http.Request, _ []byte, status int, doc map[string]any) {
+		if r.Method != http.MethodGet || !eventPath.MatchString(r.URL.Path) || status != http.StatusOK {
+			return
+		}
+		links, _ := doc["_links"].(map[string]any)
+		if links != nil {
+			links["update-event"] = links["self"]
+		}
+	}}
+	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, everyone)), Seed: 3, MaxActions: 300, Output: io.Discard})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v", err)
+	}
+	blamed := map[string]bool{}
+	for _, s := range rep.Scenarios {
+		for _, r := range s.Blamed() {
+			blamed[r] = true
+		}
+	}
+	if !blamed["API-8"] || blamed["AUTH-1"] || blamed["TOK-13"] || len(blamed) != 1 {
+		t.Errorf("the exploration blames %v, want API-8 alone", blamed)
 	}
 }

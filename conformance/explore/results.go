@@ -87,6 +87,8 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 		r.mu.Lock()
 		r.replays[s.n] = actions
 		r.mu.Unlock()
+	case s.dead != nil:
+		res.Verdict, res.Reason, res.Detail = report.NotRun, selection.ReasonDeadLink, r.redactor.String(s.dead.Error())
 	case s.lost != nil:
 		res.Verdict, res.Reason, res.Detail = report.NotRun, selection.ReasonUnreachable, s.lost.Error()
 		if r.watch.Throttled() != nil {

@@ -13,6 +13,7 @@ import (
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/bound"
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/repro"
 )
@@ -35,6 +36,9 @@ type sequence struct {
 	foundAt int
 	// lost is a request that got no answer: the sequence stopped.
 	lost error
+	// dead is the dead link of the target (package deadlink) an action
+	// failed at: the sequence stopped, having checked nothing there.
+	dead *deadlink.Error
 	// scope is the audit's scope of the sequence (audited.go).
 	scope *audit.Scope
 	// lane is set for a sequence that sends one of requests sent at
@@ -58,7 +62,7 @@ func (r *runner) newSequence(ctx context.Context, n int, rng *rand.Rand) *sequen
 // play runs a, unless the sequence has stopped. It returns whether the
 // sequence goes on.
 func (s *sequence) play(a Action) bool {
-	if s.found != nil || s.lost != nil {
+	if s.found != nil || s.lost != nil || s.dead != nil {
 		return false
 	}
 	from := len(s.log)
@@ -70,6 +74,10 @@ func (s *sequence) play(a Action) bool {
 		return true // nothing to do: an event the sequence does not have
 	}
 	s.done = append(s.done, done{action: a, from: from})
+	if link := s.deadLinkOf(f, err); link != nil {
+		s.dead = &deadlink.Error{Link: link, Err: err}
+		return false
+	}
 	var cut *bound.CutError
 	switch {
 	case errors.As(err, &cut):
@@ -82,6 +90,23 @@ func (s *sequence) play(a Action) bool {
 		s.found, s.foundAt = f, len(s.done)-1
 	}
 	return s.found == nil && s.lost == nil
+}
+
+// deadLinkOf is the dead link of the target the exchange of finding f,
+// or the last one sent when the action met the error err, was sent to,
+// if any.
+func (s *sequence) deadLinkOf(f *finding, err error) *deadlink.Link {
+	at := -1
+	switch {
+	case f != nil && f.log >= 0:
+		at = f.log
+	case f != nil || err != nil:
+		at = len(s.log) - 1
+	}
+	if at < 0 || at >= len(s.log) {
+		return nil
+	}
+	return s.r.target.DeadLinks.DeadAt(s.log[at].URL)
 }
 
 // auth is the Authorization header of who, with the scheme spelt as

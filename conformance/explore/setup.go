@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
@@ -44,8 +46,11 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 			stop()
 		}
 	}()
+	if t.DeadLinks == nil {
+		t.DeadLinks = deadlink.NewLog(t.BaseURL) // an exploration alone
+	}
 	r = &runner{
-		o: o, target: t, watch: &target.Watch{}, readOnly: o.ReadOnly,
+		o: o, target: t, watch: &target.Watch{DeadLinks: t.DeadLinks}, readOnly: o.ReadOnly,
 		redactor: redact.New(t.Credentials.Secrets()...),
 		base:     strings.TrimRight(t.BaseURL, "/"),
 		madeUp:   "made-up-" + t.RunID,
@@ -92,6 +97,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		return nil, stop, fmt.Errorf("GET %s answered %d without an \"events\" link: the list cannot be found (spec API-1)", r.root, root.status)
 	}
 	r.events, r.create = root.resolve(events), root.resolve(events)
+	if u, err := url.Parse(r.events); err == nil {
+		t.DeadLinks.Offered(u, "events", "GET "+root.url.EscapedPath())
+	}
 	c := t.Credentials
 	for _, acct := range []struct{ who, user, pass string }{{AsUser, c.Username, c.Password}, {AsOther, c.OtherUsername, c.OtherPass}} {
 		x, err := s.tokenRequest("", "grant_type", "password", "username", acct.user, "password", acct.pass)
@@ -125,7 +133,12 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if href, ok := list.links()["create-new-event"]; ok {
 		r.create = list.resolve(href)
 	}
-	if err := r.learnPaging(s); err != nil {
+	err = r.learnPaging(s)
+	if link := t.DeadLinks.DeadAt(r.events); link != nil {
+		// Every sequence would need the list: none runs.
+		return nil, stop, &deadlink.Error{Link: link, Err: err}
+	}
+	if err != nil {
 		return nil, stop, err
 	}
 	if th := r.watch.Throttled(); th != nil {

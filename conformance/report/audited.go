@@ -15,17 +15,17 @@ const maxAuditResults = 10
 
 // Audited reports what the audit a found that no step or action took, and
 // that told does not say already (the failure of the finding's scenario
-// that blames its rule): each finding as a failed result of its own (of
+// that blames its rule, or the finding of a dead link): each finding as a failed result of its own (of
 // each rule, the first maxAuditResults), the place whose exchange broke it as
 // its step, with its exchanges and the reproduction script makes of them.
 // checks is how many answers it checked against each rule. plan places
 // the findings' scenarios and steps.
-func Audited(a *audit.Audit, plan []*selection.Planned, script audit.ScriptFunc, told func(audit.Place, string) bool) (results []*ScenarioResult, checks map[string]int) {
+func Audited(a *audit.Audit, plan []*selection.Planned, script audit.ScriptFunc, told func(*audit.Finding) bool) (results []*ScenarioResult, checks map[string]int) {
 	checks = a.Checks()
 	failed := map[string]int{}
 	var last = map[string]*ScenarioResult{}
 	for _, f := range a.Unclaimed() {
-		if told != nil && told(f.Place, f.Rule) {
+		if told != nil && told(f) {
 			continue
 		}
 		failed[f.Rule]++

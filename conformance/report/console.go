@@ -103,6 +103,14 @@ func (c *Console) ScenarioEnded(r *ScenarioResult) {
 	fmt.Fprintln(c.w, line)
 }
 
+// Note prints a line of the run's own between the scenarios' lines, made
+// safe for a terminal.
+func (c *Console) Note(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintln(c.w, Visible(line))
+}
+
 // why is the reason a scenario was not run, safe for a terminal.
 func (c *Console) why(r *ScenarioResult) string {
 	if r.Detail != "" {

@@ -12,6 +12,7 @@ import (
 // Why rules of the specification were not checked (NotCheckedGroup.Why),
 // the group a reader can act on first first.
 const (
+	WhyDeadLink    = "dead link"     // their scenarios met a link that leads nowhere, told as API-10
 	WhyFailure     = "failure first" // their scenarios failed first, on another rule or in their setup
 	WhyThrottled   = "throttled"     // the target throttled the run before them
 	WhyUnreachable = "unreachable"   // the target stopped answering before them
@@ -36,6 +37,7 @@ var whyOrder = []struct {
 	// target can check: -fail-on-not-run does not fail for it.
 	beyond bool
 }{
+	{WhyDeadLink, []string{selection.ReasonDeadLink}, "their scenarios met a link of the target that leads nowhere, told as API-10: fix it, then run again", false},
 	{WhyFailure, []string{selection.ReasonNotChecked}, "their scenarios failed first, on another rule or in their setup: fix that, then run again", false},
 	{WhyThrottled, []string{selection.ReasonThrottle}, "the target throttled the run before them", false},
 	{WhyUnreachable, []string{selection.ReasonUnreachable}, "the target stopped answering before them", false},

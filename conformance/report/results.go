@@ -102,6 +102,9 @@ type StepResult struct {
 	// AnswerCut is true when an answer of the step was cut
 	// (Failure.AnswerCut).
 	AnswerCut bool
+	// DeadLink, when set, says that the step failed at a dead link of
+	// the target (deadlink.Error): it checked nothing.
+	DeadLink string
 }
 
 // Failure says where and how a scenario failed. Every text is masked.

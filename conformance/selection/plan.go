@@ -38,6 +38,9 @@ const (
 	ReasonNotChecked = "not checked"
 	// ReasonNotExplored: an exploration checks no answer against it.
 	ReasonNotExplored = "not explored"
+	// ReasonDeadLink: it met a link of the target that leads nowhere
+	// (package deadlink), told once as API-10.
+	ReasonDeadLink = "dead link"
 )
 
 // ReasonText says what a reason means, for people; "" for one it does not
@@ -59,6 +62,7 @@ var reasonText = map[string]string{
 	ReasonUnreachable: "the target stopped answering during the run",
 	ReasonNoStart:     "the run did not start",
 	ReasonNotExplored: "exploration does not check it; the scenarios do",
+	ReasonDeadLink:    "it met a link of the target that leads nowhere (API-10 tells it)",
 }
 
 // Planned is one scenario of a run (a scenario, or one example row of an

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/bound"
+	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
 	"eventsvc/steps"
@@ -44,11 +45,22 @@ func Preflight(target steps.Target, writes bool) (steps.Target, error) {
 		return target, nil
 	}
 	p := newPreflight(target)
-	if err := p.apiRoot(); err != nil {
+	demands, err := p.apiRoot("")
+	if err != nil && !demands {
 		return target, err // no credential is sent to what is not the API
 	}
 	user, other := p.accounts()
-	token, err := p.token(user)
+	token, terr := p.token(user)
+	if demands && terr == nil {
+		// A root that demands a token, and answers once one is sent,
+		// is the API, breaking API-1: the scenarios of API-1 tell it.
+		if _, err := p.apiRoot(token); err != nil {
+			return target, err
+		}
+	} else if demands {
+		return target, err
+	}
+	err = terr
 	c := target.Credentials
 	encodingChanges := url.QueryEscape(c.ClientID) != c.ClientID || url.QueryEscape(c.ClientSecret) != c.ClientSecret
 	if err != nil && encodingChanges && !c.BasicAsIs && errors.Is(err, errRefused) {
@@ -69,9 +81,13 @@ func Preflight(target steps.Target, writes bool) (steps.Target, error) {
 	var otherErr, bodyErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { _, otherErr = p.token(other) })
-	if writes {
-		wg.Go(func() { bodyErr = p.eventBody(token) })
-	}
+	wg.Go(func() {
+		resp, raw, err := p.eventsLink(token)
+		if err == nil && writes && !p.eventsDead {
+			err = p.eventBody(token, resp, raw)
+		}
+		bodyErr = err
+	})
 	wg.Wait()
 	if otherErr != nil {
 		return target, otherErr
@@ -90,12 +106,15 @@ func (refusal) Is(target error) bool { return target == errRefused }
 func (r refusal) Unwrap() error      { return r.error }
 
 type preflight struct {
-	target   steps.Target
-	client   *http.Client
-	guard    *origin.Guard // the client's transport
-	timeout  time.Duration // how long a request may take
-	redactor *redact.Redactor
-	events   string // the address of the event list, from GET /api
+	target steps.Target
+	// eventsDead is true when the events link of the API root leads
+	// nowhere (deadlink): the run goes on, and tells it as API-10.
+	eventsDead bool
+	client     *http.Client
+	guard      *origin.Guard // the client's transport
+	timeout    time.Duration // how long a request may take
+	redactor   *redact.Redactor
+	events     string // the address of the event list, from GET /api
 }
 
 func newPreflight(target steps.Target) *preflight {
@@ -125,6 +144,9 @@ func (p *preflight) failf(format string, args ...any) error {
 // network error is told with what to check.
 func (p *preflight) do(req *http.Request) (*http.Response, []byte, error) {
 	resp, err := p.client.Do(req)
+	if err != nil && !p.target.DeadLinks.Within(req.URL) {
+		return nil, nil, p.failf("cannot reach %s, an address a link of the target offers outside BASE_URL: %s", origin.Of(req.URL), networkHint(err, p.timeout))
+	}
 	if err != nil {
 		return nil, nil, p.failf("cannot reach %s: %s", p.target.BaseURL, networkHint(err, p.timeout))
 	}
@@ -178,17 +200,23 @@ func excerpt(body string) string {
 	return ": " + strings.Join(strings.Fields(body), " ")
 }
 
-// apiRoot reads GET /api, which must link to the events.
-func (p *preflight) apiRoot() error {
+// apiRoot reads GET /api, which must link to the events, with token
+// when it is not "". demands is true, with the error, when the root
+// answered 401 or 403 without a token and challenged for a bearer one:
+// it may be the API, breaking API-1, which a token then tells.
+func (p *preflight) apiRoot(token string) (demands bool, err error) {
 	root := p.target.BaseURL + "/api"
 	req, err := http.NewRequest(http.MethodGet, root, nil)
 	if err != nil {
-		return p.failf("%v", err)
+		return false, p.failf("%v", err)
 	}
 	req.Header.Set("Accept", "application/hal+json, application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, body, err := p.do(req)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var doc struct {
 		Links struct {
@@ -201,10 +229,12 @@ func (p *preflight) apiRoot() error {
 	if resp.StatusCode == http.StatusOK && jerr == nil && doc.Links.Events.Href != "" {
 		ref, err := url.Parse(doc.Links.Events.Href)
 		if err != nil {
-			return p.failf("GET %s: the events link %q is not an address", root, doc.Links.Events.Href)
+			return false, p.failf("GET %s: the events link %q is not an address", root, doc.Links.Events.Href)
 		}
-		p.events = resp.Request.URL.ResolveReference(ref).String()
-		return nil
+		events := resp.Request.URL.ResolveReference(ref)
+		p.events = events.String()
+		p.target.DeadLinks.Offered(events, "events", "GET "+req.URL.EscapedPath())
+		return false, nil
 	}
 	what := "an answer without _links.events"
 	if resp.StatusCode != http.StatusOK {
@@ -218,7 +248,57 @@ func (p *preflight) apiRoot() error {
 			hint = fmt.Sprintf("BASE_URL has the path %s: it must be the address under which /api is served, so that GET BASE_URL/api is the API root", u.Path)
 		}
 	}
-	return p.failf("%s is not the Event Service API: GET %s gave %s (%s)", p.target.BaseURL, root, what, hint)
+	if token != "" {
+		return false, p.failf("%s is not the Event Service API: GET %s gave %s without a token, and %s with the user's (%s)", p.target.BaseURL, root, "a refusal", what, hint)
+	}
+	// A refusal that challenges for a bearer token (RFC 6750 §3) is a
+	// resource server's: the run's token is asked for of it, at
+	// BASE_URL's token endpoint, and no credential goes to anything else.
+	demands = (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) &&
+		strings.HasPrefix(strings.ToLower(strings.TrimSpace(resp.Header.Get("WWW-Authenticate"))), "bearer")
+	if page := deadlink.ProxyPage(resp.StatusCode, resp.Header); page != "" {
+		hint += "; " + page
+	}
+	return demands, p.failf("%s is not the Event Service API: GET %s gave %s (%s)", p.target.BaseURL, root, what, hint)
+}
+
+// eventsLink reads the list the API root's events link names, with the
+// user's token, and returns the answer. When nothing of the API answers
+// there (deadlink), it returns none: the run goes on, and tells it as
+// API-10, once; the scenarios that need the list are not checked, for
+// that reason.
+func (p *preflight) eventsLink(token string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodGet, p.events, nil)
+	if err != nil {
+		return nil, nil, p.failf("%v", err)
+	}
+	req.Header.Set("Accept", "application/hal+json, application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Close = true // sent beside the other user's token request: see Preflight
+	resp, raw, err := p.do(req)
+	if p.target.DeadLinks.DeadAt(p.events) != nil {
+		p.eventsDead = true
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusUnauthorized, http.StatusForbidden:
+		return resp, raw, nil // the list, or a refusal the scenarios of API-2, API-4 and SVC-5 tell
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, raw, nil
+	}
+	p.eventsDead = true
+	rootPath := "/api"
+	if u, err := url.Parse(p.target.BaseURL); err == nil {
+		rootPath = u.EscapedPath() + "/api"
+	}
+	p.target.DeadLinks.NoteDead(&deadlink.Link{Address: p.events, Rel: "events", From: "GET " + rootPath,
+		Method: http.MethodGet, Status: resp.StatusCode, Header: resp.Header.Clone(), Body: string(raw[:min(len(raw), 512)]),
+		Answer: fmt.Sprintf("%s answered, not a page of the event list", resp.Status)})
+	return nil, nil, nil
 }
 
 // accounts are the run's user and other user.
@@ -282,23 +362,15 @@ func (p *preflight) token(who account) (string, error) {
 }
 
 // eventBody creates one event with the run's body, as the user, through
-// the list's create-new-event link. The event is named with the run mark.
-func (p *preflight) eventBody(token string) error {
+// the create-new-event link of the list the user read (resp, its body
+// raw). The event is named with the run mark.
+func (p *preflight) eventBody(token string, resp *http.Response, raw []byte) error {
 	source := "CONFORMANCE_EVENT_FILE"
 	body := p.target.EventBody
 	if len(body) == 0 {
 		source, body = "the default event body (set CONFORMANCE_EVENT_FILE to a body your deployment accepts)", []byte(steps.DefaultEventBody)
 	}
-	req, err := http.NewRequest(http.MethodGet, p.events, nil)
-	if err != nil {
-		return p.failf("%v", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Close = true // sent beside the other user's token request: see Preflight
-	resp, raw, err := p.do(req)
-	if err != nil {
-		return err
-	}
+	req := resp.Request
 	var list struct {
 		Links map[string]json.RawMessage `json:"_links"`
 	}
@@ -311,6 +383,8 @@ func (p *preflight) eventBody(token string) error {
 		hint := "check that the client has the scope write and access to the API's resource, or run read-only (-read-only, READ_ONLY=1)"
 		if elsewhere := p.elsewhere("the event list", req); elsewhere != "" {
 			hint = elsewhere
+		} else if resp.StatusCode/100 != 2 {
+			hint = fmt.Sprintf("the list, which anyone may read (API-2), answered %s to the user's token", resp.Status)
 		}
 		return p.failf("%s does not offer the user %q a create-new-event link on the event list (GET %s gave %s): the scenarios that write cannot run; %s",
 			p.target.BaseURL, p.target.Credentials.Username, p.events, resp.Status, hint)
@@ -325,7 +399,9 @@ func (p *preflight) eventBody(token string) error {
 	}
 	event["name"] = "Conformance preflight [conformance " + p.target.RunID + " preflight]"
 	b, _ := json.Marshal(event)
-	post, err := http.NewRequest(http.MethodPost, resp.Request.URL.ResolveReference(ref).String(), bytes.NewReader(b))
+	createURL := resp.Request.URL.ResolveReference(ref)
+	p.target.DeadLinks.Offered(createURL, "create-new-event", "GET "+resp.Request.URL.EscapedPath())
+	post, err := http.NewRequest(http.MethodPost, createURL.String(), bytes.NewReader(b))
 	if err != nil {
 		return p.failf("%v", err)
 	}
@@ -333,6 +409,9 @@ func (p *preflight) eventBody(token string) error {
 	post.Header.Set("Content-Type", "application/json")
 	post.Close = true
 	presp, praw, err := p.do(post)
+	if p.target.DeadLinks.Dead(post.URL) != nil {
+		return nil // the run tells it as API-10; its writes are not checked
+	}
 	if err != nil {
 		return err
 	}
@@ -351,6 +430,10 @@ func (p *preflight) eventBody(token string) error {
 func (p *preflight) elsewhere(what string, req *http.Request) string {
 	if !p.guard.Withholds(req) {
 		return ""
+	}
+	if base, err := url.Parse(p.target.BaseURL); err == nil && base.Scheme == "https" && req.URL.Scheme == "http" {
+		// Never advise leaving https: the deployment's links should.
+		return fmt.Sprintf("%s is at %s, plain http under an https BASE_URL, where the run sends no credentials: TLS likely ends in front of the server, which builds its links with http (tell it the scheme its clients use: a trusted proxy's X-Forwarded-Proto, or its public address)", what, origin.Of(req.URL))
 	}
 	return fmt.Sprintf("%s is at %s, another origin than BASE_URL's, where the run sends no credentials (give that origin as BASE_URL if it is the API's)", what, origin.Of(req.URL))
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"eventsvc/conformance/deadlink"
 )
 
 // Waiting out a 429 (RFC 6585 §4): a target that asks the run to slow down
@@ -62,6 +64,12 @@ func (e *UnreachableError) Error() string {
 // Transport carries a run's requests through it. The zero Watch is ready
 // to use, and it is safe for concurrent use.
 type Watch struct {
+	// DeadLinks, when set, is told of every exchange outside the run's
+	// base URL (deadlink.Log.Note): one that got no answer, or a
+	// gateway's, is a dead link, never the target that stopped
+	// answering, which only the base URL's answers tell.
+	DeadLinks *deadlink.Log
+
 	mu     sync.Mutex
 	first  *ThrottledError
 	at     time.Time
@@ -295,6 +303,15 @@ func (t watching) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		t.w.wait(req, d)
 		resp, err = t.base.RoundTrip(again)
+	}
+	if t.w.DeadLinks != nil && !t.w.DeadLinks.Within(req.URL) {
+		if err == nil || req.Context().Err() == nil { // not the run's own cancelling
+			t.w.DeadLinks.Note(req, resp, err)
+		}
+		if err == nil {
+			t.w.note(resp)
+		}
+		return resp, err
 	}
 	switch {
 	case err != nil && req.Context().Err() == nil:
