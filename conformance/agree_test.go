@@ -11,7 +11,7 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // TestEveryReportBlamesTheSameRule runs the scenario of the token answer
@@ -23,7 +23,7 @@ func TestEveryReportBlamesTheSameRule(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target:    steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "agree", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "agree", EventBody: []byte(otherEventBody)},
 		Tags:      "@TOK-5",
 		ReportDir: dir,
 		Output:    &out,

@@ -11,6 +11,7 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
 	"eventsvc/steps"
 )
@@ -22,7 +23,7 @@ import (
 // a page of the list a scenario reads gives the audit a link to follow
 // for each event it lists, read by the scenario's caller; at most 64, so
 // that a run at a high -concurrency does not flood the target.
-func newAudit(t steps.Target, transport http.RoundTripper, redactor *redact.Redactor, concurrency int) *audit.Audit {
+func newAudit(t target.Target, transport http.RoundTripper, redactor *redact.Redactor, concurrency int) *audit.Audit {
 	c := t.Credentials
 	var now func() time.Time
 	if t.Clock != nil {
@@ -58,7 +59,7 @@ func ownConnections(network http.RoundTripper) http.RoundTripper {
 // auditResults reports what the audit of a run against t found that no
 // step took and no failed scenario of scenarios blames already, and how
 // many answers it checked against each rule.
-func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t steps.Target, redactor *redact.Redactor) ([]*report.ScenarioResult, map[string]int) {
+func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t target.Target, redactor *redact.Redactor) ([]*report.ScenarioResult, map[string]int) {
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
 		return steps.ScriptOf(t, redactor, title, log, holders)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/event"
-	"eventsvc/steps"
 )
 
 // requestDelay is what a nearby staging adds to every request.
@@ -31,7 +31,7 @@ func (d delayed) RoundTrip(r *http.Request) (*http.Response, error) {
 // demo events, behind a reverse proxy that adds requestDelay to every
 // request, and returns the proxy's address.
 func behindDelay(b testing.TB) string {
-	target, err := url.Parse(startReference(b, steps.ServerConfig{}, func(o *server.Options) {
+	target, err := url.Parse(startReference(b, target.ServerConfig{}, func(o *server.Options) {
 		o.Events = event.NewMemory()
 		var managers []int64
 		for id := int64(1); id <= int64(o.Config.Accounts.Len()); id++ {
@@ -59,7 +59,7 @@ func timedRun(b *testing.B, concurrency int) time.Duration {
 	base := behindDelay(b)
 	start := time.Now()
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "bench"},
+		Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "bench"},
 		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: concurrency, Output: io.Discard,
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // flawedLauncher starts the reference server as InProcess does, after
@@ -15,10 +15,10 @@ import (
 // mishandles its configuration would take it.
 type flawedLauncher struct {
 	InProcess
-	flaw func(*steps.ServerConfig)
+	flaw func(*target.ServerConfig)
 }
 
-func (l flawedLauncher) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
+func (l flawedLauncher) Launch(cfg target.ServerConfig) (target.Instance, error) {
 	// The scenario's own entries stay as they are.
 	cfg.Accounts, cfg.Clients = slices.Clone(cfg.Accounts), slices.Clone(cfg.Clients)
 	for i := range cfg.Accounts {
@@ -33,8 +33,8 @@ func (l flawedLauncher) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
 
 // eachSecret applies f to every configured plain and stored password and
 // client secret.
-func eachSecret(f func(plain, stored string) (string, string)) func(*steps.ServerConfig) {
-	return func(cfg *steps.ServerConfig) {
+func eachSecret(f func(plain, stored string) (string, string)) func(*target.ServerConfig) {
+	return func(cfg *target.ServerConfig) {
 		for i := range cfg.Accounts {
 			a := &cfg.Accounts[i]
 			a.Password, a.Stored = f(a.Password, a.Stored)
@@ -52,7 +52,7 @@ func eachSecret(f func(plain, stored string) (string, string)) func(*steps.Serve
 var localBreakages = []struct {
 	name  string
 	rules []string
-	flaw  func(*steps.ServerConfig)
+	flaw  func(*target.ServerConfig)
 }{
 	{"a stored value without a known marker is taken as the secret itself", []string{"ACC-3", "CLI-2"}, eachSecret(func(plain, stored string) (string, string) {
 		if stored != "" && !strings.HasPrefix(stored, "{bcrypt}$2") {
@@ -66,16 +66,16 @@ var localBreakages = []struct {
 		}
 		return plain, stored
 	})},
-	{"a second account with the same email is taken, the first one kept", []string{"ACC-2"}, func(cfg *steps.ServerConfig) {
-		var kept []steps.AccountConfig
+	{"a second account with the same email is taken, the first one kept", []string{"ACC-2"}, func(cfg *target.ServerConfig) {
+		var kept []target.AccountConfig
 		for _, a := range cfg.Accounts {
-			if !slices.ContainsFunc(kept, func(k steps.AccountConfig) bool { return strings.EqualFold(k.Email, a.Email) }) {
+			if !slices.ContainsFunc(kept, func(k target.AccountConfig) bool { return strings.EqualFold(k.Email, a.Email) }) {
 				kept = append(kept, a)
 			}
 		}
 		cfg.Accounts = kept
 	}},
-	{"an unknown role is dropped instead of refused", []string{"ACC-4"}, func(cfg *steps.ServerConfig) {
+	{"an unknown role is dropped instead of refused", []string{"ACC-4"}, func(cfg *target.ServerConfig) {
 		for i := range cfg.Accounts {
 			cfg.Accounts[i].Roles = slices.DeleteFunc(cfg.Accounts[i].Roles, func(r string) bool { return r != "ADMIN" && r != "USER" })
 			if len(cfg.Accounts[i].Roles) == 0 {
@@ -83,12 +83,12 @@ var localBreakages = []struct {
 			}
 		}
 	}},
-	{"an unknown grant type is dropped instead of refused", []string{"CLI-3"}, func(cfg *steps.ServerConfig) {
+	{"an unknown grant type is dropped instead of refused", []string{"CLI-3"}, func(cfg *target.ServerConfig) {
 		for i := range cfg.Clients {
 			cfg.Clients[i].GrantTypes = slices.DeleteFunc(cfg.Clients[i].GrantTypes, func(g string) bool { return g != "password" && g != "refresh_token" })
 		}
 	}},
-	{"every client is taken as registered for resource event", []string{"CLI-7"}, func(cfg *steps.ServerConfig) {
+	{"every client is taken as registered for resource event", []string{"CLI-7"}, func(cfg *target.ServerConfig) {
 		for i := range cfg.Clients {
 			cfg.Clients[i].ResourceIDs = []string{"event"}
 		}
@@ -105,7 +105,7 @@ func TestSuiteCatchesBreakagesOfTheConfiguration(t *testing.T) {
 				creds := DemoCredentials
 				var out bytes.Buffer
 				rep, err := Run(Options{
-					Target: steps.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, b.flaw}},
+					Target: target.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, b.flaw}},
 					Tags:   "@" + rule + " && @local",
 					Output: &out,
 				})

@@ -14,8 +14,8 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
-	"eventsvc/steps"
 )
 
 // loginCounter is a reverse proxy that counts the failed logins the
@@ -70,16 +70,16 @@ func (l *loginCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // requests per address is off: without the delay of a network, the run
 // asks faster than it allows.
 func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
-	target, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.TokenRate = -1 }))
+	backend, err := url.Parse(startReference(t, target.ServerConfig{}, func(o *server.Options) { o.TokenRate = -1 }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter := &loginCounter{proxy: httputil.NewSingleHostReverseProxy(target)}
+	counter := &loginCounter{proxy: httputil.NewSingleHostReverseProxy(backend)}
 	srv := httptest.NewServer(counter)
 	defer srv.Close()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: srv.URL, Credentials: DemoCredentials, RunID: "budget"},
+		Target: target.Target{BaseURL: srv.URL, Credentials: DemoCredentials, RunID: "budget"},
 		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: 4, Output: &out,
 	})
 	if err != nil {
@@ -93,7 +93,7 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 	if rep.FailedLogins == 0 || counter.failed > rep.FailedLogins {
 		t.Fatalf("the run failed %d logins; it announced %d", counter.failed, rep.FailedLogins)
 	}
-	// The scenarios share a token for each account (steps.Pool): most of
+	// The scenarios share a token for each account (target.Pool): most of
 	// them act as the user without asking for a token of their own.
 	ran := count(rep, report.Passed)
 	if counter.issued*3 > ran {
@@ -110,7 +110,7 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 // down once: the wrong credentials a run sends on purpose, the same each
 // time, count once (throttle.RecentWrong), and the budget holds a run.
 func TestRunsAgainAndAgainStayInsideTheReferenceServersDefaults(t *testing.T) {
-	base := startReference(t, steps.ServerConfig{}, nil)
+	base := startReference(t, target.ServerConfig{}, nil)
 	for i := range 5 {
 		var out strings.Builder
 		rep, err := Run(Options{Target: remote(base), Output: &out})

@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"eventsvc/conformance/contract"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // WithContract gives t the API's OpenAPI document as its Contract, unless
 // it has one: every answer of the @ref scenarios is checked against it, so
 // that the document cannot drift from the reference server.
-func WithContract(t steps.Target) (steps.Target, error) {
+func WithContract(t target.Target) (target.Target, error) {
 	if t.Contract != nil {
 		return t, nil
 	}

@@ -8,8 +8,8 @@ import (
 	"testing/fstest"
 
 	"eventsvc/conformance/contract"
+	"eventsvc/conformance/target"
 	"eventsvc/docs/openapi"
-	"eventsvc/steps"
 )
 
 const rootFeature = `Feature: The API root
@@ -45,10 +45,10 @@ func TestRefScenariosAreCheckedAgainstTheOpenAPIDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	creds := DemoCredentials
-	run := func(tags string, ct steps.Contract) (string, error) {
+	run := func(tags string, ct target.Contract) (string, error) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:    steps.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: "contract", Contract: ct},
+			Target:    target.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: "contract", Contract: ct},
 			Features:  fstest.MapFS{"root.feature": {Data: []byte(rootFeature)}},
 			Tags:      tags,
 			Output:    &out,

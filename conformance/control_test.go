@@ -10,13 +10,13 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/control"
 	"eventsvc/server/event"
 	"eventsvc/server/servertest"
-	"eventsvc/steps"
 )
 
 // startWithControl runs a reference server as `eventsvc serve -control`
@@ -24,7 +24,7 @@ import (
 // which only the control API moves. It returns the two addresses.
 func startWithControl(t *testing.T, token string) (base, ctl string) {
 	t.Helper()
-	file, err := InProcess{Credentials: DemoCredentials}.configFile(steps.ServerConfig{})
+	file, err := InProcess{Credentials: DemoCredentials}.configFile(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestTokenValidityAgainstAReferenceServerWithAControlAPI(t *testing.T) {
 	run := func(controlURL string) (*report.Report, string, error) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:    steps.Target{BaseURL: base, ControlURL: controlURL, ControlToken: token, Credentials: DemoCredentials, RunID: "control"},
+			Target:    target.Target{BaseURL: base, ControlURL: controlURL, ControlToken: token, Credentials: DemoCredentials, RunID: "control"},
 			Tags:      "@clock && @spec,@ref",
 			Output:    &out,
 			NoSummary: true,

@@ -15,8 +15,8 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
-	"eventsvc/steps"
 )
 
 // proxyPage is the page nginx answers for what it does not serve.
@@ -123,7 +123,7 @@ func requireOneDeadLink(t *testing.T, rep *report.Report, out string, err error,
 // API-10 alone, once, saying the prefix is lost and which setting brings
 // it back; the rules that needed the links are not checked, not failed.
 func TestAPrefixTheServerWasNotToldOfIsOneAPI10Finding(t *testing.T) {
-	ref := startReference(t, steps.ServerConfig{}, nil)
+	ref := startReference(t, target.ServerConfig{}, nil)
 	front := prefixProxy(t, ref, "/events-service")
 	for _, readOnly := range []bool{false, true} {
 		rep, out, err := remoteRun(t, front.URL+"/events-service", readOnly, nil)
@@ -141,7 +141,7 @@ func TestALinkToAnAddressThatRefusesConnectionsIsNotTheTargetDown(t *testing.T) 
 	}
 	closed := "http://" + ln.Addr().String()
 	ln.Close()
-	ref := startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.PublicURL = closed })
+	ref := startReference(t, target.ServerConfig{}, func(o *server.Options) { o.PublicURL = closed })
 	rep, out, err := remoteRun(t, ref, false, nil)
 	if errors.Is(err, ErrUnreachable) || rep.Outcome == report.OutcomeUnreachable {
 		t.Fatalf("the run ends as the target unreachable: %v", err)
@@ -154,7 +154,7 @@ func TestALinkToAnAddressThatRefusesConnectionsIsNotTheTargetDown(t *testing.T) 
 // and never advises an http BASE_URL.
 func TestHTTPLinksUnderHTTPSAreNeverAdvisedDown(t *testing.T) {
 	caFile, leaf := testCA(t)
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, nil))
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestHTTPLinksUnderHTTPSAreNeverAdvisedDown(t *testing.T) {
 // with a page of its own (413 for a body over its limit) fails with a
 // hint that the page is the proxy's, not the API's.
 func TestAProxysOwnPageIsToldApart(t *testing.T) {
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, nil))
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"testing/fstest"
 
 	"eventsvc/conformance/report"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // echoKey is where echoProxy keeps a request's body for its answer.
@@ -120,12 +120,12 @@ func secretForms(id, secret string) []string {
 func TestNoFormOfASecretInTheReportsOfAnEchoingTarget(t *testing.T) {
 	for _, id := range []string{"ab1", "abc1", "abcd1"} {
 		t.Run(id, func(t *testing.T) {
-			creds := steps.Credentials{
+			creds := target.Credentials{
 				ClientID: id, ClientSecret: `s3cr&t<>"'%+:x`,
 				Username: "ursula@example.com", Password: `P4ss w&rd<>"'%+:é`,
 				OtherUsername: "oscar@example.com", OtherPass: `Oth3r&<>"'%+:€`,
 			}
-			inst, err := InProcess{Credentials: creds}.Launch(steps.ServerConfig{})
+			inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestNoFormOfASecretInTheReportsOfAnEchoingTarget(t *testing.T) {
 			dir := t.TempDir()
 			var out bytes.Buffer
 			_, err = Run(Options{
-				Target:    steps.Target{BaseURL: proxy.URL, Credentials: creds, RunID: "echo-check"},
+				Target:    target.Target{BaseURL: proxy.URL, Credentials: creds, RunID: "echo-check"},
 				Features:  fstest.MapFS{"leaky.feature": {Data: []byte(leakyFeature)}},
 				ReportDir: dir,
 				Output:    &out,

@@ -12,8 +12,8 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/features"
-	"eventsvc/steps"
 )
 
 // everyScenarios pairs each scenario whose sentence says "every" with the
@@ -91,12 +91,12 @@ func runOne(t *testing.T, c otherConfig, place string) (*report.Report, string, 
 	t.Helper()
 	srv := startOtherSvc(t, c)
 	creds := c.creds
-	if creds == (steps.Credentials{}) {
+	if creds == (target.Credentials{}) {
 		creds = otherCreds
 	}
 	var buf bytes.Buffer
 	rep, err := Run(Options{
-		Target:    steps.Target{BaseURL: srv.URL, Credentials: creds, RunID: "every", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "every", EventBody: []byte(otherEventBody)},
 		Tags:      selection.RemoteTags,
 		Scenarios: []string{place},
 		Output:    &buf,

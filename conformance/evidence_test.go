@@ -16,7 +16,7 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // eventPath is the address of one event.
@@ -28,7 +28,7 @@ var eventPath = regexp.MustCompile(`^/api/events/[^/]+$`)
 // while the manager's update is taken.
 func startTokenlessReads(t *testing.T) string {
 	t.Helper()
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, nil))
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestTheEvidenceEndsWithTheFailingExchange(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target:    steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "evidence"},
+		Target:    target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "evidence"},
 		Tags:      selection.RemoteTags,
 		Scenarios: []string{"writing.feature:7"},
 		ReportDir: dir, Output: &out,

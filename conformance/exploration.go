@@ -8,7 +8,7 @@ import (
 
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/report"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // Explorer explores the target of a run after its scenarios (Options.Explore):
@@ -22,7 +22,7 @@ type Explorer interface {
 	// the rules with the exploration's checks, the seed in its Selection,
 	// and whether the target throttled it or stopped answering in its
 	// Outcome.
-	Explore(ctx context.Context, t steps.Target, ended func(*report.ScenarioResult)) (*report.Report, error)
+	Explore(ctx context.Context, t target.Target, ended func(*report.ScenarioResult)) (*report.Report, error)
 }
 
 // explorationTarget is the target an exploration after the scenarios
@@ -30,7 +30,7 @@ type Explorer interface {
 // given (the exploration watches its answers itself), read-only when the
 // run is; in-process, one reference server whose clock follows the
 // machine's, as a deployment's does, for the whole exploration.
-func explorationTarget(checked steps.Target, transport http.RoundTripper, readOnly bool) steps.Target {
+func explorationTarget(checked target.Target, transport http.RoundTripper, readOnly bool) target.Target {
 	t := checked
 	t.Transport, t.ReadOnly = transport, readOnly
 	if l, ok := t.Launcher.(InProcess); ok {
@@ -51,7 +51,7 @@ type exploration struct {
 // exploreAfter runs e against t, telling out of each sequence as it ends.
 // The target's origin log is the run's: the report's foreign origins are
 // those of the scenarios and the sequences.
-func exploreAfter(e Explorer, t steps.Target, out *report.Console) exploration {
+func exploreAfter(e Explorer, t target.Target, out *report.Console) exploration {
 	rep, err := e.Explore(context.Background(), t, out.ScenarioEnded)
 	if rep == nil {
 		rep = &report.Report{}

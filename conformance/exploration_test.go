@@ -14,8 +14,8 @@ import (
 	"eventsvc/conformance/origin/origintest"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
+	"eventsvc/conformance/target"
 	"eventsvc/server/throttle"
-	"eventsvc/steps"
 )
 
 // TestAnInProcessRunExploresOneServerAfterItsScenarios: a run of the
@@ -72,7 +72,7 @@ func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 // scenarios reports every request both sent there, as the other listener
 // counted them, none of them with credentials.
 func TestTheForeignOriginsOfARunThatExploresAreBothRunners(t *testing.T) {
-	x := origintest.Start(t, startReference(t, steps.ServerConfig{}, nil), "/api/events/")
+	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events/")
 	tgt := remote(x.URL)
 	tgt.Timeout = 5 * time.Second
 	var out bytes.Buffer
@@ -103,7 +103,7 @@ func TestTheExplorationsServerAgesAsADeployedOneDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := explorationTarget(o.Target, nil, false).Launcher.Launch(steps.ServerConfig{})
+	inst, err := explorationTarget(o.Target, nil, false).Launcher.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,18 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/oauth"
 	"eventsvc/server/secret"
 	"eventsvc/server/servertest"
-	"eventsvc/steps"
 )
 
 // InProcess starts reference servers inside the test process, each on its own
 // loopback port with its own clock, so that scenarios can move time forward
-// and share nothing. It implements steps.Launcher.
+// and share nothing. It implements target.Launcher.
 //
 // A scenario that configures no clients or no accounts gets the run's
 // credentials: one client with both grants, scopes read and write and
@@ -29,7 +29,7 @@ import (
 // detector.
 type InProcess struct {
 	// Credentials are the client and accounts of the default configuration.
-	Credentials steps.Credentials
+	Credentials target.Credentials
 	// Cost is the bcrypt cost of the default configuration. Zero:
 	// bcrypt.MinCost.
 	Cost int
@@ -48,7 +48,7 @@ type InProcess struct {
 
 // Launch makes cfg a configuration with config.New, which refuses what
 // `eventsvc serve -config` refuses in a file, and starts a server with it.
-func (l InProcess) Launch(cfg steps.ServerConfig) (steps.Instance, error) {
+func (l InProcess) Launch(cfg target.ServerConfig) (target.Instance, error) {
 	file, err := l.configFile(cfg)
 	if err != nil {
 		return nil, err
@@ -100,10 +100,10 @@ func (i *instance) Close() error            { return i.srv.Close() }
 // configFile is cfg as the entries of a configuration file, with the default
 // entries where cfg leaves a list nil. Plain secrets and passwords are
 // stored the way `eventsvc hash-password` prints them.
-func (l InProcess) configFile(cfg steps.ServerConfig) (config.File, error) {
+func (l InProcess) configFile(cfg target.ServerConfig) (config.File, error) {
 	c := l.Credentials
 	if cfg.Clients == nil {
-		cfg.Clients = []steps.ClientConfig{{
+		cfg.Clients = []target.ClientConfig{{
 			ID: c.ClientID, Secret: c.ClientSecret,
 			GrantTypes:  []string{oauth.GrantPassword, oauth.GrantRefreshToken},
 			Scopes:      []string{oauth.ScopeRead, oauth.ScopeWrite},
@@ -111,7 +111,7 @@ func (l InProcess) configFile(cfg steps.ServerConfig) (config.File, error) {
 		}}
 	}
 	if cfg.Accounts == nil {
-		cfg.Accounts = []steps.AccountConfig{
+		cfg.Accounts = []target.AccountConfig{
 			{Email: c.OtherUsername, Password: c.OtherPass, Roles: []string{"ADMIN", "USER"}},
 			{Email: c.Username, Password: c.Password, Roles: []string{"USER"}},
 		}

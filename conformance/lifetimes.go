@@ -67,7 +67,7 @@ func watchLifetimes(o Options, col *collector, out *report.Console, plan []*sele
 // lifetimeWatch is a watch of token lifetimes under way.
 type lifetimeWatch struct {
 	out    *report.Console
-	clock  steps.Clock
+	clock  target.Clock
 	checks []report.LifetimeCheck // in the order they fall due
 	byKey  map[string]*selection.Planned
 
@@ -91,7 +91,7 @@ func startLifetimes(o Options, col *collector, out *report.Console, plan []*sele
 	}
 	w := &lifetimeWatch{out: out, clock: o.Target.Clock, byKey: map[string]*selection.Planned{}, done: make(chan struct{})}
 	if w.clock == nil {
-		w.clock = steps.SystemClock{}
+		w.clock = target.SystemClock{}
 	}
 	from := w.clock.Now()
 	n := 0
@@ -102,7 +102,7 @@ func startLifetimes(o Options, col *collector, out *report.Console, plan []*sele
 		n++
 		w.byKey[p.Key()] = p
 		for _, s := range p.Steps {
-			if after, upTo, ok := o.Target.Lifetimes.Due(s.Text); ok {
+			if after, upTo, ok := steps.Due(o.Target.Lifetimes, s.Text); ok {
 				w.checks = append(w.checks, report.LifetimeCheck{At: from.Add(after), UpTo: upTo, Step: s.Text, Scenario: p})
 			}
 		}

@@ -19,10 +19,10 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/oauth"
 	"eventsvc/server/servertest"
-	"eventsvc/steps"
 )
 
 // agingClock is a test's clock for the @slow scenarios: Sleep moves its
@@ -57,7 +57,7 @@ func (c *agingClock) Sleep(ctx context.Context, d time.Duration) error {
 // refresh token's expiry fails LIM-2, access tokens that never expire
 // fail LIM-1.
 func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
-	plan, _, err := Plan(Options{Tags: "@slow", Slow: true, Target: steps.Target{BaseURL: "http://127.0.0.1:1"}})
+	plan, _, err := Plan(Options{Tags: "@slow", Slow: true, Target: target.Target{BaseURL: "http://127.0.0.1:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,25 +70,25 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 	if len(places) != 4 {
 		t.Fatalf("the @slow scenarios are %v, want 4", places)
 	}
-	other := func(c otherConfig) func(t *testing.T) steps.Target {
-		return func(t *testing.T) steps.Target {
+	other := func(c otherConfig) func(t *testing.T) target.Target {
+		return func(t *testing.T) target.Target {
 			c.clock = &otherClock{}
 			srv := startOtherSvc(t, c)
-			return steps.Target{BaseURL: srv.URL, Credentials: otherCreds, EventBody: []byte(otherEventBody), Clock: &agingClock{now: time.Now(), age: c.clock.Add}}
+			return target.Target{BaseURL: srv.URL, Credentials: otherCreds, EventBody: []byte(otherEventBody), Clock: &agingClock{now: time.Now(), age: c.clock.Add}}
 		}
 	}
 	tests := []struct {
 		name   string
-		target func(t *testing.T) steps.Target
+		target func(t *testing.T) target.Target
 		failed []string
 	}{
-		{"the reference server", func(t *testing.T) steps.Target {
-			inst, err := InProcess{Credentials: DemoCredentials}.Launch(steps.ServerConfig{})
+		{"the reference server", func(t *testing.T) target.Target {
+			inst, err := InProcess{Credentials: DemoCredentials}.Launch(target.ServerConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { inst.Close() })
-			return steps.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, Clock: &agingClock{now: time.Now(), age: inst.Advance}}
+			return target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, Clock: &agingClock{now: time.Now(), age: inst.Advance}}
 		}, nil},
 		{"a second implementation, whose access tokens live 300 s", other(otherConfig{}), nil},
 		{"one that rotates refresh tokens", other(otherConfig{choices: otherChoices{rotate: true}}), nil},
@@ -130,11 +130,11 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 // shortLived serves a reference server whose tokens live 4 s and 8 s, and
 // returns its address and the lifetimes a run checks against it, a
 // second before and after their end.
-func shortLived(t *testing.T) (string, steps.Lifetimes) {
+func shortLived(t *testing.T) (string, target.Lifetimes) {
 	t.Helper()
 	srv := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t),
 		Lifetimes: oauth.Lifetimes{Access: 4 * time.Second, Refresh: 8 * time.Second}}))
-	return srv.URL, steps.Lifetimes{Access: 4 * time.Second, Refresh: 8 * time.Second, Margin: time.Second}
+	return srv.URL, target.Lifetimes{Access: 4 * time.Second, Refresh: 8 * time.Second, Margin: time.Second}
 }
 
 // onLine passes what is written to w, and calls do once, when a write
@@ -165,7 +165,7 @@ func TestTheLifetimesAreWatchedBesideTheRestOfTheRun(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "watch", Lifetimes: lifetimes},
+		Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "watch", Lifetimes: lifetimes},
 		Tags:   selection.DefaultTags(true, false, true), DefaultTags: true, Slow: true,
 		Concurrency: 4, ReportDir: dir, Output: &out,
 	})
@@ -268,7 +268,7 @@ func TestATargetThatStopsMidWatchEndsTheRunAtOnce(t *testing.T) {
 				time.AfterFunc(time.Second, func() { stopped.Store(true) })
 			}}
 			rep, err := Run(Options{
-				Target: steps.Target{BaseURL: front.URL, Credentials: DemoCredentials, RunID: "stops", Lifetimes: lifetimes},
+				Target: target.Target{BaseURL: front.URL, Credentials: DemoCredentials, RunID: "stops", Lifetimes: lifetimes},
 				Tags:   "@slow", Slow: true, Output: stop,
 			})
 			if !errors.Is(err, tt.want) {
@@ -295,7 +295,7 @@ func TestWithAControlAPITheSlowScenariosMoveItsClockApartFromTheRest(t *testing.
 	base, ctl := startWithControl(t, "")
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: base, ControlURL: ctl, Credentials: DemoCredentials, RunID: "control-slow"},
+		Target: target.Target{BaseURL: base, ControlURL: ctl, Credentials: DemoCredentials, RunID: "control-slow"},
 		Tags:   "@spec and (@slow or @clock or @SVC-1 or @TOK-8)", Slow: true, Concurrency: 4, Output: &out,
 	})
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
-	"eventsvc/steps"
 )
 
 // measureSeed is the seed of the explorations TestMeasureCatches runs.
@@ -139,13 +138,13 @@ func measure(t *testing.T, c otherConfig) caught {
 	}
 
 	creds := c.creds
-	if creds == (steps.Credentials{}) {
+	if creds == (target.Credentials{}) {
 		creds = otherCreds
 	}
 	srv := startOtherSvc(t, c)
 	var log bytes.Buffer
 	rep, err = explore.Run(context.Background(), explore.Options{
-		Target:    steps.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(otherEventBody)},
 		Seed:      measureSeed,
 		Output:    &log,
 		ReportDir: t.TempDir(),

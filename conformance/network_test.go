@@ -27,7 +27,6 @@ import (
 
 	"eventsvc/conformance/target"
 	"eventsvc/server"
-	"eventsvc/steps"
 )
 
 // testCA makes a CA and a certificate it signs for 127.0.0.1, and writes
@@ -76,7 +75,7 @@ func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 	caFile, leaf := testCA(t)
 	// The proxy in front is the server's trusted one: its X-Forwarded-Proto
 	// makes the links https.
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, func(o *server.Options) {
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		o.ForwardedHost = true
 	}))
@@ -117,7 +116,7 @@ func TestADeploymentBehindAPrivateCAIsReachedWithCAFile(t *testing.T) {
 func TestTheStandardProxyVariablesAreHonoured(t *testing.T) {
 	// The proxy in front is the server's trusted one: its X-Forwarded-Proto
 	// makes the links https.
-	ref, err := url.Parse(startReference(t, steps.ServerConfig{}, func(o *server.Options) {
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, func(o *server.Options) {
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		o.ForwardedHost = true
 	}))

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/backendtest"
-	"eventsvc/steps"
 )
 
 // fencedBlocks returns the text of the fenced blocks of the Markdown file
@@ -106,7 +106,7 @@ func TestTheDocumentedNginxBlocksServeTheAPIUnderAPrefix(t *testing.T) {
 		ln.Close()
 		for command, options := range servePrefixCommands(t, "https://"+front) {
 			t.Run(fmt.Sprintf("block %d, %s", i+1, command), func(t *testing.T) {
-				ref := startReference(t, steps.ServerConfig{}, options)
+				ref := startReference(t, target.ServerConfig{}, options)
 				conf := regexp.MustCompile(`listen 443 ssl`).ReplaceAllString(block, "listen "+front+" ssl")
 				conf = strings.NewReplacer(
 					"/etc/ssl/certs/staging.example.pem", certFile,

@@ -14,19 +14,18 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
-	"eventsvc/steps"
 )
 
 // DemoCredentials are the reference server's demo credentials, the default
 // of every CONFORMANCE_* credential variable.
-var DemoCredentials = steps.Credentials{
+var DemoCredentials = target.Credentials{
 	ClientID: "myApp", ClientSecret: "pass",
 	Username: "user@email.com", Password: "user",
 	OtherUsername: "admin@email.com", OtherPass: "admin",
 }
 
 // credentialVars are the variables of the credentials, in the order of
-// steps.Credentials.
+// target.Credentials.
 var credentialVars = []string{
 	"CONFORMANCE_CLIENT_ID", "CONFORMANCE_CLIENT_SECRET",
 	"CONFORMANCE_USERNAME", "CONFORMANCE_PASSWORD",
@@ -105,7 +104,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	tagsSet = tagsSet && strings.TrimSpace(tags) != ""
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
-		o.Target = steps.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
+		o.Target = target.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}
@@ -117,7 +116,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 		if u.RawQuery != "" || u.Fragment != "" {
 			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
 		}
-		o.Target = steps.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
+		o.Target = target.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}

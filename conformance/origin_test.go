@@ -16,7 +16,6 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
-	"eventsvc/steps"
 )
 
 // TestCredentialsGoOnlyToTheTargetsOrigin runs the scenarios that create
@@ -26,7 +25,7 @@ import (
 // without the bearer token or the target's cookies; and every report
 // names that origin.
 func TestCredentialsGoOnlyToTheTargetsOrigin(t *testing.T) {
-	x := origintest.Start(t, startReference(t, steps.ServerConfig{}, nil), "/api/events/")
+	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events/")
 	dir := t.TempDir()
 	var out bytes.Buffer
 	tgt := remote(x.URL)
@@ -64,7 +63,7 @@ func TestCredentialsGoOnlyToTheTargetsOrigin(t *testing.T) {
 // create-new-event link, and the run cannot start; the reports say where
 // the preflight went.
 func TestThePreflightSendsNoCredentialsToAnotherOrigin(t *testing.T) {
-	x := origintest.Start(t, startReference(t, steps.ServerConfig{}, nil), "/api/events")
+	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events")
 	dir := t.TempDir()
 	var out bytes.Buffer
 	tgt := remote(x.URL)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // otherClient does what a user of the second implementation does, request
@@ -21,7 +21,7 @@ import (
 // slashes and percent-encoded letters reach the server unchanged.
 type otherClient struct {
 	base  string
-	creds steps.Credentials
+	creds target.Credentials
 	clock *otherClock // the server's
 	http  *http.Client
 }
@@ -67,7 +67,7 @@ func newOtherClient(t testing.TB, c otherConfig) *otherClient {
 		c.clock = &otherClock{}
 	}
 	creds := c.creds
-	if creds == (steps.Credentials{}) {
+	if creds == (target.Credentials{}) {
 		creds = otherCreds
 	}
 	srv := startOtherSvc(t, c)

@@ -56,11 +56,11 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // otherCreds are the second implementation's client and accounts.
-var otherCreds = steps.Credentials{
+var otherCreds = target.Credentials{
 	ClientID: "other-app", ClientSecret: "other-secret-123",
 	Username: "ann@example.org", Password: "ann-pw-123456",
 	OtherUsername: "bob@example.org", OtherPass: "bob-pw-123456",
@@ -76,7 +76,7 @@ const (
 )
 
 type otherConfig struct {
-	creds     steps.Credentials // zero: otherCreds
+	creds     target.Credentials // zero: otherCreds
 	choices   otherChoices
 	flaws     otherFlaws
 	accessTTL time.Duration // zero: otherAccessTTL
@@ -109,7 +109,7 @@ type otherEvent struct {
 
 // startOtherSvc serves a fresh second implementation on a loopback port.
 func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
-	if c.creds == (steps.Credentials{}) {
+	if c.creds == (target.Credentials{}) {
 		c.creds = otherCreds
 	}
 	o := &otherSvc{otherConfig: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{},

@@ -11,7 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // TestPhasesKeepTheListWalksApartFromEveryCreation: against a deployment,
@@ -133,8 +133,8 @@ type ran struct {
 }
 
 // scheduleSteps are the steps of scheduleFeature; each records when it ran.
-func scheduleSteps(mu *sync.Mutex, runs *[]ran) func(steps.Target) func(*godog.ScenarioContext) {
-	return func(steps.Target) func(*godog.ScenarioContext) {
+func scheduleSteps(mu *sync.Mutex, runs *[]ran) func(target.Target) func(*godog.ScenarioContext) {
+	return func(target.Target) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			sc.Step(`^it takes (\d+) ms to (\w+)$`, func(ms int, kind string) error {
 				r := ran{kind: kind, start: time.Now()}
@@ -159,7 +159,7 @@ func TestWritersRunBesideReadersOnceTheWalkHasEnded(t *testing.T) {
 	var mu sync.Mutex
 	var runs []ran
 	o := Options{
-		Target:      remote(startReference(t, steps.ServerConfig{}, nil)),
+		Target:      remote(startReference(t, target.ServerConfig{}, nil)),
 		Features:    fstest.MapFS{"schedule.feature": {Data: []byte(scheduleFeature)}},
 		Steps:       scheduleSteps(&mu, &runs),
 		Concurrency: 3,

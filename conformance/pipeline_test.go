@@ -13,7 +13,7 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 func readHTML(t *testing.T, dir string) string {
@@ -141,7 +141,7 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 		dir := t.TempDir()
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
+			Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
 			Tags:   selection.RemoteTags + " && (@AUTH-6 or @SVC-1)", Baseline: bl, ReportDir: dir, Output: &out,
 		})
 		return rep, out.String(), dir, err
@@ -249,7 +249,7 @@ func TestAConcurrentRunReportsWhatASerialRunDoes(t *testing.T) {
 		dir := t.TempDir()
 		var out bytes.Buffer
 		_, err := Run(Options{
-			Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "concurrent", EventBody: []byte(otherEventBody)},
+			Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "concurrent", EventBody: []byte(otherEventBody)},
 			Tags:   selection.RemoteTags + " && (@AUTH-6 or @API-5 or @TOK-3 or @API-8 or @SVC-4)", Concurrency: n, ReportDir: dir, Output: &out,
 		})
 		if !errors.Is(err, ErrFailed) {

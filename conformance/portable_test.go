@@ -16,7 +16,6 @@ import (
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 	"eventsvc/features"
-	"eventsvc/steps"
 )
 
 // runOther runs the scenarios a remote run selects against a second
@@ -26,11 +25,11 @@ func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (*report.
 	t.Helper()
 	srv := startOtherSvc(t, c)
 	creds := c.creds
-	if creds == (steps.Credentials{}) {
+	if creds == (target.Credentials{}) {
 		creds = otherCreds
 	}
 	o := Options{
-		Target: steps.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(otherEventBody)},
 		Tags:   tags,
 	}
 	var buf bytes.Buffer
@@ -316,7 +315,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 		srv := startOtherSvc(t, c)
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:   steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "read-only", EventBody: []byte(otherEventBody)},
+			Target:   target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "read-only", EventBody: []byte(otherEventBody)},
 			Tags:     selection.RemoteTags + " && @API-5,@API-7,@API-8",
 			ReadOnly: true,
 			Output:   &out,

@@ -18,12 +18,11 @@ import (
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
-	"eventsvc/steps"
 )
 
 // startReference starts a reference server on a loopback port with the
 // demo credentials, as InProcess would, after options changes opts.
-func startReference(t testing.TB, cfg steps.ServerConfig, options func(*server.Options)) string {
+func startReference(t testing.TB, cfg target.ServerConfig, options func(*server.Options)) string {
 	t.Helper()
 	l := InProcess{Credentials: DemoCredentials}
 	file, err := l.configFile(cfg)
@@ -46,15 +45,15 @@ func startReference(t testing.TB, cfg steps.ServerConfig, options func(*server.O
 	return srv.URL
 }
 
-func remote(base string) steps.Target {
-	return steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "preflight-test"}
+func remote(base string) target.Target {
+	return target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "preflight-test"}
 }
 
 // writing says that the run writes.
 const writing = true
 
 func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
-	ref := startReference(t, steps.ServerConfig{}, nil)
+	ref := startReference(t, target.ServerConfig{}, nil)
 	status := func(code int, retryAfter string) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if retryAfter != "" {
@@ -92,7 +91,7 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		target steps.Target
+		target target.Target
 		writes bool
 		want   []string
 	}{
@@ -140,7 +139,7 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 func TestPreflightStopsARunWhoseClientCannotWrite(t *testing.T) {
 	// A client without the API's resource: its tokens are issued, and the
 	// API does not take them.
-	ref := startReference(t, steps.ServerConfig{Clients: []steps.ClientConfig{{
+	ref := startReference(t, target.ServerConfig{Clients: []target.ClientConfig{{
 		ID: DemoCredentials.ClientID, Secret: DemoCredentials.ClientSecret,
 		GrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"other"},
 	}}}, nil)
@@ -155,7 +154,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, report.JUnitReport), []byte(`<testsuites tests="59" failures="0"/>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(Options{Target: remote(startReference(t, steps.ServerConfig{}, nil) + "/v1"), Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
+	_, err := Run(Options{Target: remote(startReference(t, target.ServerConfig{}, nil) + "/v1"), Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &strings.Builder{}})
 	if !errors.Is(err, target.ErrPreflight) {
 		t.Fatalf("Run = %v", err)
 	}
@@ -170,7 +169,7 @@ func TestARunThatCannotStartWritesReportsSayingSo(t *testing.T) {
 func TestAThrottledRunIsNotAFailedOne(t *testing.T) {
 	// A lockout after one failed login: the scenarios that send wrong
 	// passwords make the target answer 429.
-	ref := startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.LoginFailures = 1 })
+	ref := startReference(t, target.ServerConfig{}, func(o *server.Options) { o.LoginFailures = 1 })
 	var out strings.Builder
 	rep, err := Run(Options{Target: remote(ref), Tags: "@TOK-3 or @TOK-8", Output: &out})
 	if !errors.Is(err, ErrThrottled) || errors.Is(err, ErrFailed) {
@@ -189,7 +188,7 @@ func TestAThrottledRunIsNotAFailedOne(t *testing.T) {
 // asks, and the run still checks every rule; the summary and the report
 // say how often it waited.
 func TestAShortRetryAfterIsWaitedOut(t *testing.T) {
-	ref := startReference(t, steps.ServerConfig{}, func(o *server.Options) { o.TokenBurst, o.TokenRate = 2, 4 })
+	ref := startReference(t, target.ServerConfig{}, func(o *server.Options) { o.TokenBurst, o.TokenRate = 2, 4 })
 	var out strings.Builder
 	rep, err := Run(Options{Target: remote(ref), Tags: "@TOK-15", Output: &out})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // Requests that meet, as the explorer sends them (explore.KindTogether),
@@ -20,12 +20,12 @@ import (
 func exploreOther(t *testing.T, c otherConfig, actions ...explore.Action) (*report.Report, string, error) {
 	t.Helper()
 	creds := c.creds
-	if creds == (steps.Credentials{}) {
+	if creds == (target.Credentials{}) {
 		creds = otherCreds
 	}
 	var out bytes.Buffer
 	rep, err := explore.Run(context.Background(), explore.Options{
-		Target: steps.Target{BaseURL: startOtherSvc(t, c).URL, Credentials: creds, RunID: "races", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: startOtherSvc(t, c).URL, Credentials: creds, RunID: "races", EventBody: []byte(otherEventBody)},
 		Replay: &explore.Replay{Actions: actions},
 		Output: &out,
 	})

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/target"
 	"eventsvc/server/backendtest"
 	"eventsvc/server/secret"
-	"eventsvc/steps"
 )
 
 // replicaTags selects what a remote run of the reference server checks:
@@ -279,7 +279,7 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	t.Run("the remote suite passes through the balancer", func(t *testing.T) {
 		var out bytes.Buffer
 		_, err := Run(Options{
-			Target: steps.Target{BaseURL: balancer.URL, Credentials: DemoCredentials, RunID: "replicas"},
+			Target: target.Target{BaseURL: balancer.URL, Credentials: DemoCredentials, RunID: "replicas"},
 			Tags:   replicaTags, Output: &out, NoSummary: true,
 		})
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // needCurl returns curl's path: in CI, where .ci/run installs it, a
@@ -29,7 +29,7 @@ func needCurl(t *testing.T) string {
 }
 
 // replay runs a reproduction script against base with creds.
-func replay(t *testing.T, script, base string, creds steps.Credentials) string {
+func replay(t *testing.T, script, base string, creds target.Credentials) string {
 	t.Helper()
 	cmd := exec.Command("sh", script)
 	cmd.Env = append(os.Environ(), "BASE_URL="+base,
@@ -49,7 +49,7 @@ func replay(t *testing.T, script, base string, creds steps.Credentials) string {
 // holds no secret, and its output no token.
 func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 	needCurl(t)
-	ref := startReference(t, steps.ServerConfig{}, nil)
+	ref := startReference(t, target.ServerConfig{}, nil)
 	for _, tt := range []struct {
 		name, tags string
 		flaws      otherFlaws
@@ -67,7 +67,7 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			dir := t.TempDir()
 			var out bytes.Buffer
 			rep, err := Run(Options{
-				Target:    steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "repro", EventBody: []byte(otherEventBody)},
+				Target:    target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "repro", EventBody: []byte(otherEventBody)},
 				Tags:      selection.RemoteTags + " and " + tt.tags,
 				ReportDir: dir, Output: &out,
 			})

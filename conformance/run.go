@@ -51,7 +51,7 @@ var (
 // Options configure a run of the suite.
 type Options struct {
 	// Target is what the suite checks.
-	Target steps.Target
+	Target target.Target
 	// Tags is a tag expression selecting scenarios (TagExpr), such as
 	// "@spec && not @local". Empty: every scenario.
 	Tags string
@@ -111,7 +111,7 @@ type Options struct {
 	DemoCredentials bool
 	// Steps makes the scenario initializer of a target. Default:
 	// steps.Initializer.
-	Steps func(steps.Target) func(*godog.ScenarioContext)
+	Steps func(target.Target) func(*godog.ScenarioContext)
 	// Progress is how often a line tells of scenarios still running after
 	// that long (such as the @slow ones, which wait). Default: 30 s.
 	Progress time.Duration
@@ -211,9 +211,9 @@ func Run(o Options) (*report.Report, error) {
 	explored := explorationTarget(checked, given, o.ReadOnly)
 	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
-	o.Target.Discovery = &steps.Discovery{}
+	o.Target.Discovery = &target.Discovery{}
 	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
-		o.Target.Pool = &steps.Pool{}
+		o.Target.Pool = &target.Pool{}
 	}
 	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor, o.Concurrency)
 	o.Target.Audit = aud

@@ -17,7 +17,7 @@ import (
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // fakeFeature exercises the runner with steps of its own (fakeSteps): a
@@ -66,8 +66,8 @@ var longValue = strings.Repeat("a-very-long-unbroken-value-", 20)
 
 // fakeSteps are the steps of fakeFeature. check, when set, runs in the
 // step "a step that passes".
-func fakeSteps(check func() error) func(steps.Target) func(*godog.ScenarioContext) {
-	return func(steps.Target) func(*godog.ScenarioContext) {
+func fakeSteps(check func() error) func(target.Target) func(*godog.ScenarioContext) {
+	return func(target.Target) func(*godog.ScenarioContext) {
 		return func(sc *godog.ScenarioContext) {
 			sc.Step(`^a step that passes$`, func() error {
 				if check != nil {
@@ -193,7 +193,7 @@ func TestFailuresComeInFullAtTheEndAndPrettyShowsEveryStep(t *testing.T) {
 }
 
 func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
-	plan, _, err := Plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: steps.Target{Launcher: InProcess{}}})
+	plan, _, err := Plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: target.Target{Launcher: InProcess{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,14 +336,14 @@ func TestReportsSayARunHasNotFinishedUntilItHas(t *testing.T) {
 }
 
 func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
-	inst, err := InProcess{Credentials: DemoCredentials}.Launch(steps.ServerConfig{})
+	inst, err := InProcess{Credentials: DemoCredentials}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer inst.Close()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, RunID: "local"},
+		Target: target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, RunID: "local"},
 		Tags:   "@ACC-2 or @SVC-1", Output: &out,
 	})
 	if err != nil {
@@ -360,7 +360,7 @@ func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
 		t.Errorf("the output does not say why ACC-2 was not run:\n%s", out.String())
 	}
 
-	_, err = Run(Options{Target: steps.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials}, Tags: "@ACC-2", Output: &out})
+	_, err = Run(Options{Target: target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials}, Tags: "@ACC-2", Output: &out})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "select no scenario this run can check: 2 @local") {
 		t.Errorf("a selection of only @local scenarios against a deployment: %v", err)
 	}

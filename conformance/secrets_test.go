@@ -14,7 +14,7 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // leakyFeature's scenarios fail right after exchanging every kind of secret,
@@ -50,12 +50,12 @@ const leakyFeature = `Feature: Failures that carry secrets
 // against a reference server on a loopback port, as a remote target, with
 // distinctive credentials, and looks for them in everything the run wrote.
 func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
-	creds := steps.Credentials{
+	creds := target.Credentials{
 		ClientID: "leak-check-app", ClientSecret: "Client-S3cret/with+chars",
 		Username: "ursula@example.com", Password: "Ursula-P4ssword-xyz",
 		OtherUsername: "oscar@example.com", OtherPass: "Oscar-P4ssword-xyz",
 	}
-	inst, err := InProcess{Credentials: creds}.Launch(steps.ServerConfig{})
+	inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	_, err = Run(Options{
-		Target:    steps.Target{BaseURL: inst.BaseURL(), Credentials: creds, RunID: "leak-check"},
+		Target:    target.Target{BaseURL: inst.BaseURL(), Credentials: creds, RunID: "leak-check"},
 		Features:  fstest.MapFS{"leaky.feature": {Data: []byte(leakyFeature)}},
 		ReportDir: dir,
 		Output:    &out,

@@ -20,8 +20,8 @@ import (
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
+	"eventsvc/conformance/target"
 	"eventsvc/features"
-	"eventsvc/steps"
 )
 
 // leakyProxy puts a reference server behind a deployment whose parts read
@@ -211,7 +211,7 @@ func TestSpellingsAndTokenPlacesCatchTheirBreakages(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := tt.proxy
-			p.backend = startReference(t, steps.ServerConfig{}, nil)
+			p.backend = startReference(t, target.ServerConfig{}, nil)
 			srv := httptest.NewServer(p)
 			t.Cleanup(srv.Close)
 			rep, out := runFeature(t, srv.URL, tt.feature, "@AUTH-3,@AUTH-4,@SVC-4")

@@ -19,7 +19,7 @@ import (
 	"unicode/utf8"
 
 	"eventsvc/conformance/report"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // tokenInQueryFeature fails on an answer that hostileProxy rewrites.
@@ -79,7 +79,7 @@ var obeyed = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u20
 // them.
 func TestATargetCannotTalkToTheTerminal(t *testing.T) {
 	creds := DemoCredentials
-	inst, err := InProcess{Credentials: creds}.Launch(steps.ServerConfig{})
+	inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestATargetCannotTalkToTheTerminal(t *testing.T) {
 			dir := t.TempDir()
 			var out bytes.Buffer
 			_, err := Run(Options{
-				Target:    steps.Target{BaseURL: proxy.URL, Credentials: creds, RunID: "terminal-check"},
+				Target:    target.Target{BaseURL: proxy.URL, Credentials: creds, RunID: "terminal-check"},
 				Features:  fstest.MapFS{"hostile.feature": {Data: []byte(tokenInQueryFeature)}},
 				ReportDir: dir,
 				Output:    &out,

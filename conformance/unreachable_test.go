@@ -15,7 +15,7 @@ import (
 
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // dying is a reverse proxy in front of target that, after its first
@@ -51,12 +51,12 @@ func dying(t *testing.T, target string, after int64, gateway bool) string {
 // rule failed, the rules not yet checked are not run with that reason,
 // and no report shows the internals of a failed request.
 func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
-	ref := startReference(t, steps.ServerConfig{}, nil)
+	ref := startReference(t, target.ServerConfig{}, nil)
 	for _, gateway := range []bool{false, true} {
 		base := dying(t, ref, 40, gateway)
 		dir := t.TempDir()
 		var out bytes.Buffer
-		rep, err := Run(Options{Target: steps.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "dying"},
+		rep, err := Run(Options{Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "dying"},
 			Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &out})
 		if !errors.Is(err, ErrUnreachable) || rep.Outcome != report.OutcomeUnreachable {
 			t.Fatalf("gateway %v: Run = %v, outcome %q\n%s", gateway, err, rep.Outcome, out.String())
@@ -93,7 +93,7 @@ func TestABaselineEntryExcusesItsRuleOnly(t *testing.T) {
 	bl := writeBaseline(t, `{"expectedFailures": [{"rule": "API-8", "reason": "TICKET-12: everyone may update"}]}`)
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: steps.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
 		Tags:   selection.RemoteTags + " and (@API-8 or @SVC-3)", Baseline: bl, Output: &out,
 	})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"eventsvc/docs"
 )
 
 // addresses returns every address the answer to method path at addr
@@ -139,7 +141,7 @@ func TestTheDocumentationPageShowsThePublicURL(t *testing.T) {
 
 	plain, _ := listenWith(t, Options{})
 	_, page = rawRequest(t, plain, "GET", "/docs/index.html", map[string]string{"X-Forwarded-Prefix": "/x"}, "")
-	embedded, _ := staticFiles.ReadFile("static" + docsPath)
+	embedded, _ := docs.Static.ReadFile("static" + docsPath)
 	if page != string(embedded) {
 		t.Error("without a public URL or a trusted proxy, the page is not served as embedded")
 	}

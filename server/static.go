@@ -1,10 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"embed"
-	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -12,17 +8,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
+	"eventsvc/docs"
 	"eventsvc/docs/openapi"
 )
 
-// staticFiles are the public files: the documentation page and the static
+// The public files (docs.Static): the documentation page and the static
 // locations. They are served before the resource server's filter, whatever
 // the Authorization header holds (spec SVC-6, AUTH-5).
-//
-//go:embed static
-var staticFiles embed.FS
 
-// publicPrefixes are the paths served from staticFiles without
+// publicPrefixes are the paths served from docs.Static without
 // authentication.
 var publicPrefixes = []string{"/docs/", "/css/", "/js/", "/images/", "/webjars/"}
 
@@ -30,13 +24,13 @@ var publicPrefixes = []string{"/docs/", "/css/", "/js/", "/images/", "/webjars/"
 // request on. A public path with a dot segment is refused with 404, never
 // resolved against the file system.
 func publicFiles() fiber.Handler {
-	root, err := fs.Sub(staticFiles, "static")
+	root, err := fs.Sub(docs.Static, "static")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
 	files := http.FS(root)
 	contract := openapi.Document()
-	page, err := staticFiles.ReadFile("static" + docsPath)
+	page, err := docs.Static.ReadFile("static" + docsPath)
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
@@ -100,26 +94,4 @@ func hasDotSegment(path string) bool {
 		}
 	}
 	return false
-}
-
-// DocsPage is the documentation page served at /docs/index.html with its
-// stylesheet inlined, so that it reads the same saved beside a report as
-// served: the rule catalogue, each rule with the scenarios that check it,
-// under an anchor named by the rule's id.
-func DocsPage() ([]byte, error) {
-	page, err := staticFiles.ReadFile("static/docs/index.html")
-	if err != nil {
-		return nil, fmt.Errorf("read the documentation page: %w", err)
-	}
-	css, err := staticFiles.ReadFile("static/css/docs.css")
-	if err != nil {
-		return nil, fmt.Errorf("read the documentation stylesheet: %w", err)
-	}
-	const link = `<link rel="stylesheet" href="/css/docs.css">`
-	if !bytes.Contains(page, []byte(link)) {
-		return nil, errors.New("the documentation page does not link its stylesheet as expected")
-	}
-	style := append(append([]byte("<style>\n"), css...), "</style>"...)
-	page = bytes.Replace(page, []byte(link), style, 1)
-	return bytes.Replace(page, []byte(`<link rel="icon" href="/favicon.ico">`), nil, 1), nil
 }

@@ -147,9 +147,9 @@ func (s *scenario) ensureToken(holder string) (*held, error) {
 	if s.ownTokens {
 		return h, s.hasToken(holder)
 	}
-	if t, ok := s.target.Pool.get(s.base, holder); ok {
-		s.learn(t.access)
-		*h = held{access: t.access, pooled: true, cookies: t.cookies}
+	if access, cookies, ok := s.target.Pool.Get(s.base, holder); ok {
+		s.learn(access)
+		*h = held{access: access, pooled: true, cookies: cookies}
 		return h, nil
 	}
 	if err := s.hasToken(holder); err != nil {
@@ -157,7 +157,7 @@ func (s *scenario) ensureToken(holder string) (*held, error) {
 	}
 	// Offered to the other scenarios, and so no longer this one's to
 	// refresh: a refresh would revoke it under them.
-	s.target.Pool.put(s.base, holder, h.access, h.expiresIn, s.rec.cookieNames())
+	s.target.Pool.Put(s.base, holder, h.access, h.expiresIn, s.rec.cookieNames())
 	h.pooled = s.target.Pool != nil
 	return h, nil
 }

@@ -5,61 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"eventsvc/conformance/target"
 )
-
-// Clock tells the time and lets it pass: the machine's (SystemClock), or
-// a test's, which need not wait an hour for a token to age.
-type Clock interface {
-	Now() time.Time
-	// Sleep returns once d has passed, or with ctx's error when ctx is
-	// done first.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// SystemClock is the machine's clock.
-type SystemClock struct{}
-
-// Now is the machine's time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// Sleep waits d, or until ctx is done.
-func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Lifetimes are the token lifetimes the @slow scenarios check, and how
-// close to their end: a token is checked to work Margin before its
-// lifetime ends, and to be refused Margin after, for a target that counts
-// in whole seconds and for the time a request takes.
-type Lifetimes struct {
-	// Access is the longest an access token may live (CLI-5, LIM-1): a
-	// token announced with a shorter expires_in is checked for that.
-	Access time.Duration
-	// Refresh is how long a refresh token lives (CLI-6, LIM-2).
-	Refresh time.Duration
-	Margin  time.Duration
-}
-
-// SpecLifetimes are the specification's: 600 s and 3600 s, checked 5 s
-// before and after their end.
-func SpecLifetimes() Lifetimes {
-	return Lifetimes{Access: 600 * time.Second, Refresh: 3600 * time.Second, Margin: 5 * time.Second}
-}
-
-// orSpec is l, or the specification's where l has none.
-func (l Lifetimes) orSpec() Lifetimes {
-	if l == (Lifetimes{}) {
-		return SpecLifetimes()
-	}
-	return l
-}
 
 // The steps that let a token's lifetime pass, from its issue: the access
 // token's (as announced with it, up to Lifetimes.Access), the refresh
@@ -72,29 +20,21 @@ var (
 
 // Due says when a step that lets a token's lifetime pass ends, counted
 // from the issue of the scenario's first tokens, with tokens that live as
-// long as l says: upTo is true when it may end sooner, the target
+// long as l says (the specification's when l is zero): upTo is true when it may end sooner, the target
 // announcing a shorter access token lifetime. ok is false for any other
 // step.
-func (l Lifetimes) Due(text string) (after time.Duration, upTo, ok bool) {
-	l = l.orSpec()
+func Due(l target.Lifetimes, text string) (after time.Duration, upTo, ok bool) {
+	l = l.OrSpec()
 	if m := accessLifetime.FindStringSubmatch(text); m != nil {
-		return l.around(l.Access, m[1] != ""), true, true
+		return l.Around(l.Access, m[1] != ""), true, true
 	}
 	if m := refreshLifetime.FindStringSubmatch(text); m != nil {
 		if m[1] != "" {
 			return l.Refresh / 2, false, true
 		}
-		return l.around(l.Refresh, m[2] != ""), false, true
+		return l.Around(l.Refresh, m[2] != ""), false, true
 	}
 	return 0, false, false
-}
-
-// around is Margin before the end of lifetime, when nearly, or after.
-func (l Lifetimes) around(lifetime time.Duration, nearly bool) time.Duration {
-	if nearly {
-		return lifetime - l.Margin
-	}
-	return lifetime + l.Margin
 }
 
 // The steps that let time pass: in-process by moving the server's clock
@@ -118,18 +58,18 @@ func (s *scenario) now() time.Time {
 }
 
 // clock is the run's clock: Target.Clock, or the machine's.
-func (s *scenario) clock() Clock {
+func (s *scenario) clock() target.Clock {
 	if s.target.Clock != nil {
 		return s.target.Clock
 	}
-	return SystemClock{}
+	return target.SystemClock{}
 }
 
 // accessLifetimePasses lets the user's access token's lifetime pass,
 // nearly or wholly, from its issue: the expires_in announced with it, up
 // to Lifetimes.Access, or that when it announced none.
 func (s *scenario) accessLifetimePasses(ctx context.Context, nearly string) error {
-	l := s.target.Lifetimes.orSpec()
+	l := s.target.Lifetimes.OrSpec()
 	h := s.tokens.user
 	if h.access == "" {
 		return fmt.Errorf("the scenario holds no access token to watch")
@@ -138,18 +78,18 @@ func (s *scenario) accessLifetimePasses(ctx context.Context, nearly string) erro
 	if announced := time.Duration(h.expiresIn) * time.Second; announced > 0 && announced < lifetime {
 		lifetime = announced
 	}
-	return s.waitUntil(ctx, h.issuedAt.Add(l.around(lifetime, nearly != "")))
+	return s.waitUntil(ctx, h.issuedAt.Add(l.Around(lifetime, nearly != "")))
 }
 
 // refreshLifetimePasses lets the lifetime of the user's first refresh
 // token pass, nearly or wholly, or half of it, from its issue.
 func (s *scenario) refreshLifetimePasses(ctx context.Context, half, nearly string) error {
-	l := s.target.Lifetimes.orSpec()
+	l := s.target.Lifetimes.OrSpec()
 	h := s.tokens.user
 	if h.first.refresh == "" {
 		return fmt.Errorf("the scenario holds no refresh token to watch")
 	}
-	d := l.around(l.Refresh, nearly != "")
+	d := l.Around(l.Refresh, nearly != "")
 	if half != "" {
 		d = l.Refresh / 2
 	}
@@ -184,7 +124,7 @@ func (s *scenario) wait(ctx context.Context, d time.Duration) error {
 		}
 		return nil
 	}
-	s.target.Pool.forget() // the run's tokens age with the clock moved
+	s.target.Pool.Forget() // the run's tokens age with the clock moved
 	s.advanced += d
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/cucumber/godog"
 	"golang.org/x/crypto/bcrypt"
+
+	"eventsvc/conformance/target"
 )
 
 // The steps that configure the in-process reference server (@local). They
@@ -38,7 +40,7 @@ func (s *scenario) configureAccounts(table *godog.Table) error {
 	s.config.Accounts = nil
 	for _, r := range rows {
 		s.learn(r["password"])
-		s.config.Accounts = append(s.config.Accounts, AccountConfig{Email: r["email"], Password: r["password"], Roles: splitList(r["roles"])})
+		s.config.Accounts = append(s.config.Accounts, target.AccountConfig{Email: r["email"], Password: r["password"], Roles: splitList(r["roles"])})
 	}
 	return nil
 }
@@ -47,7 +49,7 @@ func (s *scenario) configureAccounts(table *godog.Table) error {
 // scopes read and write.
 func (s *scenario) configureClient(id, grants, resource string) error {
 	s.learn(id + "-secret")
-	s.config.Clients = append(s.config.Clients, ClientConfig{
+	s.config.Clients = append(s.config.Clients, target.ClientConfig{
 		ID: id, Secret: id + "-secret", GrantTypes: splitList(grants),
 		Scopes: []string{"read", "write"}, ResourceIDs: []string{resource},
 	})

@@ -12,14 +12,6 @@ import (
 	"github.com/cucumber/godog"
 )
 
-// Contract checks an answer against the API's OpenAPI document
-// (/docs/openapi.json). Package contract has one.
-type Contract interface {
-	// CheckAnswer returns an error saying how the answer to req differs
-	// from what the document says, or nil.
-	CheckAnswer(req *http.Request, status int, header http.Header, body []byte) error
-}
-
 // contractTag marks the scenarios whose answers are checked against the
 // Target's Contract: the reference server's choices, which the document
 // describes.

@@ -36,7 +36,7 @@ func (s *scenario) createAddress(who string) (string, error) {
 	if a := s.events.create[holder]; a != "" {
 		return a, nil
 	}
-	if a, ok := s.target.Discovery.lookup(s.base, "create-new-event "+holder); ok {
+	if a, ok := s.target.Discovery.Lookup(s.base, "create-new-event "+holder); ok {
 		return a, nil
 	}
 	address, err := s.eventsAddress()
@@ -59,7 +59,7 @@ func (s *scenario) createAddress(who string) (string, error) {
 		s.events.create = map[string]string{}
 	}
 	s.events.create[holder] = create
-	s.target.Discovery.learn(s.base, "create-new-event "+holder, create)
+	s.target.Discovery.Learn(s.base, "create-new-event "+holder, create)
 	return create, nil
 }
 

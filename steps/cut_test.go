@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"eventsvc/conformance/bound"
+	"eventsvc/conformance/target"
 )
 
 // TestACutAnswerFailsItsStepWhateverTheStepMadeOfIt: an answer longer than
@@ -26,7 +27,7 @@ func TestACutAnswerFailsItsStepWhateverTheStepMadeOfIt(t *testing.T) {
 		w.Write(bytes.Repeat([]byte(" "), 64<<10))
 	}))
 	defer srv.Close()
-	s := &scenario{target: Target{BaseURL: srv.URL, MaxAnswer: 1 << 10}}
+	s := &scenario{target: target.Target{BaseURL: srv.URL, MaxAnswer: 1 << 10}}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}

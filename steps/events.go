@@ -8,24 +8,11 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"eventsvc/conformance/target"
 )
 
 // The events a scenario created or sent, and the bodies it sends.
-
-// DefaultEventBody is a body the reference server's POST /api/events
-// accepts. Its "name" is replaced by a name that carries the run id.
-const DefaultEventBody = `{
-  "name": "Conformance event",
-  "description": "Created by the Event Service conformance suite",
-  "beginEnrollmentDateTime": "2026-11-23T10:00:00",
-  "closeEnrollmentDateTime": "2026-11-24T10:00:00",
-  "beginEventDateTime": "2026-11-25T10:00:00",
-  "endEventDateTime": "2026-11-25T18:00:00",
-  "location": "Main hall",
-  "basePrice": 100,
-  "maxPrice": 200,
-  "limitOfEnrollment": 100
-}`
 
 // absent is the table value that leaves a field out of an event body.
 const absent = "(absent)"
@@ -68,7 +55,7 @@ func (e *events) setManager(address, holder string) {
 func (s *scenario) eventBody(name string) (map[string]any, error) {
 	raw := s.target.EventBody
 	if len(raw) == 0 {
-		raw = []byte(DefaultEventBody)
+		raw = []byte(target.DefaultEventBody)
 	}
 	var body map[string]any
 	if err := json.Unmarshal(raw, &body); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/repro"
+	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
 )
 
@@ -60,16 +61,6 @@ func (s *scenario) registerReproduction(sc stepRegistry) {
 	})
 }
 
-// Vars are the run's credentials as a reproduction script reads them:
-// from the CONFORMANCE_* variables the run reads them from.
-func (c Credentials) Vars() []repro.Var {
-	return []repro.Var{
-		{Value: c.ClientSecret, Name: "${CONFORMANCE_CLIENT_SECRET}"}, {Value: c.ClientID, Name: "${CONFORMANCE_CLIENT_ID}"},
-		{Value: c.Password, Name: "${CONFORMANCE_PASSWORD}"}, {Value: c.Username, Name: "${CONFORMANCE_USERNAME}"},
-		{Value: c.OtherPass, Name: "${CONFORMANCE_OTHER_PASSWORD}"}, {Value: c.OtherUsername, Name: "${CONFORMANCE_OTHER_USERNAME}"},
-	}
-}
-
 // reproduction writes the scenario's exchanges up to the failure err as a
 // Reproduction: up to and including the exchange err is about, or all of
 // them when it is about none.
@@ -101,7 +92,7 @@ func (s *scenario) reproduction(err error) Reproduction {
 // account's username) and no answer of the log gives are asked for first,
 // with the account's password grant. redactor masks what the script
 // shows: one that knows the run's secrets and the tokens it was issued.
-func ScriptOf(t Target, redactor *redact.Redactor, title string, log []repro.Exchange, holders map[string]string) string {
+func ScriptOf(t target.Target, redactor *redact.Redactor, title string, log []repro.Exchange, holders map[string]string) string {
 	base := t.BaseURL
 	if len(log) > 0 {
 		if u, err := url.Parse(log[0].URL); err == nil {

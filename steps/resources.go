@@ -104,7 +104,7 @@ func (s *scenario) eventsAddress() (string, error) {
 	if s.eventsURL != "" {
 		return s.eventsURL, nil
 	}
-	if a, ok := s.target.Discovery.lookup(s.base, "events"); ok {
+	if a, ok := s.target.Discovery.Lookup(s.base, "events"); ok {
 		s.eventsURL = a
 		return a, nil
 	}
@@ -121,7 +121,7 @@ func (s *scenario) eventsAddress() (string, error) {
 		return "", requires(s.about(root, err), "API-1")
 	}
 	s.eventsURL = address
-	s.target.Discovery.learn(s.base, "events", address)
+	s.target.Discovery.Learn(s.base, "events", address)
 	return address, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
+	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
 )
 
@@ -28,8 +29,8 @@ import (
 // carries that exchange's masked transcript (scenario.failf).
 type scenario struct {
 	name, place string // the scenario's, for its reproduction
-	target      Target
-	creds       Credentials
+	target      target.Target
+	creds       target.Credentials
 	redactor    *redact.Redactor
 	rec         *recorder
 	scope       *audit.Scope // the run's audit of the scenario; nil without one
@@ -41,7 +42,7 @@ type scenario struct {
 
 	base     string             // the address requests go to
 	e        *httpexpect.Expect // requests; paths are under base
-	instance Instance           // the in-process server, when the target has a Launcher
+	instance target.Instance    // the in-process server, when the target has a Launcher
 
 	answer *exchange // the answer of the last When step
 
@@ -65,8 +66,8 @@ type scenario struct {
 	// with a page size the scenario chose (listFillsLastPage).
 	listStart string
 
-	config   ServerConfig // the in-process server's configuration, as the steps build it
-	startErr error        // the in-process server's refusal to start
+	config   target.ServerConfig // the in-process server's configuration, as the steps build it
+	startErr error               // the in-process server's refusal to start
 	started  bool
 
 	// began is when the scenario began, and advanced how far it moved
@@ -76,7 +77,7 @@ type scenario struct {
 }
 
 // Initializer returns the scenario initializer for a run against target.
-func Initializer(target Target) func(*godog.ScenarioContext) {
+func Initializer(target target.Target) func(*godog.ScenarioContext) {
 	compiled := &expressions{}
 	return func(ctx *godog.ScenarioContext) {
 		sc := stepRegistry{ctx, compiled}
@@ -168,7 +169,7 @@ func (s *scenario) start() error {
 		s.use(s.target.BaseURL)
 		return nil
 	}
-	return s.launch(ServerConfig{})
+	return s.launch(target.ServerConfig{})
 }
 
 func (s *scenario) stop() error {
@@ -182,7 +183,7 @@ func (s *scenario) stop() error {
 }
 
 // launch replaces the scenario's in-process server by one with cfg.
-func (s *scenario) launch(cfg ServerConfig) error {
+func (s *scenario) launch(cfg target.ServerConfig) error {
 	if s.target.Launcher == nil {
 		return errors.New("this scenario needs the in-process reference server (tag @local); it cannot run against " + s.target.BaseURL)
 	}

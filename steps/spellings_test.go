@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"eventsvc/conformance/target"
 )
 
 // spellingCases are addresses the API may give and how each spelling
@@ -75,7 +77,7 @@ func TestSpellingsGoOnTheWireAsWritten(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	s := &scenario{target: Target{BaseURL: srv.URL}}
+	s := &scenario{target: target.Target{BaseURL: srv.URL}}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func statusServer(t *testing.T) *httptest.Server {
 
 func TestAWriteIsRefusedByAnyAnswerButASuccess(t *testing.T) {
 	srv := statusServer(t)
-	s := &scenario{target: Target{BaseURL: srv.URL}}
+	s := &scenario{target: target.Target{BaseURL: srv.URL}}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func TestAnEventIsStillThereOnlyWhenItReadsBackWithItsName(t *testing.T) {
 		{"status=410", "deleted it", nil},
 		{"status=401", "status 401", []string{"API-7", "SVC-5"}},
 	} {
-		s := &scenario{target: Target{BaseURL: srv.URL}}
+		s := &scenario{target: target.Target{BaseURL: srv.URL}}
 		if err := s.start(); err != nil {
 			t.Fatal(err)
 		}

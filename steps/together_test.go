@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"eventsvc/conformance/target"
 )
 
 // TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer: the
@@ -52,8 +54,8 @@ func TestCreationsAtTheSameMomentMeetAndAreWrittenDownEachWithItsAnswer(t *testi
 		}
 	}))
 	defer srv.Close()
-	creds := Credentials{ClientID: "app", ClientSecret: "app-secret", Username: "ann@example.org", Password: "ann-password", OtherUsername: "bob@example.org", OtherPass: "bob-password"}
-	s := &scenario{target: Target{BaseURL: srv.URL, Credentials: creds, RunID: "lanes"}, creds: creds}
+	creds := target.Credentials{ClientID: "app", ClientSecret: "app-secret", Username: "ann@example.org", Password: "ann-password", OtherUsername: "bob@example.org", OtherPass: "bob-password"}
+	s := &scenario{target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "lanes"}, creds: creds}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}

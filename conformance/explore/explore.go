@@ -32,7 +32,6 @@ import (
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
 	"eventsvc/internal/version"
-	"eventsvc/steps"
 )
 
 // Errors of Run, as those of conformance.Run: the binary's exit status
@@ -63,7 +62,7 @@ const (
 type Options struct {
 	// Target is what it explores: a deployment (BaseURL), or, with a
 	// Launcher, one in-process reference server for the whole run.
-	Target steps.Target
+	Target target.Target
 	// Seed draws every sequence; 0 draws one from the clock. The same
 	// seed, run alone (Concurrency 1) against a target in the same state,
 	// explores the same sequences.
@@ -106,12 +105,12 @@ type Options struct {
 // runner is one exploration.
 type runner struct {
 	o        Options
-	target   steps.Target
+	target   target.Target
 	client   *http.Client
 	guard    *origin.Guard // the client's transport: credentials go to the target's origin only
 	watch    *target.Watch
 	redactor *redact.Redactor
-	contract steps.Contract
+	contract target.Contract
 	readOnly bool
 
 	base   string // the target's address

@@ -23,15 +23,15 @@ import (
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // inProcess is a target of one in-process reference server, whose clock
 // follows the machine's, with the API's OpenAPI document.
-func inProcess(t *testing.T) steps.Target {
+func inProcess(t *testing.T) target.Target {
 	t.Helper()
 	creds := conformance.DemoCredentials
-	target, err := conformance.WithContract(steps.Target{Credentials: creds, RunID: "explore-test", Launcher: conformance.InProcess{Credentials: creds, RealTime: true}})
+	target, err := conformance.WithContract(target.Target{Credentials: creds, RunID: "explore-test", Launcher: conformance.InProcess{Credentials: creds, RealTime: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +39,8 @@ func inProcess(t *testing.T) steps.Target {
 }
 
 // remote is a target at base with the demo credentials.
-func remote(base string) steps.Target {
-	return steps.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "explore-test"}
+func remote(base string) target.Target {
+	return target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "explore-test"}
 }
 
 func TestExploringTheReferenceServerFindsNothing(t *testing.T) {

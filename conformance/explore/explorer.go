@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"eventsvc/conformance/report"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // Explorer explores the target of a run of the scenarios after them, as
@@ -28,7 +28,7 @@ type Explorer struct {
 // Outcome says whether the target throttled the run or stopped
 // answering. Its error is ErrThrottled or ErrSetup when it could not
 // start.
-func (e Explorer) Explore(ctx context.Context, t steps.Target, ended func(*report.ScenarioResult)) (*report.Report, error) {
+func (e Explorer) Explore(ctx context.Context, t target.Target, ended func(*report.ScenarioResult)) (*report.Report, error) {
 	o := e.Options.withDefaults()
 	o.Target, o.Replay, o.ReportDir = t, nil, ""
 	o.ReadOnly = o.ReadOnly || t.ReadOnly

@@ -19,7 +19,7 @@ import (
 	"eventsvc/conformance"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // A flawed reference server: the in-process reference server behind a
@@ -245,7 +245,7 @@ func startFlawed(t testing.TB, f flaw) string {
 // startProxy is startFlawed, telling seen of every request.
 func startProxy(t testing.TB, f flaw, seen func(*http.Request, []byte, int)) string {
 	t.Helper()
-	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(steps.ServerConfig{})
+	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			suite := steps.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
+			suite := target.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
 			_, err := conformance.Run(conformance.Options{Target: suite, Tags: selection.RemoteTags, Output: &out, NoSummary: true})
 			switch {
 			case f.audited && err == nil:
@@ -364,7 +364,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 				t.Fatalf("the scenarios catch the flaw (%v): it is not one only exploration finds\n%s", err, failingLines(out.String()))
 			}
 			out.Reset()
-			target := steps.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
+			target := target.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
 			rep, err := Run(context.Background(), Options{Target: target, Seed: 1, Output: &out, ReportDir: t.TempDir()})
 			if !errors.Is(err, ErrFailed) {
 				t.Fatalf("exploration did not find the flaw: Run = %v\n%s", err, out.String())

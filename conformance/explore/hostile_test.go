@@ -22,9 +22,9 @@ import (
 	"eventsvc/conformance"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/servertest"
-	"eventsvc/steps"
 )
 
 // hostileProxy serves a reference server at backend as a target that
@@ -185,7 +185,7 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "pwned")
 	base := startHostile(t, marker)
-	target := steps.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
+	target := target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
 
 	var failures []*report.ScenarioResult
 	scenarios, explored := t.TempDir(), t.TempDir()

@@ -12,7 +12,7 @@ import (
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/origin/origintest"
 	"eventsvc/conformance/report/reporttest"
-	"eventsvc/steps"
+	"eventsvc/conformance/target"
 )
 
 // TestTheExplorationSendsCredentialsOnlyToTheTargetsOrigin explores a
@@ -22,7 +22,7 @@ import (
 // manager. The exploration goes there without the bearer token, and every
 // report names that origin.
 func TestTheExplorationSendsCredentialsOnlyToTheTargetsOrigin(t *testing.T) {
-	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(steps.ServerConfig{})
+	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

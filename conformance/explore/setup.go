@@ -12,7 +12,6 @@ import (
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
-	"eventsvc/steps"
 )
 
 // maxSetupEvents bounds the events the setup creates so that the list has
@@ -28,7 +27,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	stop = func() {}
 	preflightCreated := false
 	if t.Launcher != nil {
-		inst, err := t.Launcher.Launch(steps.ServerConfig{})
+		inst, err := t.Launcher.Launch(target.ServerConfig{})
 		if err != nil {
 			return nil, stop, fmt.Errorf("start the reference server: %w", err)
 		}
@@ -120,7 +119,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	}
 	raw := t.EventBody
 	if len(raw) == 0 {
-		raw = []byte(steps.DefaultEventBody)
+		raw = []byte(target.DefaultEventBody)
 	}
 	if r.body, err = jsonObject(raw); err != nil {
 		return nil, stop, err

@@ -10,7 +10,6 @@ import (
 	"eventsvc/conformance/selection"
 	"eventsvc/docs"
 	"eventsvc/internal/version"
-	"eventsvc/server"
 )
 
 // Report file names, written in Options.ReportDir.
@@ -48,7 +47,7 @@ var reportFiles = []struct {
 	{CucumberReport, cucumberJSON},
 	{JSONReport, reportJSON},
 	{HTMLReport, reportHTML},
-	{RulesPage, func(*Report) ([]byte, error) { return server.DocsPage() }},
+	{RulesPage, func(*Report) ([]byte, error) { return docs.Page() }},
 }
 
 // Start replaces the reports of an earlier run by ones saying that this

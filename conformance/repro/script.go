@@ -43,7 +43,7 @@ type Script struct {
 	// Shared tokens are asked for.
 	ClientID, ClientSecret string
 	// BasicAsIs sends Basic credentials as they are, not form-encoded
-	// first (steps.Credentials.BasicAsIs).
+	// first (target.Credentials.BasicAsIs).
 	BasicAsIs bool
 	// Shared are the tokens to ask for first.
 	Shared []Shared

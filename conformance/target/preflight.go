@@ -1,8 +1,11 @@
-// Package target is how a run reaches the deployment it checks: the
-// connections' settings (a private CA, a proxy), the watch on its answers
-// that waits out a short 429 and notes throttling and outages, and the
-// preflight that checks the target and the run's credentials before any
-// check runs. The scenario runner and the explorer share them.
+// Package target is the deployment a run checks and how the run reaches
+// it: its configuration and the services built once for it (Target: the
+// address, the credentials, the transport, the audit, the shared
+// addresses and tokens), the connections' settings (a private CA, a
+// proxy), the watch on its answers that waits out a short 429 and notes
+// throttling and outages, and the preflight that checks the target and
+// the run's credentials before any check runs. The scenario runner, the
+// steps and the explorer share them; none of them is imported here.
 package target
 
 import (
@@ -24,7 +27,6 @@ import (
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
-	"eventsvc/steps"
 )
 
 // ErrPreflight is wrapped by the errors of Preflight.
@@ -40,7 +42,7 @@ var ErrPreflight = errors.New("preflight")
 // *ThrottledError inside the error. It returns the target, with
 // Credentials.BasicAsIs set when the target takes the client credentials
 // only as they are, not form-encoded (RFC 6749 §2.3.1).
-func Preflight(target steps.Target, writes bool) (steps.Target, error) {
+func Preflight(target Target, writes bool) (Target, error) {
 	if target.BaseURL == "" {
 		return target, nil
 	}
@@ -106,7 +108,7 @@ func (refusal) Is(target error) bool { return target == errRefused }
 func (r refusal) Unwrap() error      { return r.error }
 
 type preflight struct {
-	target steps.Target
+	target Target
 	// eventsDead is true when the events link of the API root leads
 	// nowhere (deadlink): the run goes on, and tells it as API-10.
 	eventsDead bool
@@ -117,7 +119,7 @@ type preflight struct {
 	events     string // the address of the event list, from GET /api
 }
 
-func newPreflight(target steps.Target) *preflight {
+func newPreflight(target Target) *preflight {
 	timeout := target.Timeout
 	if timeout == 0 {
 		timeout = bound.DefaultTimeout
@@ -368,7 +370,7 @@ func (p *preflight) eventBody(token string, resp *http.Response, raw []byte) err
 	source := "CONFORMANCE_EVENT_FILE"
 	body := p.target.EventBody
 	if len(body) == 0 {
-		source, body = "the default event body (set CONFORMANCE_EVENT_FILE to a body your deployment accepts)", []byte(steps.DefaultEventBody)
+		source, body = "the default event body (set CONFORMANCE_EVENT_FILE to a body your deployment accepts)", []byte(DefaultEventBody)
 	}
 	req := resp.Request
 	var list struct {

@@ -21,7 +21,7 @@ import (
 )
 
 // Path is where the page is committed, from the module root.
-const Path = "server/static/docs/index.html"
+const Path = "docs/static/docs/index.html"
 
 // Anchors are the sections the server's profile links point at, with the
 // overview sections.

@@ -1,4 +1,4 @@
-package steps
+package target
 
 import (
 	"sync"
@@ -32,8 +32,13 @@ type pooled struct {
 	until   time.Time // when the pool asks for another
 }
 
-// get returns the pool's token of holder at base, if it has one still
-// young enough.
+// Get returns the pool's token of holder at base, if it has one still
+// young enough, and the names of the cookies the answer that gave it set.
+func (p *Pool) Get(base, holder string) (access string, cookies []string, ok bool) {
+	t, ok := p.get(base, holder)
+	return t.access, t.cookies, ok
+}
+
 func (p *Pool) get(base, holder string) (pooled, bool) {
 	if p == nil {
 		return pooled{}, false
@@ -47,9 +52,9 @@ func (p *Pool) get(base, holder string) (pooled, bool) {
 	return t, true
 }
 
-// put offers the access token of holder at base, issued now for
+// Put offers the access token of holder at base, issued now for
 // expiresIn seconds, to the other scenarios.
-func (p *Pool) put(base, holder, access string, expiresIn int64, cookies []string) {
+func (p *Pool) Put(base, holder, access string, expiresIn int64, cookies []string) {
 	if p == nil || access == "" || expiresIn <= 0 {
 		return
 	}
@@ -61,8 +66,8 @@ func (p *Pool) put(base, holder, access string, expiresIn int64, cookies []strin
 	p.tokens[base+" "+holder] = pooled{access: access, cookies: cookies, until: time.Now().Add(time.Duration(expiresIn) * time.Second / 2)}
 }
 
-// forget drops every token of the pool: the target's clock has moved.
-func (p *Pool) forget() {
+// Forget drops every token of the pool: the target's clock has moved.
+func (p *Pool) Forget() {
 	if p == nil {
 		return
 	}

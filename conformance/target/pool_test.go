@@ -1,4 +1,4 @@
-package steps
+package target
 
 import (
 	"slices"
@@ -11,25 +11,25 @@ func TestPoolSharesATokenByBaseAndHolderUntilHalfItsLife(t *testing.T) {
 	if _, ok := p.get("http://a", "user"); ok {
 		t.Fatal("an empty pool has a token")
 	}
-	p.put("http://a", "user", "token-a", 600, []string{"sid"})
-	p.put("http://b", "user", "token-b", 600, nil)
+	p.Put("http://a", "user", "token-a", 600, []string{"sid"})
+	p.Put("http://b", "user", "token-b", 600, nil)
 	if got, ok := p.get("http://a", "user"); !ok || got.access != "token-a" || !slices.Equal(got.cookies, []string{"sid"}) {
 		t.Fatalf("get(a, user) = %+v, %v", got, ok)
 	}
 	if _, ok := p.get("http://a", "other"); ok {
 		t.Fatal("the user's token is given for the other user")
 	}
-	p.put("http://a", "other", "short-lived", 1, nil)
+	p.Put("http://a", "other", "short-lived", 1, nil)
 	time.Sleep(600 * time.Millisecond)
 	if _, ok := p.get("http://a", "other"); ok {
 		t.Fatal("a token past half its life is still given")
 	}
-	p.forget()
+	p.Forget()
 	if _, ok := p.get("http://b", "user"); ok {
 		t.Fatal("forget kept a token")
 	}
 	var none *Pool
-	none.put("http://a", "user", "x", 600, nil)
+	none.Put("http://a", "user", "x", 600, nil)
 	if _, ok := none.get("http://a", "user"); ok {
 		t.Fatal("a nil pool gives a token")
 	}

@@ -1,7 +1,4 @@
-// Package steps holds the godog step definitions of the Event Service
-// conformance suite. Each scenario gets its own state, created by the
-// scenario initializer; every HTTP request goes through httpexpect.
-package steps
+package target
 
 import (
 	"net/http"
@@ -12,9 +9,14 @@ import (
 	"eventsvc/conformance/bound"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
+	"eventsvc/conformance/repro"
 )
 
-// Target is the deployment a run checks.
+// Target is the deployment a run checks, and the run's services that
+// every runner of it shares: its configuration (the address, the
+// credentials, the bounds of an answer) and what the runner built once
+// for it (the transport with its watch, the audit every exchange passes
+// through, the dead links, the shared addresses and tokens).
 type Target struct {
 	// BaseURL is the address of a deployed service, for example
 	// "https://staging.example". Empty when Launcher starts the server.
@@ -105,8 +107,8 @@ type Discovery struct {
 	known map[string]string
 }
 
-// lookup returns what is known of key at base.
-func (d *Discovery) lookup(base, key string) (string, bool) {
+// Lookup returns what is known of key at base.
+func (d *Discovery) Lookup(base, key string) (string, bool) {
 	if d == nil {
 		return "", false
 	}
@@ -116,8 +118,8 @@ func (d *Discovery) lookup(base, key string) (string, bool) {
 	return a, ok
 }
 
-// learn keeps value for key at base.
-func (d *Discovery) learn(base, key, value string) {
+// Learn keeps value for key at base.
+func (d *Discovery) Learn(base, key, value string) {
 	if d == nil {
 		return
 	}
@@ -199,3 +201,36 @@ type AccountConfig struct {
 	Stored string
 	Roles  []string
 }
+
+// Vars are the run's credentials as a reproduction script reads them:
+// from the CONFORMANCE_* variables the run reads them from.
+func (c Credentials) Vars() []repro.Var {
+	return []repro.Var{
+		{Value: c.ClientSecret, Name: "${CONFORMANCE_CLIENT_SECRET}"}, {Value: c.ClientID, Name: "${CONFORMANCE_CLIENT_ID}"},
+		{Value: c.Password, Name: "${CONFORMANCE_PASSWORD}"}, {Value: c.Username, Name: "${CONFORMANCE_USERNAME}"},
+		{Value: c.OtherPass, Name: "${CONFORMANCE_OTHER_PASSWORD}"}, {Value: c.OtherUsername, Name: "${CONFORMANCE_OTHER_USERNAME}"},
+	}
+}
+
+// Contract checks an answer against the API's OpenAPI document
+// (/docs/openapi.json). Package contract has one.
+type Contract interface {
+	// CheckAnswer returns an error saying how the answer to req differs
+	// from what the document says, or nil.
+	CheckAnswer(req *http.Request, status int, header http.Header, body []byte) error
+}
+
+// DefaultEventBody is a body the reference server's POST /api/events
+// accepts. Its "name" is replaced by a name that carries the run id.
+const DefaultEventBody = `{
+  "name": "Conformance event",
+  "description": "Created by the Event Service conformance suite",
+  "beginEnrollmentDateTime": "2026-11-23T10:00:00",
+  "closeEnrollmentDateTime": "2026-11-24T10:00:00",
+  "beginEventDateTime": "2026-11-25T10:00:00",
+  "endEventDateTime": "2026-11-25T18:00:00",
+  "location": "Main hall",
+  "basePrice": 100,
+  "maxPrice": 200,
+  "limitOfEnrollment": 100
+}`
