@@ -1,18 +1,19 @@
-// Package audit checks every exchange of a run against every rule of the
-// specification that governs that kind of answer, whatever the scenario or
-// the sequence that made it was about: a token answer of any grant
-// (TOK-5, TOK-7, TOK-15), a JSON answer of /api/** and every event it
-// lists (SVC-2), what an answer offers its caller (SVC-3, API-3, API-4,
-// API-8), every write against what was written and every later read
-// against the last write (API-6, API-9), a write without a valid token
-// (AUTH-3, AUTH-4), and every link of every answer, followed once a run
-// and checked against its relation (API-10, API-5).
+// Package audit is the registry of checks every exchange of a run passes
+// through (registry.go), whatever the scenario or the sequence that made
+// it was about: a token answer of any grant (TOK-5, TOK-7, TOK-15), a
+// JSON answer of /api/** and every event it lists (SVC-2), what an answer
+// offers its caller (SVC-3, API-3, API-4, API-8), every write against
+// what was written and every later read against the last write (API-6,
+// API-9), a write without a valid token (AUTH-3, AUTH-4), and every link
+// of every answer, followed once a run and checked against its relation
+// (API-10, API-5).
 //
 // Both runners feed it: the scenarios' steps every exchange they record,
 // the explorer every exchange of its sequences. Each finding names its
 // rule and the place (scenario and step, or sequence and action) whose
-// exchange broke it. The checks accept every reading the specification
-// and the RFCs allow: what the audit cannot tell (a token it did not see
+// exchange broke it. The checks judge by one model of what a conforming
+// target holds (world), and accept every reading the specification and
+// the RFCs allow: what the audit cannot tell (a token it did not see
 // issued, an event it did not see written) it does not judge.
 package audit
 
@@ -30,14 +31,6 @@ import (
 	"eventsvc/conformance/repro"
 	"eventsvc/internal/redact"
 )
-
-// Rules are the rules the audit checks, of the answers that show them.
-var Rules = []string{
-	"SVC-2", "SVC-3", "SVC-4", "SVC-6", "SVC-7",
-	"TOK-5", "TOK-7", "TOK-8", "TOK-9", "TOK-13", "TOK-15", "ACC-1",
-	"API-2", "API-3", "API-4", "API-5", "API-6", "API-7", "API-8", "API-9", "API-10",
-	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-4", "AUTH-5", "AUTH-6",
-}
 
 // MaxFollowed is the most of an answer the audit reads when it follows a
 // link (Limit): a page or an event is a few kilobytes, and the runners

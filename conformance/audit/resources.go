@@ -13,40 +13,6 @@ import (
 	"eventsvc/conformance/value"
 )
 
-// check runs every check that governs o, and learns from it.
-func (w *world) check(o *observed) []*Finding {
-	w.noteSpent(o)
-	found := w.checkTokenAnswer(o)
-	if o.path == "" || !o.underAPI() && !o.isWrite() {
-		return found
-	}
-	found = append(found, w.checkWrite(o)...)
-	if !o.underAPI() {
-		return found
-	}
-	if f := w.checkOpenRead(o); f != nil {
-		return append(found, f)
-	}
-	if !o.success() || o.doc == nil {
-		return found
-	}
-	o.kind = w.kindOf(o)
-	// Each check tells of its own rule: one that fails stops none of the
-	// others.
-	if f := o.checkHAL(); f != nil {
-		found = append(found, f)
-	}
-	if f := o.checkHrefs(); f != nil {
-		found = append(found, f)
-	}
-	if o.kind == kindRoot {
-		w.learnList(o)
-	}
-	found = append(found, w.checkOffers(o)...)
-	found = append(found, w.checkReadBack(o)...)
-	return found
-}
-
 // kindOf tells what a successful JSON answer of /api/** is: the API root,
 // a page of the list (an answer at the list's address), or an event (an
 // answer at the address of an event the audit saw created or listed).
@@ -84,9 +50,6 @@ func (w *world) learnList(o *observed) {
 // checkOpenRead checks a GET under /api/ sent without any credentials
 // (spec AUTH-2, API-7): it is not refused for want of them.
 func (w *world) checkOpenRead(o *observed) *Finding {
-	if o.x.Method != http.MethodGet || o.caller.class != callerAnonymous {
-		return nil
-	}
 	o.checked("AUTH-2")
 	if o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden {
 		return finding("AUTH-2", "GET %s, sent without credentials, answered %d: GET on any path under /api/ is allowed for everyone", o.path, o.x.Status)

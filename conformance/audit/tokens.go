@@ -18,9 +18,6 @@ const tokenPath = "/oauth/token"
 // token, whatever the grant (spec TOK-5, TOK-7, TOK-9, TOK-15), and
 // learns the tokens it issues.
 func (w *world) checkTokenAnswer(o *observed) []*Finding {
-	if o.x.Method != http.MethodPost || o.path != tokenPath || !o.success() || o.doc == nil {
-		return nil
-	}
 	access, _ := o.doc["access_token"].(string)
 	if access == "" {
 		return nil

@@ -77,9 +77,6 @@ func (o *observed) outsideFilter() bool {
 // an event its manager updates (API-9), and nobody else (AUTH-6); the
 // answer shows what was written.
 func (w *world) checkWrite(o *observed) []*Finding {
-	if !o.isWrite() || o.outsideFilter() {
-		return nil
-	}
 	c := o.caller
 	// Pages read while it was under way may list the events otherwise,
 	// even a refused one: a target may do what it refuses.

@@ -66,8 +66,8 @@ func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
 			t.Errorf("concurrency %d: the exploration checked %d rules of the %d it can", concurrency, len(checked), len(Rules))
 		}
 		for id := range checked {
-			if !slices.Contains(Rules, id) && !slices.Contains(audit.Rules, id) {
-				t.Errorf("concurrency %d: the exploration checked %s, which neither Rules nor audit.Rules lists", concurrency, id)
+			if !slices.Contains(Rules, id) && !slices.Contains(audit.Rules(), id) {
+				t.Errorf("concurrency %d: the exploration checked %s, which neither Rules nor audit.Rules() lists", concurrency, id)
 			}
 		}
 	}
