@@ -34,10 +34,12 @@ type check struct {
 // judge one.
 var registry = []check{
 	{
-		name:    "an answer of the token endpoint that holds a token holds what RFC 6749 §5.1 asks, must not be cached, and is for the grant and the account asked for",
-		rules:   []string{"TOK-5", "TOK-7", "TOK-9", "TOK-15", "ACC-1"},
-		applies: func(o *observed) bool { return o.x.Method == http.MethodPost && o.path == tokenPath && o.success() && o.doc != nil },
-		judge:   (*world).checkTokenAnswer,
+		name:  "an answer of the token endpoint that holds a token holds what RFC 6749 §5.1 asks, must not be cached, and is for the grant and the account asked for",
+		rules: []string{"TOK-5", "TOK-7", "TOK-9", "TOK-15", "ACC-1"},
+		applies: func(o *observed) bool {
+			return o.x.Method == http.MethodPost && o.path == tokenPath && o.success() && o.doc != nil
+		},
+		judge: (*world).checkTokenAnswer,
 	},
 	{
 		name:    "a write without a valid token changes nothing; a write with one creates an event its caller manages, or updates an event for its manager alone",
@@ -46,10 +48,12 @@ var registry = []check{
 		judge:   (*world).checkWrite,
 	},
 	{
-		name:    "a GET under /api/ is open to everyone",
-		rules:   []string{"AUTH-2"},
-		applies: func(o *observed) bool { return o.underAPI() && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous },
-		judge:   one((*world).checkOpenRead),
+		name:  "a GET under /api/ is open to everyone",
+		rules: []string{"AUTH-2"},
+		applies: func(o *observed) bool {
+			return o.underAPI() && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous
+		},
+		judge: one((*world).checkOpenRead),
 	},
 	{
 		name:    "a JSON answer of /api/**, and every resource it lists, is HAL",
