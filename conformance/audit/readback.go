@@ -1,0 +1,141 @@
+package audit
+
+import (
+	"fmt"
+	"net/http"
+
+	"eventsvc/conformance/hal"
+	"eventsvc/conformance/value"
+)
+
+// checkReadBack checks an event read, and every event a page lists, that
+// the audit saw written: each field written reads back as one of the
+// bodies a serial order of the writes allows (API-6 after the creation,
+// API-9 after an update; the rule of a refused write when it reads back
+// as that write).
+func (w *world) checkReadBack(o *observed) []*Finding {
+	if o.x.Method != http.MethodGet {
+		return nil
+	}
+	read := span{o.x.Start, o.x.End}
+	switch o.kind {
+	case kindEvent:
+		ev, ok := w.eventAt(o)
+		if !ok {
+			return nil
+		}
+		return nilIfNone(w.readsBack(o, ev, o.doc, read, "the event"))
+	case kindPage:
+		for i, item := range hal.Items(o.doc) {
+			u, ok := o.resolve(hal.Links(item)["self"])
+			if !ok {
+				continue
+			}
+			w.mu.Lock()
+			ev, known := w.events[key(u)]
+			w.mu.Unlock()
+			if known && !ev.gone {
+				if f := w.readsBack(o, ev, item, read, fmt.Sprintf("listed event %d", i+1)); f != nil {
+					return []*Finding{f}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readsBack checks doc, what a read during read showed of ev. A finding
+// stands only while it holds against every write the audit learns of
+// later: one under way when the read was sent is known once its answer
+// comes, and while a write to ev is under way (inflight.go), none does.
+func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
+	f := w.readBack(o, ev, doc, read, what)
+	if f != nil {
+		f.stands = func() bool {
+			if w.a.writing.under(ev.address) {
+				return false // the write under way may be the one the read shows
+			}
+			again := w.readBack(nil, ev, doc, read, what)
+			return again != nil && again.Rule == f.Rule
+		}
+	}
+	return f
+}
+
+// readBack is readsBack without its later look; o, when given, counts
+// the check.
+func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
+	w.mu.Lock()
+	if ev.lost {
+		w.mu.Unlock()
+		return nil
+	}
+	allowed := allowedVersions(ev.versions, read)
+	refused := append([]version(nil), ev.refused...)
+	updated := len(ev.versions) > 1
+	w.mu.Unlock()
+	rule := "API-6"
+	if updated {
+		rule = "API-9"
+	}
+	if o != nil {
+		o.checked(rule)
+	}
+	f := shownAsWritten(doc, allowed, rule, what)
+	if f == nil {
+		return nil
+	}
+	for _, r := range refused {
+		if r.when.start.Before(read.end) && shownAsWritten(doc, []version{r}, r.rule, what) == nil {
+			return finding(r.rule, "%s reads back as a write that was refused (%s): a refused write changes nothing", what, r.rule)
+		}
+	}
+	return f
+}
+
+// allowedVersions are the writes a read during read may show: every one
+// begun before the read ended, but those that a later write, over before
+// the read began, replaced.
+func allowedVersions(versions []version, read span) []version {
+	var out []version
+	for i, v := range versions {
+		if !v.when.start.Before(read.end) {
+			continue
+		}
+		replaced := false
+		for j, later := range versions {
+			if j != i && later.when.start.After(v.when.end) && later.when.end.Before(read.start) {
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// shownAsWritten checks that every field of doc that one of the versions
+// wrote reads back as that version wrote it, for one of them; it blames
+// rule, with the last version's differences.
+func shownAsWritten(doc map[string]any, versions []version, rule, what string) *Finding {
+	if len(versions) == 0 {
+		return nil
+	}
+	var diff string
+	for _, v := range versions {
+		diff = ""
+		for _, k := range sortedKeys(v.fields) {
+			got, shown := doc[k]
+			if shown && !value.SameWritten(v.fields[k], got) {
+				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, value.Describe(got), value.Describe(v.fields[k]))
+				break
+			}
+		}
+		if diff == "" {
+			return nil
+		}
+	}
+	return finding(rule, "%s: %s", what, diff)
+}
