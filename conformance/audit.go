@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
 	"eventsvc/conformance/selection"
@@ -36,7 +36,7 @@ func newAudit(t target.Target, transport http.RoundTripper, redactor *redact.Red
 		Redactor:  redactor,
 		Origins:   t.Origins,
 		DeadLinks: t.DeadLinks,
-		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
+		Transport: cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
 		Follow:    true,
 		Workers:   min(max(8, 4*concurrency), 64),
 	})

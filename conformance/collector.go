@@ -10,7 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
@@ -180,7 +180,7 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 			BrokenRules() []string
 			Required() bool
 		}
-		var cut *bound.CutError
+		var cut *cutoff.CutError
 		var dead *deadlink.Error
 		switch {
 		case errors.As(err, &cut):

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -170,12 +170,12 @@ func ParseDuration(name, v string) (time.Duration, error) {
 }
 
 // ParseSize reads a size variable or flag: "4MiB", "512KiB", or a number
-// of bytes (bound.ParseSize). Empty is zero: the default.
+// of bytes (cutoff.ParseSize). Empty is zero: the default.
 func ParseSize(name, v string) (int64, error) {
 	if strings.TrimSpace(v) == "" {
 		return 0, nil
 	}
-	n, err := bound.ParseSize(v)
+	n, err := cutoff.ParseSize(v)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s=%q: %v", ErrUsage, name, v, err)
 	}

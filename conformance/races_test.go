@@ -58,7 +58,7 @@ func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
 			// The bug shows only when the two creations meet at the
 			// target, within its round trip to the database: on a
 			// machine busy enough, one of them may come late even from
-			// the gate (atonce). A replay sends them once; three tries.
+			// the gate (package meet). A replay sends them once; three tries.
 			var found bool
 			var out string
 			for try := 0; try < 3 && !found; try++ {

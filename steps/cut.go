@@ -8,14 +8,14 @@ import (
 
 // An answer the suite could not read whole is never taken for the part
 // of it that came: the request's send fails with a readError. An answer
-// cut by a bound of the run (bound.CutError: longer than Target.MaxAnswer,
+// cut by a bound of the run (cutoff.CutError: longer than Target.MaxAnswer,
 // or not over within Target.Timeout) also fails the step it came in,
 // whatever the step made of the failure (a probe's answer may be one it
 // only looks at), and the runner reports it as a finding of its own kind
 // (CutOf), which blames no rule.
 
 // readError is an answer that could not be read whole: cut by a bound of
-// the run (a *bound.CutError inside), or broken off. Its text is masked,
+// the run (a *cutoff.CutError inside), or broken off. Its text is masked,
 // and ends with the exchange as far as it came.
 type readError struct {
 	text string
@@ -30,7 +30,7 @@ type cutKey struct{}
 
 // CutOf returns the first answer that a bound of the run cut during the
 // step whose after-step hooks' context is ctx: an error that wraps the
-// *bound.CutError, whose text is masked and ends with the exchange. It
+// *cutoff.CutError, whose text is masked and ends with the exchange. It
 // returns nil when no answer of the step was cut.
 func CutOf(ctx context.Context) error {
 	err, _ := ctx.Value(cutKey{}).(error)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/target"
 )
 
@@ -33,7 +33,7 @@ func TestACutAnswerFailsItsStepWhateverTheStepMadeOfIt(t *testing.T) {
 	}
 
 	x, err := s.send(s.e.GET("/big"))
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	if x != nil || !errors.As(err, &cut) || !strings.Contains(err.Error(), "GET "+srv.URL+"/big") {
 		t.Fatalf("send of an answer too long = %v, %v; want no exchange, and the cut with its exchange", x, err)
 	}

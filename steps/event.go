@@ -10,7 +10,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // Reading and updating the event a scenario created.
@@ -253,8 +253,8 @@ func (s *scenario) fieldsReadBack() error {
 		if !shown {
 			continue
 		}
-		if !value.Same(s.events.sent[k], got) {
-			return breaks(s.failf(x, "%q reads back as %s; the update sent %s", k, value.Describe(got), value.Describe(s.events.sent[k])), "API-9")
+		if !jsonvalue.Same(s.events.sent[k], got) {
+			return breaks(s.failf(x, "%q reads back as %s; the update sent %s", k, jsonvalue.Describe(got), jsonvalue.Describe(s.events.sent[k])), "API-9")
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
 	"eventsvc/internal/redact"
@@ -98,9 +98,9 @@ func (r *recorder) Response(resp *http.Response, _ time.Duration) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	if errors.As(err, &cut) {
-		body = bound.Excerpt(body)
+		body = cutoff.Excerpt(body)
 	}
 	text := repro.ResponseText(r.redactor, resp, body)
 	x, at, ok := r.answered(resp, body, text, err, cut)
@@ -124,7 +124,7 @@ type laneAnswer struct {
 
 // answered writes down the answer of the last request, and returns the
 // exchange for the audit: ok when it was read whole.
-func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *bound.CutError) (x audit.Exchange, at int, ok bool) {
+func (r *recorder) answered(resp *http.Response, body []byte, text string, err error, cut *cutoff.CutError) (x audit.Exchange, at int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.response = text

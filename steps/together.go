@@ -10,14 +10,14 @@ import (
 
 	"github.com/gavv/httpexpect/v2"
 
-	"eventsvc/conformance/atonce"
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
+	"eventsvc/conformance/meet"
 )
 
 // Creations at the same moment (spec API-6): the user and the other user
 // create events at once, each request held once its connection is ready
-// until every other's is (atonce), so that they meet at the target. Each must
+// until every other's is (package meet), so that they meet at the target. Each must
 // make an event of its own, none lost.
 //
 // The scenario's recorder writes down one exchange at a time (the last
@@ -87,14 +87,14 @@ func (s *scenario) createAtTheSameMoment(n int) error {
 
 // atOnce sends reqs, each made on a lane of its own (recorder.lane, in
 // lanes) and on a connection of its own (closeAfter), each held once its
-// connection is ready until every other's is (atonce), and returns their
+// connection is ready until every other's is (package meet), and returns their
 // exchanges in the order of reqs, which is the order their lanes join the
 // scenario's log once all are answered. An exchange that failed is nil,
 // its error among those joined.
 func (s *scenario) atOnce(reqs []*httpexpect.Request, lanes []*recorder) ([]*exchange, error) {
 	xs, errs := make([]*exchange, len(reqs)), make([]error, len(reqs))
 	// Each waits for the others at most a quarter of its time (-timeout).
-	atonce.Send(context.Background(), len(reqs), s.target.Timeout/4, func(ctx context.Context, i int) {
+	meet.Send(context.Background(), len(reqs), s.target.Timeout/4, func(ctx context.Context, i int) {
 		xs[i], errs[i] = s.sendVia(lanes[i], reqs[i].WithContext(ctx))
 	})
 	for i := range reqs {
@@ -283,8 +283,8 @@ func (s *scenario) readsBackAsCreated(i int, c *creation, y *exchange) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.body)) {
 		got, shown := obj[k]
-		if shown && !value.Same(c.body[k], got) {
-			return breaks(s.failf(y, "%q of event %d of %d created at the same moment reads back as %s; it was created with %s", k, i+1, n, value.Describe(got), value.Describe(c.body[k])), "API-6")
+		if shown && !jsonvalue.Same(c.body[k], got) {
+			return breaks(s.failf(y, "%q of event %d of %d created at the same moment reads back as %s; it was created with %s", k, i+1, n, jsonvalue.Describe(got), jsonvalue.Describe(c.body[k])), "API-6")
 		}
 	}
 	return nil

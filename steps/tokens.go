@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // tokenPath is the address of the token endpoint (spec: Endpoints). The
@@ -138,7 +138,7 @@ func (s *scenario) tokenTypeIs(want string) error {
 		return breaks(s.about(x, err), "TOK-5")
 	}
 	if !strings.EqualFold(got, want) { // RFC 6749 §5.1: case-insensitive
-		return breaks(s.failf(x, "token_type is %s, want %q", value.Describe(got), want), "TOK-5")
+		return breaks(s.failf(x, "token_type is %s, want %q", jsonvalue.Describe(got), want), "TOK-5")
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (s *scenario) grantedScopeIs(want string) error {
 	if err != nil {
 		return breaks(s.about(x, err), "TOK-5", "CLI-4")
 	}
-	if !value.SameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
+	if !jsonvalue.SameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
 		return breaks(s.failf(x, "scope is %q, want %q", got, want), "TOK-5", "CLI-4")
 	}
 	return nil
@@ -169,7 +169,7 @@ func (s *scenario) accessTokenExpiresWithin(most int) error {
 	}
 	n, ok := v.(float64)
 	if !ok || n != math.Trunc(n) || n <= 0 || n > float64(most) {
-		return breaks(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", value.Describe(v), most), "TOK-5")
+		return breaks(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", jsonvalue.Describe(v), most), "TOK-5")
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ const MaxFollowed int64 = 1 << 20
 
 // Limit is the bound of the answers the audit reads when it follows a
 // link, in a run whose answers are bounded at max (zero: the default of
-// package bound): the smaller of max and MaxFollowed.
+// package cutoff): the smaller of max and MaxFollowed.
 func Limit(max int64) int64 {
 	if max <= 0 || max > MaxFollowed {
 		return MaxFollowed
@@ -55,7 +55,7 @@ type Options struct {
 	// Redactor masks the messages and transcripts of findings.
 	Redactor *redact.Redactor
 	// Transport carries the requests that follow links: the run's
-	// transport, bounded (package bound). Each world sends credentials to
+	// transport, bounded (package cutoff). Each world sends credentials to
 	// its own origin only (package origin).
 	Transport http.RoundTripper
 	// Origins, when set, is told of every link the audit follows to another

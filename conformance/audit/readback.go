@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // checkReadBack checks an event read, and every event a page lists, that
@@ -128,8 +128,8 @@ func shownAsWritten(doc map[string]any, versions []version, rule, what string) *
 		diff = ""
 		for _, k := range sortedKeys(v.fields) {
 			got, shown := doc[k]
-			if shown && !value.SameWritten(v.fields[k], got) {
-				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, value.Describe(got), value.Describe(v.fields[k]))
+			if shown && !jsonvalue.SameWritten(v.fields[k], got) {
+				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, jsonvalue.Describe(got), jsonvalue.Describe(v.fields[k]))
 				break
 			}
 		}

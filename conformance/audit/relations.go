@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // leads checks that the link j followed leads where its relation says
@@ -113,8 +113,8 @@ func sameResource(o, y *observed) string {
 		a, aok := o.doc[k]
 		b, bok := y.doc[k]
 		if aok && bok {
-			if !value.Same(a, b) {
-				return fmt.Sprintf("%q is %s there, %s here", k, value.Describe(b), value.Describe(a))
+			if !jsonvalue.Same(a, b) {
+				return fmt.Sprintf("%q is %s there, %s here", k, jsonvalue.Describe(b), jsonvalue.Describe(a))
 			}
 			return ""
 		}
@@ -140,7 +140,7 @@ func sameItem(item map[string]any, y *observed) bool {
 		a, aok := item[k]
 		b, bok := y.doc[k]
 		if aok && bok {
-			return value.Same(a, b)
+			return jsonvalue.Same(a, b)
 		}
 	}
 	return true
@@ -317,7 +317,7 @@ func atoi(s string) int {
 func identity(doc map[string]any) string {
 	for _, k := range []string{"id", "name"} {
 		if v, ok := doc[k]; ok {
-			return k + " " + value.Describe(v)
+			return k + " " + jsonvalue.Describe(v)
 		}
 	}
 	if isListing(doc) {

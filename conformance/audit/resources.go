@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // kindOf tells what a successful JSON answer of /api/** is: the API root,
@@ -83,7 +83,7 @@ func halProblem(doc map[string]any) string {
 	}
 	links, ok := v.(map[string]any)
 	if !ok || len(links) == 0 {
-		return fmt.Sprintf("_links is %s, not an object of links by relation name", value.Describe(v))
+		return fmt.Sprintf("_links is %s, not an object of links by relation name", jsonvalue.Describe(v))
 	}
 	for _, rel := range sortedKeys(links) {
 		entries, isList := links[rel].([]any)
@@ -95,7 +95,7 @@ func halProblem(doc map[string]any) string {
 		for _, e := range entries {
 			link, ok := e.(map[string]any)
 			if href, _ := link["href"].(string); !ok || href == "" {
-				return fmt.Sprintf("the %q entry of _links is %s, not a link with an href", rel, value.Describe(e))
+				return fmt.Sprintf("the %q entry of _links is %s, not a link with an href", rel, jsonvalue.Describe(e))
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // tokenPath is where the token endpoint is (spec: Endpoints).
@@ -61,13 +61,13 @@ func (w *world) checkTokenAnswer(o *observed) []*Finding {
 // makes both optional there).
 func tokenFields(o *observed, grant string) *Finding {
 	if tt, _ := o.doc["token_type"].(string); !strings.EqualFold(tt, "bearer") {
-		return finding("TOK-5", "token_type is %s, want \"bearer\"", value.Describe(o.doc["token_type"]))
+		return finding("TOK-5", "token_type is %s, want \"bearer\"", jsonvalue.Describe(o.doc["token_type"]))
 	}
 	exp, shown := o.doc["expires_in"]
 	if shown || grant == "password" {
 		n, ok := exp.(float64)
 		if !ok || n != math.Trunc(n) || n <= 0 || n > 600 {
-			return finding("TOK-5", "expires_in is %s, want a whole number of seconds from 1 to 600", value.Describe(exp))
+			return finding("TOK-5", "expires_in is %s, want a whole number of seconds from 1 to 600", jsonvalue.Describe(exp))
 		}
 	}
 	scope, shown := o.doc["scope"]
@@ -76,15 +76,15 @@ func tokenFields(o *observed, grant string) *Finding {
 	case shown:
 		s, ok := scope.(string)
 		if !ok || len(strings.Fields(s)) == 0 {
-			return finding("TOK-5", "scope is %s, want the granted scopes separated by spaces", value.Describe(scope))
+			return finding("TOK-5", "scope is %s, want the granted scopes separated by spaces", jsonvalue.Describe(scope))
 		}
 		for _, sc := range strings.Fields(s) {
 			if sc != "read" && sc != "write" {
-				return finding("TOK-5", "scope is %s: the scopes are read and write", value.Describe(scope))
+				return finding("TOK-5", "scope is %s: the scopes are read and write", jsonvalue.Describe(scope))
 			}
 		}
-		if grant == "password" && asked == "" && !value.SameWords(s, "read write") {
-			return finding("TOK-5", "scope is %s, want \"read write\"", value.Describe(scope))
+		if grant == "password" && asked == "" && !jsonvalue.SameWords(s, "read write") {
+			return finding("TOK-5", "scope is %s, want \"read write\"", jsonvalue.Describe(scope))
 		}
 	case grant == "password" && asked == "":
 		return finding("TOK-5", "the answer has no scope, want \"read write\"")

@@ -12,7 +12,7 @@ import (
 
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/hal"
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // The oracle: every answer of a sequence is checked against the rules of
@@ -110,7 +110,7 @@ func (s *sequence) isHAL(a *answer, doc map[string]any, what string) *finding {
 	}
 	links, ok := v.(map[string]any)
 	if !ok || len(links) == 0 {
-		return s.breaks("SVC-2", a, "%s: _links is %s, not an object of links", what, value.Describe(plain(v)))
+		return s.breaks("SVC-2", a, "%s: _links is %s, not an object of links", what, jsonvalue.Describe(plain(v)))
 	}
 	for _, rel := range slices.Sorted(maps.Keys(links)) {
 		entries, ok := links[rel].([]any)
@@ -120,7 +120,7 @@ func (s *sequence) isHAL(a *answer, doc map[string]any, what string) *finding {
 		for _, e := range entries {
 			link, ok := e.(map[string]any)
 			if href, _ := link["href"].(string); !ok || href == "" {
-				return s.breaks("SVC-2", a, "%s: link %q has no href: %s", what, rel, value.Describe(plain(e)))
+				return s.breaks("SVC-2", a, "%s: link %q has no href: %s", what, rel, jsonvalue.Describe(plain(e)))
 			}
 		}
 	}
@@ -293,8 +293,8 @@ func (s *sequence) readsBack(a *answer, ev *event, rule string) *finding {
 		if !shown {
 			continue
 		}
-		if !value.SameWritten(ev.fields[k], plain(got)) {
-			return s.breaks(rule, a, "%q of event #%d reads back as %s; it was written as %s", k, s.index(ev)+1, value.Describe(plain(got)), value.Describe(ev.fields[k]))
+		if !jsonvalue.SameWritten(ev.fields[k], plain(got)) {
+			return s.breaks(rule, a, "%q of event #%d reads back as %s; it was written as %s", k, s.index(ev)+1, jsonvalue.Describe(plain(got)), jsonvalue.Describe(ev.fields[k]))
 		}
 	}
 	return nil
@@ -361,14 +361,14 @@ func (s *sequence) checkToken(a *answer, rule string, wantRefresh bool) *finding
 	}
 	s.checked("TOK-5")
 	if tt, ok := a.text("token_type"); !ok || !strings.EqualFold(tt, "bearer") {
-		return s.breaks("TOK-5", a, "token_type is %s, want \"bearer\"", value.Describe(plain(a.doc["token_type"])))
+		return s.breaks("TOK-5", a, "token_type is %s, want \"bearer\"", jsonvalue.Describe(plain(a.doc["token_type"])))
 	}
 	n, ok := plain(a.doc["expires_in"]).(float64)
 	if !ok || n != math.Trunc(n) || n <= 0 || n > 600 {
-		return s.breaks("TOK-5", a, "expires_in is %s, want a whole number of seconds from 1 to 600", value.Describe(plain(a.doc["expires_in"])))
+		return s.breaks("TOK-5", a, "expires_in is %s, want a whole number of seconds from 1 to 600", jsonvalue.Describe(plain(a.doc["expires_in"])))
 	}
-	if scope, ok := a.text("scope"); !ok || !value.SameWords(scope, "read write") {
-		return s.breaks("TOK-5", a, "scope is %s, want \"read write\"", value.Describe(plain(a.doc["scope"])))
+	if scope, ok := a.text("scope"); !ok || !jsonvalue.SameWords(scope, "read write") {
+		return s.breaks("TOK-5", a, "scope is %s, want \"read write\"", jsonvalue.Describe(plain(a.doc["scope"])))
 	}
 	if wantRefresh {
 		s.checked("TOK-7")

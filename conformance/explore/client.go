@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
@@ -60,7 +60,7 @@ type request struct {
 // send sends req, records it and its answer in the sequence's log, and
 // reads the answer, within the run's bounds (Target.MaxAnswer, Timeout).
 // An error is a request that got no answer, or not a whole one: one that
-// a bound cut wraps its *bound.CutError.
+// a bound cut wraps its *cutoff.CutError.
 func (s *sequence) send(req request) (*answer, error) {
 	ctx := s.ctx
 	if req.via != "" {
@@ -101,10 +101,10 @@ func (s *sequence) send(req request) (*answer, error) {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	switch {
 	case errors.As(err, &cut):
-		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, bound.Excerpt(b)))
+		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, cutoff.Excerpt(b)))
 		return nil, cut
 	case err != nil:
 		s.log = append(s.log, repro.Record(s.r.redactor, sent, req.body, resp, b))

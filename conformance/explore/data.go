@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // Generated data: the texts, dates and numbers a sequence writes into the
@@ -95,7 +95,7 @@ func timeFields(body map[string]any) ([]string, time.Time) {
 		if !ok {
 			continue
 		}
-		if t, ok := value.ParseTime(s); ok && strings.Contains(s, "T") {
+		if t, ok := jsonvalue.ParseTime(s); ok && strings.Contains(s, "T") {
 			fields = append(fields, k)
 			if first.IsZero() || t.Before(first) {
 				first = t
@@ -135,10 +135,10 @@ func genChanges(rng *rand.Rand, base map[string]any, mark string) map[string]any
 			}
 		case 1:
 			if len(times) > 0 {
-				target, _ := value.ParseTime(boundaryTimes[rng.IntN(len(boundaryTimes))])
+				target, _ := jsonvalue.ParseTime(boundaryTimes[rng.IntN(len(boundaryTimes))])
 				shift := target.Sub(first)
 				for _, f := range times {
-					t, _ := value.ParseTime(base[f].(string))
+					t, _ := jsonvalue.ParseTime(base[f].(string))
 					changes[f] = formatLike(base[f].(string), t.Add(shift))
 				}
 			}

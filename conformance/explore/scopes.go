@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
 	"eventsvc/steps"
@@ -43,7 +43,7 @@ func (r *runner) newRunAudit() *audit.Audit {
 		Redactor:  r.redactor,
 		Origins:   t.Origins,
 		DeadLinks: t.DeadLinks,
-		Transport: bound.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
+		Transport: cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
 		Follow:    true,
 		Workers:   max(4, 2*r.o.Concurrency), // following is waiting for answers
 	})

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/repro"
@@ -76,7 +76,7 @@ func (s *sequence) play(a Action) bool {
 		s.dead = &deadlink.Error{Link: link, Err: err}
 		return false
 	}
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	switch {
 	case errors.As(err, &cut):
 		// An answer past the run's bounds is a finding of its own

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"eventsvc/conformance/value"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // What creations and updates sent at once may do: whatever some serial
@@ -177,11 +177,11 @@ func (s *sequence) readAfterUpdates(u *updated) (*finding, error) {
 			ev.fields, ev.lastRule = body, "API-9"
 			return nil, nil
 		}
-		differences = append(differences, fmt.Sprintf("%q reads back as %s where update %d of them wrote %s", k, value.Describe(got), i+1, value.Describe(body[k])))
+		differences = append(differences, fmt.Sprintf("%q reads back as %s where update %d of them wrote %s", k, jsonvalue.Describe(got), i+1, jsonvalue.Describe(body[k])))
 	}
 	if k, got, ok := leaked(y, ev.fields, u.taken, u.refused); ok {
 		s.checked("AUTH-6")
-		return s.breaks("AUTH-6", y, "event #%d reads back as none of the %d updates of it taken at the same time, with %q as %s, as another user's update, refused, wrote it", s.index(ev)+1, len(u.taken), k, value.Describe(got)), nil
+		return s.breaks("AUTH-6", y, "event #%d reads back as none of the %d updates of it taken at the same time, with %q as %s, as another user's update, refused, wrote it", s.index(ev)+1, len(u.taken), k, jsonvalue.Describe(got)), nil
 	}
 	return s.breaks("API-9", y, "event #%d reads back as none of the %d updates of it taken at the same time, whole: %s", s.index(ev)+1, len(u.taken), strings.Join(differences, "; ")), nil
 }
@@ -192,11 +192,11 @@ func (s *sequence) readAfterUpdates(u *updated) (*finding, error) {
 func leaked(a *answer, before map[string]any, taken, refused []map[string]any) (string, any, bool) {
 	for _, k := range slices.Sorted(maps.Keys(before)) {
 		got, shown := a.doc[k]
-		if !shown || value.SameWritten(before[k], plain(got)) {
+		if !shown || jsonvalue.SameWritten(before[k], plain(got)) {
 			continue
 		}
 		wrote := func(bodies []map[string]any) bool {
-			return slices.ContainsFunc(bodies, func(b map[string]any) bool { return value.SameWritten(b[k], plain(got)) })
+			return slices.ContainsFunc(bodies, func(b map[string]any) bool { return jsonvalue.SameWritten(b[k], plain(got)) })
 		}
 		if wrote(refused) && !wrote(taken) {
 			return k, plain(got), true
@@ -210,7 +210,7 @@ func leaked(a *answer, before map[string]any, taken, refused []map[string]any) (
 func differs(a *answer, body map[string]any) (string, any, bool) {
 	for _, k := range slices.Sorted(maps.Keys(body)) {
 		got, shown := a.doc[k]
-		if shown && !value.SameWritten(body[k], plain(got)) {
+		if shown && !jsonvalue.SameWritten(body[k], plain(got)) {
 			return k, plain(got), true
 		}
 	}

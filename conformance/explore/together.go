@@ -6,13 +6,13 @@ import (
 	"errors"
 	"net/http"
 
-	"eventsvc/conformance/atonce"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
+	"eventsvc/conformance/meet"
 )
 
 // At the same time: a KindTogether action sends creations, updates and
 // refreshes of both users at once, each held once its connection is
-// ready until every other's is (atonce), so that they meet at the
+// ready until every other's is (package meet), so that they meet at the
 // target. A target may apply them in any order; the model takes what any
 // serial order gives (serial.go), and the reads after them check it.
 
@@ -135,7 +135,7 @@ func (s *sequence) writeRequest(method, address string, a Action, body map[strin
 
 // sendAtOnce sends every part's request at the same moment: each from a
 // goroutine of its own, held once its connection is ready until every
-// other's is (atonce), and logs their exchanges in the order of the
+// other's is (package meet), and logs their exchanges in the order of the
 // parts. Each goes on a connection of its own, closed after its answer:
 // none then returns to the client's pool while another waits for the one
 // it dialled, which would be left open and unused, and a server shutting
@@ -147,7 +147,7 @@ func (s *sequence) writeRequest(method, address string, a Action, body map[strin
 func (s *sequence) sendAtOnce(parts []*part) error {
 	lanes := make([]*sequence, len(parts))
 	// Each waits for the others at most a quarter of its time (-timeout).
-	atonce.Send(s.ctx, len(parts), s.r.target.Timeout/4, func(ctx context.Context, i int) {
+	meet.Send(s.ctx, len(parts), s.r.target.Timeout/4, func(ctx context.Context, i int) {
 		lanes[i] = &sequence{r: s.r, ctx: ctx, n: s.n, lane: true}
 		parts[i].x, parts[i].err = lanes[i].send(parts[i].req)
 	})
@@ -164,7 +164,7 @@ func (s *sequence) sendAtOnce(parts []*part) error {
 		return nil
 	}
 	s.merge(failedLane, nil)
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	if errors.As(failed.err, &cut) {
 		return cut
 	}

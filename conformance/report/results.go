@@ -135,7 +135,7 @@ type Failure struct {
 	// fault of its own kind, which blames no rule.
 	ServerError bool
 	// AnswerCut is true when the failure is an answer cut by a bound of
-	// the run (bound.CutError): longer than it may be, or not over in
+	// the run (cutoff.CutError): longer than it may be, or not over in
 	// time. It is a finding of its own kind, which blames no rule.
 	AnswerCut bool
 	// Replay is, of an exploration's finding, the file that `conformance

@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/internal/redact"
@@ -122,7 +122,7 @@ type preflight struct {
 func newPreflight(target Target) *preflight {
 	timeout := target.Timeout
 	if timeout == 0 {
-		timeout = bound.DefaultTimeout
+		timeout = cutoff.DefaultTimeout
 	}
 	// Credentials go to the target's origin only, whatever origin the
 	// event list's links name.
@@ -154,7 +154,7 @@ func (p *preflight) do(req *http.Request) (*http.Response, []byte, error) {
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	var cut *bound.CutError
+	var cut *cutoff.CutError
 	switch {
 	case errors.As(err, &cut):
 		return nil, nil, p.failf("%v", cut)

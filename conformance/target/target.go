@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/bound"
+	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
@@ -61,10 +61,10 @@ type Target struct {
 	// that reason, rather than failed (DeadLinkOf).
 	DeadLinks *deadlink.Log
 	// Timeout bounds every request, from its start to the end of its
-	// answer's body. Zero: bound.DefaultTimeout, 30 seconds.
+	// answer's body. Zero: cutoff.DefaultTimeout, 30 seconds.
 	Timeout time.Duration
 	// MaxAnswer bounds the body of every answer, in bytes, counted after
-	// the transport decompressed it. Zero: bound.DefaultMaxAnswer, 4 MiB.
+	// the transport decompressed it. Zero: cutoff.DefaultMaxAnswer, 4 MiB.
 	MaxAnswer int64
 	// Audit, when set, checks every exchange of every scenario against
 	// every rule that governs it, whatever the scenario is about.
@@ -86,11 +86,11 @@ type Target struct {
 
 // Client returns a client for the target: its Transport, with every
 // answer bounded by MaxAnswer and Timeout (an answer past them is cut:
-// its body ends with a *bound.CutError), and redirects not followed, for
+// its body ends with a *cutoff.CutError), and redirects not followed, for
 // the suite looks at them.
 func (t Target) Client() *http.Client {
 	return &http.Client{
-		Transport:     bound.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(t.Transport),
+		Transport:     cutoff.Limits{MaxAnswer: t.MaxAnswer, Timeout: t.Timeout}.Transport(t.Transport),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

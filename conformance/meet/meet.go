@@ -1,4 +1,4 @@
-// Package atonce sends requests so that they meet at the target: each is
+// Package meet sends requests so that they meet at the target: each is
 // held at the moment its connection is ready (dialled, tunnelled through
 // a proxy, its TLS handshake done) until every other request's is too,
 // and all are then written together. What a connection costs to open
@@ -12,7 +12,7 @@
 // HTTP/1.1 and HTTP/2 alike. A request whose transport never calls it
 // counts as ready once it is answered, so that no request waits for it;
 // and no request waits at the gate longer than its hold (Send).
-package atonce
+package meet
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package atonce
+package meet
 
 import (
 	"context"

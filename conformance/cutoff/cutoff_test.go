@@ -1,4 +1,4 @@
-package bound
+package cutoff
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package value
+package jsonvalue
 
 import (
 	"encoding/json"

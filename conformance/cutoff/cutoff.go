@@ -1,11 +1,11 @@
-// Package bound reads a target's answers within bounds: at most so many
+// Package cutoff reads a target's answers within bounds: at most so many
 // bytes of a body, counted after the transport's decompression, and the
 // whole answer, body included, within a time. An answer that goes past
 // either is cut there, and its reader says so with a *CutError instead of
 // the end of the body, so that no reader of it takes the part it got for
 // the whole answer. The scenario runner, the explorer and the preflight
 // read every answer through it.
-package bound
+package cutoff
 
 import (
 	"context"

@@ -1,7 +1,7 @@
-// Package value compares and describes the JSON values of the API's
+// Package jsonvalue compares and describes the JSON values of the API's
 // answers as a reader of JSON takes them: what was written reads back as
 // the same text, the same number, the same instant.
-package value
+package jsonvalue
 
 import (
 	"encoding/json"
