@@ -61,7 +61,7 @@
 #                             buildah from Debian when they are missing;
 #                             container/)
 #   make measure              what catches each breakage written as a bug
-#                             report (conformance/bugreports_*_test.go):
+#                             report (conformance/othersvc/bugreports_*.go):
 #                             the scenarios of a default remote run and an
 #                             exploration with seed 7, against each and
 #                             against every correct variant (false

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
@@ -19,11 +20,11 @@ import (
 // console, conformance.json, conformance.html, junit.xml and cucumber.json
 // all fail TOK-5 alone and leave the scenario's other rules not checked.
 func TestEveryReportBlamesTheSameRule(t *testing.T) {
-	srv := startOtherSvc(t, otherConfig{flaws: otherFlaws{tokenTypeMAC: true}})
+	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{TokenTypeMAC: true}})
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target:    target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "agree", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "agree", EventBody: []byte(othersvc.EventBody)},
 		Tags:      "@TOK-5",
 		ReportDir: dir,
 		Output:    &out,

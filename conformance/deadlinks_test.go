@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -207,7 +208,7 @@ func TestAProxysOwnPageIsToldApart(t *testing.T) {
 // breaking API-1: the run goes on, and fails API-1, rather than stopping
 // as "not the Event Service API".
 func TestAnAPIRootThatDemandsATokenFailsAPI1(t *testing.T) {
-	rep, out, err := runOther(t, otherConfig{flaws: otherFlaws{rootNeedsToken: true}}, selection.RemoteTags, false)
+	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{RootNeedsToken: true}}, selection.RemoteTags, false)
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v%s", err, failedSteps(out))
 	}

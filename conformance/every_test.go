@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -61,23 +62,23 @@ func TestEveryScenarioFailsOnItsLastInstance(t *testing.T) {
 			t.Errorf("everyScenarios pairs %s, which is no scenario that says \"every\"", place)
 			continue
 		}
-		i := slices.IndexFunc(bugReports, func(b bugReport) bool { return b.name == name })
+		i := slices.IndexFunc(othersvc.BugReports, func(b othersvc.BugReport) bool { return b.Name == name })
 		if i < 0 {
 			t.Errorf("%s: no bug report is named %q", place, name)
 			continue
 		}
-		b := bugReports[i]
+		b := othersvc.BugReports[i]
 		t.Run(place, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOne(t, b.config, place)
+			rep, out, err := runOne(t, b.Config, place)
 			if !errors.Is(err, ErrFailed) {
 				t.Fatalf("%s passes against %q: Run = %v\n%s", place, name, err, out)
 			}
-			if failed := failedRules(rep); !slices.ContainsFunc(b.rules, func(r string) bool { return strings.Contains(" "+failed+" ", " "+r+" ") }) {
-				t.Errorf("%s fails against %q blaming %q, none of %v", place, name, failed, b.rules)
+			if failed := failedRules(rep); !slices.ContainsFunc(b.Rules, func(r string) bool { return strings.Contains(" "+failed+" ", " "+r+" ") }) {
+				t.Errorf("%s fails against %q blaming %q, none of %v", place, name, failed, b.Rules)
 			}
-			fixed := b.config
-			fixed.flaws = otherFlaws{}
+			fixed := b.Config
+			fixed.Flaws = othersvc.Flaws{}
 			if _, out, err := runOne(t, fixed, place); err != nil {
 				t.Fatalf("%s fails against the same server without the breakage: %v\n%s", place, err, out)
 			}
@@ -87,16 +88,16 @@ func TestEveryScenarioFailsOnItsLastInstance(t *testing.T) {
 
 // runOne runs the scenario at place, as a remote run would, against a
 // fresh second implementation configured with c.
-func runOne(t *testing.T, c otherConfig, place string) (*report.Report, string, error) {
+func runOne(t *testing.T, c othersvc.Config, place string) (*report.Report, string, error) {
 	t.Helper()
-	srv := startOtherSvc(t, c)
-	creds := c.creds
+	srv := othersvc.Start(t, c)
+	creds := c.Creds
 	if creds == (target.Credentials{}) {
-		creds = otherCreds
+		creds = othersvc.Creds
 	}
 	var buf bytes.Buffer
 	rep, err := Run(Options{
-		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "every", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "every", EventBody: []byte(othersvc.EventBody)},
 		Tags:      selection.RemoteTags,
 		Scenarios: []string{place},
 		Output:    &buf,

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
@@ -70,11 +71,11 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 	if len(places) != 4 {
 		t.Fatalf("the @slow scenarios are %v, want 4", places)
 	}
-	other := func(c otherConfig) func(t *testing.T) target.Target {
+	other := func(c othersvc.Config) func(t *testing.T) target.Target {
 		return func(t *testing.T) target.Target {
-			c.clock = &otherClock{}
-			srv := startOtherSvc(t, c)
-			return target.Target{BaseURL: srv.URL, Credentials: otherCreds, EventBody: []byte(otherEventBody), Clock: &agingClock{now: time.Now(), age: c.clock.Add}}
+			c.Clock = &othersvc.Clock{}
+			srv := othersvc.Start(t, c)
+			return target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, EventBody: []byte(othersvc.EventBody), Clock: &agingClock{now: time.Now(), age: c.Clock.Add}}
 		}
 	}
 	tests := []struct {
@@ -90,10 +91,10 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 			t.Cleanup(func() { inst.Close() })
 			return target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, Clock: &agingClock{now: time.Now(), age: inst.Advance}}
 		}, nil},
-		{"a second implementation, whose access tokens live 300 s", other(otherConfig{}), nil},
-		{"one that rotates refresh tokens", other(otherConfig{choices: otherChoices{rotate: true}}), nil},
-		{"one whose refresh slides the refresh token's expiry", other(otherConfig{flaws: otherFlaws{refreshSlidesExpiry: true}}), []string{"LIM-2"}},
-		{"one whose access tokens never expire", other(otherConfig{flaws: otherFlaws{accessNeverExpires: true}}), []string{"LIM-1"}},
+		{"a second implementation, whose access tokens live 300 s", other(othersvc.Config{}), nil},
+		{"one that rotates refresh tokens", other(othersvc.Config{Choices: othersvc.Choices{Rotate: true}}), nil},
+		{"one whose refresh slides the refresh token's expiry", other(othersvc.Config{Flaws: othersvc.Flaws{RefreshSlidesExpiry: true}}), []string{"LIM-2"}},
+		{"one whose access tokens never expire", other(othersvc.Config{Flaws: othersvc.Flaws{AccessNeverExpires: true}}), []string{"LIM-1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"eventsvc/conformance/explore"
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -20,7 +21,7 @@ import (
 const measureSeed = 7
 
 // TestMeasureCatches measures what catches each bug report
-// (bugreports_test.go) as a user would run the suite against a deployment:
+// (othersvc.BugReports) as a user would run the suite against a deployment:
 // the scenarios of a default remote run, and an exploration with seed 7 and
 // the default budget, each against a fresh server with the breakage. Both
 // run against every correct variant too, where anything caught is a false
@@ -38,13 +39,13 @@ func TestMeasureCatches(t *testing.T) {
 	if os.Getenv("MEASURE") == "" {
 		t.Skip("MEASURE=1 runs it (make measure)")
 	}
-	configs := make([]otherConfig, 0, len(bugReports))
-	for _, b := range bugReports {
-		configs = append(configs, b.config)
+	configs := make([]othersvc.Config, 0, len(othersvc.BugReports))
+	for _, b := range othersvc.BugReports {
+		configs = append(configs, b.Config)
 	}
-	variants := otherVariants()
+	variants := othersvc.Variants()
 	for _, v := range variants {
-		configs = append(configs, v.c)
+		configs = append(configs, v.Config)
 	}
 	results := measureAll(t, configs, 2)
 
@@ -52,22 +53,22 @@ func TestMeasureCatches(t *testing.T) {
 	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) |\n|---|---|---|---|\n", measureSeed)
 	var byScenarios, byExplorer, byEither int
 	var changed []string
-	for i, b := range bugReports {
+	for i, b := range othersvc.BugReports {
 		got := results[i]
-		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", b.name, strings.Join(b.rules, " "), verdict(got.scenarios), verdict(got.explorer))
-		if got.scenarios != "" {
+		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", b.Name, strings.Join(b.Rules, " "), verdict(got.Scenarios), verdict(got.Explorer))
+		if got.Scenarios != "" {
 			byScenarios++
 		}
-		if got.explorer != "" {
+		if got.Explorer != "" {
 			byExplorer++
 		}
-		if got.scenarios != "" || got.explorer != "" {
+		if got.Scenarios != "" || got.Explorer != "" {
 			byEither++
 		}
-		if got != b.today {
-			diff := fmt.Sprintf("%s: caught{scenarios: %q, explorer: %q}, recorded caught{scenarios: %q, explorer: %q}",
-				b.name, got.scenarios, got.explorer, b.today.scenarios, b.today.explorer)
-			if (got.scenarios == "") != (b.today.scenarios == "") || (got.explorer == "") != (b.today.explorer == "") {
+		if got != b.Today {
+			diff := fmt.Sprintf("%s: othersvc.Caught{Scenarios: %q, Explorer: %q}, recorded othersvc.Caught{Scenarios: %q, Explorer: %q}",
+				b.Name, got.Scenarios, got.Explorer, b.Today.Scenarios, b.Today.Explorer)
+			if (got.Scenarios == "") != (b.Today.Scenarios == "") || (got.Explorer == "") != (b.Today.Explorer == "") {
 				changed = append(changed, diff)
 			} else {
 				t.Logf("blamed on other rules than recorded (both caught it): %s", diff)
@@ -76,12 +77,12 @@ func TestMeasureCatches(t *testing.T) {
 	}
 	var alarms []string
 	for i, v := range variants {
-		got := results[len(bugReports)+i]
-		if got != (caught{}) {
-			alarms = append(alarms, fmt.Sprintf("%s: scenarios %s, explorer %s", v.name, verdict(got.scenarios), verdict(got.explorer)))
+		got := results[len(othersvc.BugReports)+i]
+		if got != (othersvc.Caught{}) {
+			alarms = append(alarms, fmt.Sprintf("%s: scenarios %s, explorer %s", v.Name, verdict(got.Scenarios), verdict(got.Explorer)))
 		}
 	}
-	n := len(bugReports)
+	n := len(othersvc.BugReports)
 	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d; by both together: %d of %d\n", byScenarios, n, byExplorer, n, byEither, n)
 	fmt.Fprintf(&table, "false alarms on the %d correct variants: %d\n", len(variants), len(alarms))
 	t.Log(table.String())
@@ -103,8 +104,8 @@ func verdict(rules string) string {
 
 // measureAll measures each configuration, workers at a time, and returns
 // the results in order.
-func measureAll(t *testing.T, configs []otherConfig, workers int) []caught {
-	results := make([]caught, len(configs))
+func measureAll(t *testing.T, configs []othersvc.Config, workers int) []othersvc.Caught {
+	results := make([]othersvc.Caught, len(configs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -125,35 +126,35 @@ func measureAll(t *testing.T, configs []otherConfig, workers int) []caught {
 // measure runs the scenarios of a default remote run, then a default
 // exploration with measureSeed, each against a fresh server configured
 // with c, and says what each caught.
-func measure(t *testing.T, c otherConfig) caught {
-	var got caught
+func measure(t *testing.T, c othersvc.Config) othersvc.Caught {
+	var got othersvc.Caught
 	rep, out, err := runOther(t, c, selection.RemoteTags, false)
 	switch {
 	case errors.Is(err, target.ErrPreflight):
-		got.scenarios = "preflight"
+		got.Scenarios = "preflight"
 	case errors.Is(err, ErrFailed):
-		got.scenarios = failedRules(rep)
+		got.Scenarios = failedRules(rep)
 	case err != nil:
 		t.Errorf("the scenarios stopped: %v\n%s", err, out)
 	}
 
-	creds := c.creds
+	creds := c.Creds
 	if creds == (target.Credentials{}) {
-		creds = otherCreds
+		creds = othersvc.Creds
 	}
-	srv := startOtherSvc(t, c)
+	srv := othersvc.Start(t, c)
 	var log bytes.Buffer
 	rep, err = explore.Run(context.Background(), explore.Options{
-		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(otherEventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(othersvc.EventBody)},
 		Seed:      measureSeed,
 		Output:    &log,
 		ReportDir: t.TempDir(),
 	})
 	switch {
 	case errors.Is(err, explore.ErrSetup):
-		got.explorer = "setup"
+		got.Explorer = "setup"
 	case errors.Is(err, explore.ErrFailed):
-		got.explorer = failedRules(rep)
+		got.Explorer = failedRules(rep)
 	case err != nil:
 		t.Errorf("the exploration stopped: %v\n%s", err, log.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 )
@@ -14,26 +15,26 @@ import (
 func TestAFailureSaysWhatWasThere(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
-		flaws    otherFlaws
+		flaws    othersvc.Flaws
 		scenario string
 		message  []string // in the message
 		request  string   // the exchange's request line
 	}{
 		{
-			name: "expires_in as a string", flaws: otherFlaws{expiresInString: true},
+			name: "expires_in as a string", flaws: othersvc.Flaws{ExpiresInString: true},
 			scenario: "A user exchanges their email and password for tokens",
 			message:  []string{`expires_in is the string "300"`},
 			request:  "POST ",
 		},
 		{
-			name: "next on the last page", flaws: otherFlaws{nextOnLastPage: true},
+			name: "next on the last page", flaws: othersvc.Flaws{NextOnLastPage: true},
 			scenario: "A list whose last page is full has no \"next\" there",
 			message:  []string{"the page at ", "?p=", ", reached through the \"next\" link of the page at ", "lists no events"},
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, _ := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
+			rep, out, _ := runOther(t, othersvc.Config{Flaws: tt.flaws}, selection.RemoteTags, false)
 			var f *report.Failure
 			for _, s := range rep.Scenarios {
 				if s.Name == tt.scenario {

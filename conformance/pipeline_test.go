@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
@@ -136,17 +137,17 @@ func writeBaseline(t *testing.T, text string) *report.Baseline {
 // stale, and the run fails.
 func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 	bl := writeBaseline(t, `{"expectedFailures": [{"rule": "AUTH-6", "reason": "TICKET-12: non-managers get 401"}]}`)
-	run := func(flaws otherFlaws) (*report.Report, string, string, error) {
-		srv := startOtherSvc(t, otherConfig{flaws: flaws})
+	run := func(flaws othersvc.Flaws) (*report.Report, string, string, error) {
+		srv := othersvc.Start(t, othersvc.Config{Flaws: flaws})
 		dir := t.TempDir()
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
+			Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "baseline", EventBody: []byte(othersvc.EventBody)},
 			Tags:   selection.RemoteTags + " && (@AUTH-6 or @SVC-1)", Baseline: bl, ReportDir: dir, Output: &out,
 		})
 		return rep, out.String(), dir, err
 	}
-	rep, out, dir, err := run(otherFlaws{nonManager401: true})
+	rep, out, dir, err := run(othersvc.Flaws{NonManager401: true})
 	if err != nil {
 		t.Fatalf("with the fault and its entry: Run = %v\n%s", err, out)
 	}
@@ -170,7 +171,7 @@ func TestABaselineAcceptsAKnownDeviationAndFailsWhenItIsStale(t *testing.T) {
 		t.Errorf("the output does not show the expected failure:\n%s", out)
 	}
 
-	rep, out, dir, err = run(otherFlaws{})
+	rep, out, dir, err = run(othersvc.Flaws{})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("without the fault: Run = %v, want a failure on the stale entry\n%s", err, out)
 	}
@@ -243,13 +244,13 @@ func comparable(t *testing.T, dir string) report.Document {
 }
 
 func TestAConcurrentRunReportsWhatASerialRunDoes(t *testing.T) {
-	srv := startOtherSvc(t, otherConfig{flaws: otherFlaws{nonManager401: true}})
+	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{NonManager401: true}})
 	reports := map[int]report.Document{}
 	for _, n := range []int{1, 4} {
 		dir := t.TempDir()
 		var out bytes.Buffer
 		_, err := Run(Options{
-			Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "concurrent", EventBody: []byte(otherEventBody)},
+			Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "concurrent", EventBody: []byte(othersvc.EventBody)},
 			Tags:   selection.RemoteTags + " && (@AUTH-6 or @API-5 or @TOK-3 or @API-8 or @SVC-4)", Concurrency: n, ReportDir: dir, Output: &out,
 		})
 		if !errors.Is(err, ErrFailed) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/hal"
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -19,17 +20,17 @@ import (
 )
 
 // runOther runs the scenarios a remote run selects against a second
-// implementation (othersvc_test.go) configured with c. With t, each scenario
+// implementation (package othersvc) configured with c. With t, each scenario
 // is a subtest of t.
-func runOther(t *testing.T, c otherConfig, tags string, subtests bool) (*report.Report, string, error) {
+func runOther(t *testing.T, c othersvc.Config, tags string, subtests bool) (*report.Report, string, error) {
 	t.Helper()
-	srv := startOtherSvc(t, c)
-	creds := c.creds
+	srv := othersvc.Start(t, c)
+	creds := c.Creds
 	if creds == (target.Credentials{}) {
-		creds = otherCreds
+		creds = othersvc.Creds
 	}
 	o := Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(othersvc.EventBody)},
 		Tags:   tags,
 	}
 	var buf bytes.Buffer
@@ -62,10 +63,10 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 			want++
 		}
 	}
-	for _, v := range otherVariants() {
-		t.Run(v.name, func(t *testing.T) {
+	for _, v := range othersvc.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOther(t, v.c, selection.RemoteTags, true)
+			rep, out, err := runOther(t, v.Config, selection.RemoteTags, true)
 			if err != nil {
 				t.Fatalf("the suite fails a correct implementation: %v\n%s", err, failedSteps(out))
 			}
@@ -84,7 +85,7 @@ func TestSpecScenariosPassAgainstASecondImplementation(t *testing.T) {
 // names them all in also.
 type breakage struct {
 	name      string
-	flaws     otherFlaws
+	flaws     othersvc.Flaws
 	rule      string
 	preflight bool
 	also      []string
@@ -102,104 +103,104 @@ func (b breakage) blamed() []string {
 // (TestEveryRemoteRuleHasABreakage), each the most plausible way to get
 // that rule wrong.
 var breakages = []breakage{
-	{"create-new-event offered to anonymous callers", otherFlaws{createLinkForAnonymous: true}, "API-3", false, nil},
-	{"a non-manager's update answered 401 instead of 403", otherFlaws{nonManager401: true}, "AUTH-6", false, nil},
-	{"a session cookie that authenticates without a token", otherFlaws{sessionCookie: true}, "SVC-4", false, nil},
-	{"token_type mac", otherFlaws{tokenTypeMAC: true}, "TOK-5", false, nil},
-	{"documentation page behind authentication", otherFlaws{docsNeedToken: true}, "SVC-6", false, []string{"AUTH-5"}},
-	{"update-event offered to non-managers", otherFlaws{updateLinkForAnyone: true}, "API-8", false, nil},
-	{"next link on the last page", otherFlaws{nextOnLastPage: true}, "API-5", false, nil},
-	{"client credentials authenticate the API", otherFlaws{basicOpensAPI: true}, "AUTH-1", false, nil},
-	{"token taken from the access_token query parameter", otherFlaws{queryToken: true}, "SVC-4", false, nil},
-	{"an access token works as a refresh token", otherFlaws{accessAsRefresh: true}, "TOK-14", false, nil},
-	{"a refresh token works as an access token", otherFlaws{refreshAsAccess: true}, "TOK-13", false, nil},
-	{"refreshed tokens without client credentials", otherFlaws{refreshWithoutClient: true}, "TOK-1", false, nil},
-	{"refreshed tokens for any Basic credentials", otherFlaws{refreshAnyClient: true}, "TOK-1", false, []string{"CLI-1", "TOK-10"}},
-	{"next links back to the same page", otherFlaws{nextSamePage: true}, "API-5", false, nil},
-	{"pages overlap", otherFlaws{overlappingPages: true}, "API-5", false, nil},
-	{"client_credentials grant supported", otherFlaws{clientCredentials: true}, "TOK-9", false, []string{"CLI-3"}},
-	{"client_credentials grant authorized for the client", otherFlaws{clientCredentials: true}, "CLI-3", false, []string{"TOK-9"}},
-	{"GET on an unknown path under /api/ needs a token", otherFlaws{unknownGETNeedToken: true}, "AUTH-2", false, nil},
-	{"an invalid token on a read is refused", otherFlaws{invalidTokenRefused: true}, "API-2", false, []string{"API-7", "SVC-5"}},
-	{"static locations need a token", otherFlaws{staticNeedToken: true}, "AUTH-5", false, nil},
-	{"a creation without a token is refused but happens", otherFlaws{createsWithoutToken: true}, "AUTH-3", false, nil},
-	{"any bearer token opens writes", otherFlaws{anyBearerWrites: true}, "AUTH-3", false, []string{"SVC-5", "TOK-13"}},
-	{"tokens without client authentication", otherFlaws{noClientAuth: true}, "TOK-1", false, nil},
-	{"the API knows none of the issued tokens", otherFlaws{tokensNotHonoured: true}, "SVC-1", false, nil},
-	{"_links as an array", otherFlaws{linksAsArray: true}, "SVC-2", true, nil},
-	{"create-new-event offered to nobody", otherFlaws{noCreateLinkForUsers: true}, "SVC-3", true, nil},
-	{"create-new-event not offered to a caller with a token", otherFlaws{noCreateLinkForUsers: true}, "API-4", false, nil},
-	{"the event list needs a token", otherFlaws{listNeedsToken: true}, "SVC-5", false, []string{"API-2", "AUTH-2"}},
-	{"a client serves only the first user it logs in", otherFlaws{oneUserPerClient: true}, "CLI-1", true, nil},
-	{"a user's email and password authenticate as the client", otherFlaws{userAsClient: true}, "CLI-1", false, []string{"TOK-10"}},
-	{"only the read scope granted", otherFlaws{scopeReadOnly: true}, "CLI-4", false, []string{"TOK-5"}},
-	{"a JSON body at the token endpoint", otherFlaws{jsonBodyAccepted: true}, "TOK-2", false, nil},
-	{"any password of a known user", otherFlaws{passwordNotChecked: true}, "TOK-3", false, nil},
-	{"the refresh token read from refresh_token only", otherFlaws{refreshTokenParamOnly: true}, "TOK-4", false, nil},
-	{"a CSRF cookie required at the token endpoint", otherFlaws{csrfRequired: true}, "TOK-6", true, nil},
-	{"the username is not the email", otherFlaws{usernameNotEmail: true}, "ACC-1", true, nil},
-	{"no refresh token with the password grant", otherFlaws{noRefreshToken: true}, "TOK-7", false, nil},
-	{"refreshed access tokens do not work", otherFlaws{refreshedTokensDead: true}, "TOK-8", false, nil},
-	{"a user's email and password authenticate as a client", otherFlaws{userAsClient: true}, "TOK-10", false, []string{"CLI-1"}},
-	{"the list linked as event-list, not events", otherFlaws{noEventsLink: true}, "API-1", true, nil},
-	{"the creator does not become the manager", otherFlaws{creatorNotManager: true}, "API-6", false, nil},
+	{"create-new-event offered to anonymous callers", othersvc.Flaws{CreateLinkForAnonymous: true}, "API-3", false, nil},
+	{"a non-manager's update answered 401 instead of 403", othersvc.Flaws{NonManager401: true}, "AUTH-6", false, nil},
+	{"a session cookie that authenticates without a token", othersvc.Flaws{SessionCookie: true}, "SVC-4", false, nil},
+	{"token_type mac", othersvc.Flaws{TokenTypeMAC: true}, "TOK-5", false, nil},
+	{"documentation page behind authentication", othersvc.Flaws{DocsNeedToken: true}, "SVC-6", false, []string{"AUTH-5"}},
+	{"update-event offered to non-managers", othersvc.Flaws{UpdateLinkForAnyone: true}, "API-8", false, nil},
+	{"next link on the last page", othersvc.Flaws{NextOnLastPage: true}, "API-5", false, nil},
+	{"client credentials authenticate the API", othersvc.Flaws{BasicOpensAPI: true}, "AUTH-1", false, nil},
+	{"token taken from the access_token query parameter", othersvc.Flaws{QueryToken: true}, "SVC-4", false, nil},
+	{"an access token works as a refresh token", othersvc.Flaws{AccessAsRefresh: true}, "TOK-14", false, nil},
+	{"a refresh token works as an access token", othersvc.Flaws{RefreshAsAccess: true}, "TOK-13", false, nil},
+	{"refreshed tokens without client credentials", othersvc.Flaws{RefreshWithoutClient: true}, "TOK-1", false, nil},
+	{"refreshed tokens for any Basic credentials", othersvc.Flaws{RefreshAnyClient: true}, "TOK-1", false, []string{"CLI-1", "TOK-10"}},
+	{"next links back to the same page", othersvc.Flaws{NextSamePage: true}, "API-5", false, nil},
+	{"pages overlap", othersvc.Flaws{OverlappingPages: true}, "API-5", false, nil},
+	{"client_credentials grant supported", othersvc.Flaws{ClientCredentials: true}, "TOK-9", false, []string{"CLI-3"}},
+	{"client_credentials grant authorized for the client", othersvc.Flaws{ClientCredentials: true}, "CLI-3", false, []string{"TOK-9"}},
+	{"GET on an unknown path under /api/ needs a token", othersvc.Flaws{UnknownGETNeedToken: true}, "AUTH-2", false, nil},
+	{"an invalid token on a read is refused", othersvc.Flaws{InvalidTokenRefused: true}, "API-2", false, []string{"API-7", "SVC-5"}},
+	{"static locations need a token", othersvc.Flaws{StaticNeedToken: true}, "AUTH-5", false, nil},
+	{"a creation without a token is refused but happens", othersvc.Flaws{CreatesWithoutToken: true}, "AUTH-3", false, nil},
+	{"any bearer token opens writes", othersvc.Flaws{AnyBearerWrites: true}, "AUTH-3", false, []string{"SVC-5", "TOK-13"}},
+	{"tokens without client authentication", othersvc.Flaws{NoClientAuth: true}, "TOK-1", false, nil},
+	{"the API knows none of the issued tokens", othersvc.Flaws{TokensNotHonoured: true}, "SVC-1", false, nil},
+	{"_links as an array", othersvc.Flaws{LinksAsArray: true}, "SVC-2", true, nil},
+	{"create-new-event offered to nobody", othersvc.Flaws{NoCreateLinkForUsers: true}, "SVC-3", true, nil},
+	{"create-new-event not offered to a caller with a token", othersvc.Flaws{NoCreateLinkForUsers: true}, "API-4", false, nil},
+	{"the event list needs a token", othersvc.Flaws{ListNeedsToken: true}, "SVC-5", false, []string{"API-2", "AUTH-2"}},
+	{"a client serves only the first user it logs in", othersvc.Flaws{OneUserPerClient: true}, "CLI-1", true, nil},
+	{"a user's email and password authenticate as the client", othersvc.Flaws{UserAsClient: true}, "CLI-1", false, []string{"TOK-10"}},
+	{"only the read scope granted", othersvc.Flaws{ScopeReadOnly: true}, "CLI-4", false, []string{"TOK-5"}},
+	{"a JSON body at the token endpoint", othersvc.Flaws{JsonBodyAccepted: true}, "TOK-2", false, nil},
+	{"any password of a known user", othersvc.Flaws{PasswordNotChecked: true}, "TOK-3", false, nil},
+	{"the refresh token read from refresh_token only", othersvc.Flaws{RefreshTokenParamOnly: true}, "TOK-4", false, nil},
+	{"a CSRF cookie required at the token endpoint", othersvc.Flaws{CsrfRequired: true}, "TOK-6", true, nil},
+	{"the username is not the email", othersvc.Flaws{UsernameNotEmail: true}, "ACC-1", true, nil},
+	{"no refresh token with the password grant", othersvc.Flaws{NoRefreshToken: true}, "TOK-7", false, nil},
+	{"refreshed access tokens do not work", othersvc.Flaws{RefreshedTokensDead: true}, "TOK-8", false, nil},
+	{"a user's email and password authenticate as a client", othersvc.Flaws{UserAsClient: true}, "TOK-10", false, []string{"CLI-1"}},
+	{"the list linked as event-list, not events", othersvc.Flaws{NoEventsLink: true}, "API-1", true, nil},
+	{"the creator does not become the manager", othersvc.Flaws{CreatorNotManager: true}, "API-6", false, nil},
 	// The audit reads the events the lists link to without a token too:
 	// a GET under /api/ refused to a caller without one breaks AUTH-2.
-	{"reading an event needs a token", otherFlaws{readNeedsToken: true}, "API-7", false, []string{"AUTH-2", "SVC-5"}},
-	{"the manager's update changes nothing", otherFlaws{updateIgnored: true}, "API-9", false, nil},
+	{"reading an event needs a token", othersvc.Flaws{ReadNeedsToken: true}, "API-7", false, []string{"AUTH-2", "SVC-5"}},
+	{"the manager's update changes nothing", othersvc.Flaws{UpdateIgnored: true}, "API-9", false, nil},
 	// The run goes on: one finding of API-10, the rest not checked.
-	{"the events href leads nowhere", otherFlaws{brokenEventsHref: true}, "API-10", false, nil},
-	{"requests outside the API need no token", otherFlaws{openOutsideAPI: true}, "AUTH-4", false, nil},
-	{"token answers without Cache-Control: no-store", otherFlaws{tokensCacheable: true}, "TOK-15", false, nil},
-	{"a failed Basic authentication answered 400 without a challenge", otherFlaws{badClient400: true}, "TOK-16", false, nil},
-	{"the bearer scheme read in one case only", otherFlaws{bearerCaseSensitive: true}, "SVC-7", false, nil},
-	{"the basic scheme read in one case only", otherFlaws{basicCaseSensitive: true}, "SVC-7", false, nil},
-	{"a refreshed token acts for nobody the API knows", otherFlaws{refreshLosesUser: true}, "TOK-8", false, nil},
-	{"every refresh acts for the first user", otherFlaws{refreshAsFirstUser: true}, "TOK-8", false, nil},
-	{"a refresh token kept by the refresh works once", otherFlaws{refreshSingleUse: true}, "TOK-4", false, nil},
-	{"create-new-event only on a page asked for without parameters", otherFlaws{createLinkDefaultOnly: true}, "API-4", false, nil},
-	{"profile and get-an-event on the first page only", otherFlaws{anonLinksFirstOnly: true}, "API-3", false, []string{"API-4"}},
-	{"next on a full last page", otherFlaws{nextWhenFull: true}, "API-5", false, nil},
-	{"prev on a first page asked for by its number", otherFlaws{prevOnExplicitFirst: true}, "API-5", false, nil},
-	{"an event's self leads to the next event", otherFlaws{eventSelfOffByOne: true}, "API-10", false, nil},
-	{"an event's profile leads to no page", otherFlaws{profileNowhere: true}, "API-10", false, nil},
-	{"the answer to a creation has _links as an array", otherFlaws{postLinksAsArray: true}, "SVC-2", false, nil},
-	{"the answer to an update has _links as an array", otherFlaws{putLinksAsArray: true}, "SVC-2", false, nil},
-	{"the events of a list have no _links", otherFlaws{itemsWithoutLinks: true}, "SVC-2", false, nil},
-	{"listed events offer update-event to anyone", otherFlaws{itemUpdateForAnyone: true}, "API-8", false, nil},
-	{"texts lose what is not ASCII", otherFlaws{asciiOnly: true}, "API-6", false, []string{"API-9"}},
-	{"an update changes the name only", otherFlaws{updateNameOnly: true}, "API-9", false, nil},
-	{"an update leaves the event without a manager", otherFlaws{updateDropsManager: true}, "API-9", false, nil},
+	{"the events href leads nowhere", othersvc.Flaws{BrokenEventsHref: true}, "API-10", false, nil},
+	{"requests outside the API need no token", othersvc.Flaws{OpenOutsideAPI: true}, "AUTH-4", false, nil},
+	{"token answers without Cache-Control: no-store", othersvc.Flaws{TokensCacheable: true}, "TOK-15", false, nil},
+	{"a failed Basic authentication answered 400 without a challenge", othersvc.Flaws{BadClient400: true}, "TOK-16", false, nil},
+	{"the bearer scheme read in one case only", othersvc.Flaws{BearerCaseSensitive: true}, "SVC-7", false, nil},
+	{"the basic scheme read in one case only", othersvc.Flaws{BasicCaseSensitive: true}, "SVC-7", false, nil},
+	{"a refreshed token acts for nobody the API knows", othersvc.Flaws{RefreshLosesUser: true}, "TOK-8", false, nil},
+	{"every refresh acts for the first user", othersvc.Flaws{RefreshAsFirstUser: true}, "TOK-8", false, nil},
+	{"a refresh token kept by the refresh works once", othersvc.Flaws{RefreshSingleUse: true}, "TOK-4", false, nil},
+	{"create-new-event only on a page asked for without parameters", othersvc.Flaws{CreateLinkDefaultOnly: true}, "API-4", false, nil},
+	{"profile and get-an-event on the first page only", othersvc.Flaws{AnonLinksFirstOnly: true}, "API-3", false, []string{"API-4"}},
+	{"next on a full last page", othersvc.Flaws{NextWhenFull: true}, "API-5", false, nil},
+	{"prev on a first page asked for by its number", othersvc.Flaws{PrevOnExplicitFirst: true}, "API-5", false, nil},
+	{"an event's self leads to the next event", othersvc.Flaws{EventSelfOffByOne: true}, "API-10", false, nil},
+	{"an event's profile leads to no page", othersvc.Flaws{ProfileNowhere: true}, "API-10", false, nil},
+	{"the answer to a creation has _links as an array", othersvc.Flaws{PostLinksAsArray: true}, "SVC-2", false, nil},
+	{"the answer to an update has _links as an array", othersvc.Flaws{PutLinksAsArray: true}, "SVC-2", false, nil},
+	{"the events of a list have no _links", othersvc.Flaws{ItemsWithoutLinks: true}, "SVC-2", false, nil},
+	{"listed events offer update-event to anyone", othersvc.Flaws{ItemUpdateForAnyone: true}, "API-8", false, nil},
+	{"texts lose what is not ASCII", othersvc.Flaws{AsciiOnly: true}, "API-6", false, []string{"API-9"}},
+	{"an update changes the name only", othersvc.Flaws{UpdateNameOnly: true}, "API-9", false, nil},
+	{"an update leaves the event without a manager", othersvc.Flaws{UpdateDropsManager: true}, "API-9", false, nil},
 	// Offered to every caller, the link is API-8's fault alone, whatever
 	// credentials the callers who were offered it sent.
-	{"an event offers update-event to every caller", otherFlaws{updateLinkForEveryone: true}, "API-8", false, nil},
+	{"an event offers update-event to every caller", othersvc.Flaws{UpdateLinkForEveryone: true}, "API-8", false, nil},
 }
 
 // TestSuiteCatchesBreakagesOfASecondImplementation breaks the second
 // implementation in one way at a time and requires the scenarios of the
 // broken rule, as a remote run selects them, to fail. The bug reports
-// (bugreports_test.go) that a remote run catches must stay caught: a
+// (othersvc.BugReports) that a remote run catches must stay caught: a
 // whole remote run fails the first rule their record names, by a scenario
 // of that rule or by the audit of every answer.
 func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 	for _, tt := range breakages {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			requireCaught(t, otherConfig{flaws: tt.flaws}, tt.rule, tt.preflight)
+			requireCaught(t, othersvc.Config{Flaws: tt.flaws}, tt.rule, tt.preflight)
 		})
 	}
-	for _, b := range bugReports {
-		if b.today.scenarios == "" {
+	for _, b := range othersvc.BugReports {
+		if b.Today.Scenarios == "" {
 			continue
 		}
-		t.Run("bug report: "+b.name, func(t *testing.T) {
+		t.Run("bug report: "+b.Name, func(t *testing.T) {
 			t.Parallel()
-			rule, _, _ := strings.Cut(b.today.scenarios, " ")
+			rule, _, _ := strings.Cut(b.Today.Scenarios, " ")
 			if rule == "preflight" {
-				requireCaught(t, b.config, "", true)
+				requireCaught(t, b.Config, "", true)
 				return
 			}
-			rep, out, err := runOther(t, b.config, selection.RemoteTags, false)
+			rep, out, err := runOther(t, b.Config, selection.RemoteTags, false)
 			if !errors.Is(err, ErrFailed) {
 				t.Fatalf("a remote run does not catch the flaw (Run returned %v)%s", err, failedSteps(out))
 			}
@@ -214,7 +215,7 @@ func TestSuiteCatchesBreakagesOfASecondImplementation(t *testing.T) {
 // without one), as a remote run selects them, to fail against the second
 // implementation configured with c, or with preflight, the preflight to
 // refuse it.
-func requireCaught(t *testing.T, c otherConfig, rule string, preflight bool) {
+func requireCaught(t *testing.T, c othersvc.Config, rule string, preflight bool) {
 	t.Helper()
 	// The scenarios of the broken rule, for speed; all of a remote run
 	// when they miss it, to tell a gap from a misfiled rule.
@@ -252,7 +253,7 @@ func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws}, selection.RemoteTags, false)
+			rep, out, err := runOther(t, othersvc.Config{Flaws: tt.flaws}, selection.RemoteTags, false)
 			if errors.Is(err, target.ErrPreflight) {
 				t.Skipf("the preflight of a whole run refuses this breakage: %v", err)
 			}
@@ -311,11 +312,11 @@ func count(rep *report.Report, verdict string) int {
 // the target holds too little to check them, skips those scenarios with the
 // reason instead of passing them.
 func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
-	readOnly := func(t *testing.T, c otherConfig) (*report.Report, string, error) {
-		srv := startOtherSvc(t, c)
+	readOnly := func(t *testing.T, c othersvc.Config) (*report.Report, string, error) {
+		srv := othersvc.Start(t, c)
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:   target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "read-only", EventBody: []byte(otherEventBody)},
+			Target:   target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "read-only", EventBody: []byte(othersvc.EventBody)},
 			Tags:     selection.RemoteTags + " && @API-5,@API-7,@API-8",
 			ReadOnly: true,
 			Output:   &out,
@@ -324,7 +325,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 	}
 	t.Run("a target with pages of the user's events", func(t *testing.T) {
 		t.Parallel()
-		rep, out, err := readOnly(t, otherConfig{choices: otherChoices{seed: 7, seedManager: otherCreds.Username}})
+		rep, out, err := readOnly(t, othersvc.Config{Choices: othersvc.Choices{Seed: 7, SeedManager: othersvc.Creds.Username}})
 		if err != nil {
 			t.Fatalf("Run = %v%s", err, failedSteps(out))
 		}
@@ -334,7 +335,7 @@ func TestReadOnlyRunsCheckWhatTheTargetHolds(t *testing.T) {
 	})
 	t.Run("an empty target", func(t *testing.T) {
 		t.Parallel()
-		rep, out, err := readOnly(t, otherConfig{})
+		rep, out, err := readOnly(t, othersvc.Config{})
 		if err != nil {
 			t.Fatalf("Run = %v%s", err, failedSteps(out))
 		}
@@ -391,15 +392,15 @@ func TestEveryRemoteRuleHasABreakage(t *testing.T) {
 func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		flaws otherFlaws
+		flaws othersvc.Flaws
 		want  error
 	}{
-		{"tokens that expire", otherFlaws{}, nil},
-		{"tokens that never expire", otherFlaws{accessNeverExpires: true}, ErrFailed},
+		{"tokens that expire", othersvc.Flaws{}, nil},
+		{"tokens that never expire", othersvc.Flaws{AccessNeverExpires: true}, ErrFailed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := runOther(t, otherConfig{flaws: tt.flaws, accessTTL: 2 * time.Second}, "@LIM-1 && @slow", false)
+			rep, out, err := runOther(t, othersvc.Config{Flaws: tt.flaws, AccessTTL: 2 * time.Second}, "@LIM-1 && @slow", false)
 			if !errors.Is(err, tt.want) && err != tt.want {
 				t.Fatalf("Run = %v, want %v%s", err, tt.want, failedSteps(out))
 			}
@@ -417,7 +418,7 @@ func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
 // walk was on when it passed the end included.
 func TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd(t *testing.T) {
 	var past atomic.Int64
-	rep, out, err := runOther(t, otherConfig{flaws: otherFlaws{nextNeverEnds: true, pastTheEnd: &past}}, selection.RemoteTags, false)
+	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{NextNeverEnds: true, PastTheEnd: &past}}, selection.RemoteTags, false)
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v%s", err, failedSteps(out))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"eventsvc/conformance/explore"
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
@@ -17,15 +18,15 @@ import (
 
 // exploreOther replays actions once, as `conformance explore -replay`
 // does, against a fresh second implementation configured with c.
-func exploreOther(t *testing.T, c otherConfig, actions ...explore.Action) (*report.Report, string, error) {
+func exploreOther(t *testing.T, c othersvc.Config, actions ...explore.Action) (*report.Report, string, error) {
 	t.Helper()
-	creds := c.creds
+	creds := c.Creds
 	if creds == (target.Credentials{}) {
-		creds = otherCreds
+		creds = othersvc.Creds
 	}
 	var out bytes.Buffer
 	rep, err := explore.Run(context.Background(), explore.Options{
-		Target: target.Target{BaseURL: startOtherSvc(t, c).URL, Credentials: creds, RunID: "races", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: othersvc.Start(t, c).URL, Credentials: creds, RunID: "races", EventBody: []byte(othersvc.EventBody)},
 		Replay: &explore.Replay{Actions: actions},
 		Output: &out,
 	})
@@ -46,10 +47,10 @@ func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
 	for _, name := range []string{"two creations at the same moment given one id", "two creations at the same moment managed by one user"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var b *bugReport
-			for i := range bugReports {
-				if bugReports[i].name == name {
-					b = &bugReports[i]
+			var b *othersvc.BugReport
+			for i := range othersvc.BugReports {
+				if othersvc.BugReports[i].Name == name {
+					b = &othersvc.BugReports[i]
 				}
 			}
 			if b == nil {
@@ -64,7 +65,7 @@ func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
 			for try := 0; try < 3 && !found; try++ {
 				var rep *report.Report
 				var err error
-				rep, out, err = exploreOther(t, b.config, sentTogether(userCreates, otherCreates))
+				rep, out, err = exploreOther(t, b.Config, sentTogether(userCreates, otherCreates))
 				found = errors.Is(err, explore.ErrFailed) && rep.Scenarios[0].Failure.Rules[0] == "API-6"
 				if !found && err != nil {
 					t.Fatalf("the replay fails otherwise than on API-6: Run = %v\n%s", err, out)
@@ -73,7 +74,7 @@ func TestTheExplorerCatchesCreationsThatMeet(t *testing.T) {
 			if !found {
 				t.Fatalf("three replays do not find the bug, blaming API-6:\n%s", out)
 			}
-			if _, out, err := exploreOther(t, otherConfig{}, sentTogether(userCreates, otherCreates)); err != nil {
+			if _, out, err := exploreOther(t, othersvc.Config{}, sentTogether(userCreates, otherCreates)); err != nil {
 				t.Fatalf("the replay fails the second implementation without the bug: Run = %v\n%s", err, out)
 			}
 		})
@@ -99,10 +100,10 @@ func TestTheExplorerTakesWhatMeetsOnEveryVariant(t *testing.T) {
 		update(explore.AsUser, 0, "Five"),
 		{Kind: explore.KindRead, As: explore.AsOther, Event: 2},
 	}
-	for _, v := range otherVariants() {
-		t.Run(v.name, func(t *testing.T) {
+	for _, v := range othersvc.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			rep, out, err := exploreOther(t, v.c, actions...)
+			rep, out, err := exploreOther(t, v.Config, actions...)
 			if err != nil {
 				t.Fatalf("a correct variant fails: Run = %v\n%s", err, out)
 			}

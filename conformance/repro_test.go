@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -52,22 +53,22 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 	ref := startReference(t, target.ServerConfig{}, nil)
 	for _, tt := range []struct {
 		name, tags string
-		flaws      otherFlaws
+		flaws      othersvc.Flaws
 		rule       string
 		// shows is what the last answer shows: present on the faulty
 		// target, and not on the reference server, or the other way.
 		shows  string
 		faulty bool
 	}{
-		{"token_type mac", "@TOK-5", otherFlaws{tokenTypeMAC: true}, "TOK-5", `"token_type":"mac"`, true},
-		{"refreshed tokens dead: the list offers no creation", "@TOK-4 and @TOK-8 and not @TOK-13", otherFlaws{refreshedTokensDead: true}, "TOK-8", `"create-new-event"`, false},
+		{"token_type mac", "@TOK-5", othersvc.Flaws{TokenTypeMAC: true}, "TOK-5", `"token_type":"mac"`, true},
+		{"refreshed tokens dead: the list offers no creation", "@TOK-4 and @TOK-8 and not @TOK-13", othersvc.Flaws{RefreshedTokensDead: true}, "TOK-8", `"create-new-event"`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := startOtherSvc(t, otherConfig{flaws: tt.flaws})
+			srv := othersvc.Start(t, othersvc.Config{Flaws: tt.flaws})
 			dir := t.TempDir()
 			var out bytes.Buffer
 			rep, err := Run(Options{
-				Target:    target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "repro", EventBody: []byte(otherEventBody)},
+				Target:    target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "repro", EventBody: []byte(othersvc.EventBody)},
 				Tags:      selection.RemoteTags + " and " + tt.tags,
 				ReportDir: dir, Output: &out,
 			})
@@ -92,12 +93,12 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 				t.Errorf("conformance.html does not show the reproduction")
 			}
 			text, _ := os.ReadFile(script)
-			for _, secret := range []string{otherCreds.ClientSecret, otherCreds.Password, otherCreds.OtherPass} {
+			for _, secret := range []string{othersvc.Creds.ClientSecret, othersvc.Creds.Password, othersvc.Creds.OtherPass} {
 				if strings.Contains(string(text), secret) {
 					t.Fatalf("the script holds a secret:\n%s", text)
 				}
 			}
-			got := replay(t, script, srv.URL, otherCreds)
+			got := replay(t, script, srv.URL, othersvc.Creds)
 			if last := got[strings.LastIndex(got, "== "):]; strings.Contains(last, tt.shows) != tt.faulty {
 				t.Errorf("against the faulty target, the last answer shows %q: %v, want %v:\n%s", tt.shows, !tt.faulty, tt.faulty, got)
 			}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -89,11 +90,11 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 // fail lets a run whose only fault breaks API-8 pass, and the other rules
 // of the failing scenario (SVC-3) are not made expected failures by it.
 func TestABaselineEntryExcusesItsRuleOnly(t *testing.T) {
-	srv := startOtherSvc(t, otherConfig{flaws: otherFlaws{updateLinkForAnyone: true}})
+	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{UpdateLinkForAnyone: true}})
 	bl := writeBaseline(t, `{"expectedFailures": [{"rule": "API-8", "reason": "TICKET-12: everyone may update"}]}`)
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: otherCreds, RunID: "baseline", EventBody: []byte(otherEventBody)},
+		Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "baseline", EventBody: []byte(othersvc.EventBody)},
 		Tags:   selection.RemoteTags + " and (@API-8 or @SVC-3)", Baseline: bl, Output: &out,
 	})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // escapingTarget is a reference server behind a proxy that writes every
 // text of its JSON answers HTML-escaped, as the second implementation's
 // serializer does in its bug report "texts written HTML-escaped"
-// (conformance/bugreports_store_test.go): the scenarios, whose texts hold
+// (conformance/othersvc/bugreports_store.go): the scenarios, whose texts hold
 // no markup, pass against it; an exploration, whose generated texts do,
 // finds that they do not read back as written (API-6, API-9).
 func escapingTarget(t *testing.T) string {

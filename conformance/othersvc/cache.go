@@ -1,6 +1,6 @@
-package conformance
+package othersvc
 
-// The caches of the second implementation (othersvc_test.go): answers
+// The caches of the second implementation (othersvc.go): answers
 // kept by a key for a while, and served again from there.
 
 import (
@@ -29,7 +29,7 @@ type otherCached struct {
 // cached answers from the cache's entry under key while it is fresh, and
 // otherwise with serve, whose answer it keeps for ttl.
 func (o *otherSvc) cached(w http.ResponseWriter, key string, ttl time.Duration, serve func(http.ResponseWriter)) {
-	now := o.clock.Now()
+	now := o.Clock.Now()
 	o.cache.mu.Lock()
 	c, ok := o.cache.entries[key]
 	o.cache.mu.Unlock()
@@ -58,7 +58,7 @@ func (o *otherSvc) evict(prefix string) {
 func (o *otherSvc) cachedList(w http.ResponseWriter, r *http.Request, user string) {
 	serve := func(w http.ResponseWriter) { o.list(w, r, user) }
 	switch {
-	case o.flaws.listCacheShared:
+	case o.Flaws.ListCacheShared:
 		o.cached(w, "list "+r.URL.RawQuery, 30*time.Second, serve)
 	default:
 		serve(w)
@@ -70,9 +70,9 @@ func (o *otherSvc) cachedList(w http.ResponseWriter, r *http.Request, user strin
 func (o *otherSvc) cachedRead(w http.ResponseWriter, r *http.Request, id, user string) {
 	serve := func(w http.ResponseWriter) { o.read(w, id, user) }
 	switch {
-	case o.flaws.eventCacheNotPurged && r.Header.Get("Authorization") == "":
+	case o.Flaws.EventCacheNotPurged && r.Header.Get("Authorization") == "":
 		o.cached(w, "shared event "+id, time.Minute, serve)
-	case o.flaws.eventCacheShared:
+	case o.Flaws.EventCacheShared:
 		o.cached(w, "event "+id, 30*time.Second, serve)
 	default:
 		serve(w)

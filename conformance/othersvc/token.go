@@ -1,6 +1,6 @@
-package conformance
+package othersvc
 
-// The token endpoint of the second implementation (othersvc_test.go).
+// The token endpoint of the second implementation (othersvc.go).
 
 import (
 	"crypto/rand"
@@ -17,17 +17,17 @@ import (
 
 func (o *otherSvc) clientOK(r *http.Request) bool {
 	id, secret, ok := r.BasicAuth()
-	if o.flaws.basicCaseSensitive && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
+	if o.Flaws.BasicCaseSensitive && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
 		return false
 	}
-	if ok && o.flaws.userAsClient {
+	if ok && o.Flaws.UserAsClient {
 		uid, _ := url.QueryUnescape(id)
 		usecret, _ := url.QueryUnescape(secret)
-		if uid == o.creds.Username && usecret == o.creds.Password {
+		if uid == o.Creds.Username && usecret == o.Creds.Password {
 			return true
 		}
 	}
-	return ok && id == o.creds.ClientID && subtle.ConstantTimeCompare([]byte(secret), []byte(o.creds.ClientSecret)) == 1
+	return ok && id == o.Creds.ClientID && subtle.ConstantTimeCompare([]byte(secret), []byte(o.Creds.ClientSecret)) == 1
 }
 
 func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
@@ -35,23 +35,23 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 	_, _, basic := r.BasicAuth()
 	refreshing := r.FormValue("grant_type") == "refresh_token"
 	client := o.clientOK(r) ||
-		o.flaws.noClientAuth && r.Header.Get("Authorization") == "" ||
-		o.flaws.refreshWithoutClient && refreshing && r.Header.Get("Authorization") == "" ||
-		o.flaws.refreshAnyClient && refreshing && basic
+		o.Flaws.NoClientAuth && r.Header.Get("Authorization") == "" ||
+		o.Flaws.RefreshWithoutClient && refreshing && r.Header.Get("Authorization") == "" ||
+		o.Flaws.RefreshAnyClient && refreshing && basic
 	f := r.PostForm
-	if _, err := r.Cookie("XSRF-TOKEN"); err != nil && o.flaws.csrfRequired {
+	if _, err := r.Cookie("XSRF-TOKEN"); err != nil && o.Flaws.CsrfRequired {
 		otherError(w, http.StatusForbidden, "no CSRF token")
 		return
 	}
 	switch {
-	case !client && basic && !o.flaws.badClient400:
+	case !client && basic && !o.Flaws.BadClient400:
 		w.Header().Set("WWW-Authenticate", `Basic realm="other"`)
 		otherError(w, http.StatusUnauthorized, "unknown client")
 		return
 	case !client:
 		otherError(w, http.StatusBadRequest, "unknown client")
 		return
-	case mt == "application/json" && o.flaws.jsonBodyAccepted:
+	case mt == "application/json" && o.Flaws.JsonBodyAccepted:
 		var body map[string]string
 		if json.NewDecoder(r.Body).Decode(&body) != nil {
 			otherError(w, http.StatusBadRequest, "bad JSON")
@@ -71,10 +71,10 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 	switch grant := f.Get("grant_type"); {
 	case grant == "password":
 		username := f.Get("username")
-		if o.flaws.usernameNotEmail {
-			username += "@" + strings.SplitN(o.creds.Username, "@", 2)[1]
+		if o.Flaws.UsernameNotEmail {
+			username += "@" + strings.SplitN(o.Creds.Username, "@", 2)[1]
 		}
-		if o.flaws.tokenSwapRace {
+		if o.Flaws.TokenSwapRace {
 			// The user logging in, kept on the handler while the
 			// password is checked.
 			o.mu.Lock()
@@ -82,13 +82,13 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			o.mu.Unlock()
 			time.Sleep(otherRoundTrip)
 		}
-		want, known := map[string]string{o.creds.Username: o.creds.Password, o.creds.OtherUsername: o.creds.OtherPass}[username]
-		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.flaws.passwordNotChecked {
+		want, known := map[string]string{o.Creds.Username: o.Creds.Password, o.Creds.OtherUsername: o.Creds.OtherPass}[username]
+		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.Flaws.PasswordNotChecked {
 			otherError(w, http.StatusBadRequest, "wrong username or password")
 			return
 		}
 		user = username
-		if o.flaws.tokenSwapRace {
+		if o.Flaws.TokenSwapRace {
 			o.mu.Lock()
 			user = o.loggingIn
 			o.mu.Unlock()
@@ -97,46 +97,46 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		if o.client == "" {
 			o.client = user
 		}
-		taken := o.client != user && o.flaws.oneUserPerClient
+		taken := o.client != user && o.Flaws.OneUserPerClient
 		o.mu.Unlock()
 		if taken {
 			otherError(w, http.StatusBadRequest, "this client belongs to another user")
 			return
 		}
-	case grant == "refresh_token" && (!f.Has("refresh_token") || o.flaws.refreshTokenParamOnly):
+	case grant == "refresh_token" && (!f.Has("refresh_token") || o.Flaws.RefreshTokenParamOnly):
 		param := "token"
-		if o.flaws.refreshTokenParamOnly {
+		if o.Flaws.RefreshTokenParamOnly {
 			param = "refresh_token"
 		}
 		o.mu.Lock()
 		g, ok := o.refresh[f.Get(param)]
-		if !ok && o.flaws.accessAsRefresh {
+		if !ok && o.Flaws.AccessAsRefresh {
 			g, ok = o.access[f.Get("token")]
 		}
 		o.mu.Unlock()
-		if !ok || !o.clock.Now().Before(g.expires) {
+		if !ok || !o.Clock.Now().Before(g.expires) {
 			otherError(w, http.StatusBadRequest, "unknown or expired refresh token")
 			return
 		}
 		user, refresh = g.user, f.Get(param)
-		if o.flaws.refreshSlidesExpiry {
+		if o.Flaws.RefreshSlidesExpiry {
 			o.mu.Lock()
-			o.refresh[refresh] = otherGrant{g.user, o.clock.Now().Add(otherRefreshTTL)}
+			o.refresh[refresh] = otherGrant{g.user, o.Clock.Now().Add(otherRefreshTTL)}
 			o.mu.Unlock()
 		}
 		switch {
-		case o.flaws.refreshLosesUser:
+		case o.Flaws.RefreshLosesUser:
 			user = "refreshed:" + user
-		case o.flaws.refreshAsFirstUser:
-			user = o.creds.Username
+		case o.Flaws.RefreshAsFirstUser:
+			user = o.Creds.Username
 		}
-		if o.flaws.refreshSingleUse {
+		if o.Flaws.RefreshSingleUse {
 			o.mu.Lock()
 			delete(o.refresh, refresh)
 			o.mu.Unlock()
 		}
-	case grant == "client_credentials" && o.flaws.clientCredentials:
-		user = o.creds.Username
+	case grant == "client_credentials" && o.Flaws.ClientCredentials:
+		user = o.Creds.Username
 	default:
 		otherError(w, http.StatusBadRequest, `grant types: "password", or "refresh_token" with "token"`)
 		return
@@ -147,20 +147,20 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 // issue answers with a new access token, and a new refresh token unless
 // refresh is the one the caller used.
 func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
-	now, access := o.clock.Now(), otherUUID()
-	ttl := o.accessTTL
+	now, access := o.Clock.Now(), otherUUID()
+	ttl := o.AccessTTL
 	if ttl == 0 {
 		ttl = otherAccessTTL
 	}
 	refreshed := refresh != ""
-	if refreshed && o.flaws.refreshLivesAnHour {
+	if refreshed && o.Flaws.RefreshLivesAnHour {
 		ttl = otherRefreshTTL // the refresh token's setting
 	}
 	o.mu.Lock()
-	if refresh == "" || !o.flaws.refreshedTokensDead {
+	if refresh == "" || !o.Flaws.RefreshedTokensDead {
 		o.access[access] = otherGrant{user, now.Add(ttl)}
 	}
-	if refreshed && o.choices.rotate {
+	if refreshed && o.Choices.Rotate {
 		delete(o.refresh, refresh)
 		refresh = ""
 	}
@@ -168,30 +168,30 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 		refresh = otherUUID()
 		o.refresh[refresh] = otherGrant{user, now.Add(otherRefreshTTL)}
 	}
-	if o.flaws.sessionCookie {
+	if o.Flaws.SessionCookie {
 		id := otherUUID()
 		o.sessions[id] = user
 		http.SetCookie(w, &http.Cookie{Name: "OTHERSESSION", Value: id, Path: "/", HttpOnly: true})
 	}
 	o.mu.Unlock()
 	tokenType := "bearer"
-	if o.flaws.tokenTypeMAC {
+	if o.Flaws.TokenTypeMAC {
 		tokenType = "mac"
 	}
 	body := map[string]any{
 		"access_token": access, "token_type": tokenType, "refresh_token": refresh,
 		"expires_in": int(ttl / time.Second), "scope": "read write",
 	}
-	if o.flaws.scopeReadOnly {
+	if o.Flaws.ScopeReadOnly {
 		body["scope"] = "read"
 	}
-	if o.flaws.expiresInString {
+	if o.Flaws.ExpiresInString {
 		body["expires_in"] = strconv.Itoa(int(ttl / time.Second))
 	}
-	if o.flaws.noRefreshToken && !refreshed {
+	if o.Flaws.NoRefreshToken && !refreshed {
 		delete(body, "refresh_token")
 	}
-	if !o.flaws.tokensCacheable && !(refreshed && o.flaws.refreshNotNoStore) {
+	if !o.Flaws.TokensCacheable && !(refreshed && o.Flaws.RefreshNotNoStore) {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	otherJSON(w, http.StatusOK, body)

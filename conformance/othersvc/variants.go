@@ -1,68 +1,46 @@
-package conformance
+package othersvc
 
 import (
 	"fmt"
 	"net/http"
-	"testing"
 )
 
-// otherVariant is a correct variant of the second implementation. shows,
+// Variant is a correct variant of the second implementation. shows,
 // when set, shows what it chooses: nil against the variant, an error
 // against the second implementation as described
 // (TestVariantsShowTheirChoice).
-type otherVariant struct {
-	name  string
-	c     otherConfig
-	shows func(c *otherClient) error
+type Variant struct {
+	Name   string
+	Config Config
+	Shows  func(c *Client) error
 }
 
-// otherVariants are the second implementation and its correct variants:
+// Variants are the second implementation and its correct variants:
 // each obeys the specification and chooses where it is silent, some in
 // the neighbourhood of a bug report, where a careless check would take the
 // choice for the fault.
-func otherVariants() []otherVariant {
-	secretWithPlus := otherCreds
+func Variants() []Variant {
+	secretWithPlus := Creds
 	secretWithPlus.ClientSecret = "other+secret/123"
-	return []otherVariant{
-		{"as described", otherConfig{}, nil},
-		{"list items in a top-level array", otherConfig{choices: otherChoices{listAsArray: true}}, nil},
-		{"a page's self link is the address asked for", otherConfig{choices: otherChoices{selfAsAsked: true}}, nil},
-		{"documentation page without the optional html tag", otherConfig{choices: otherChoices{bareHTML: true}}, nil},
-		{"documentation page in ISO-8859-1", otherConfig{choices: otherChoices{latin1Docs: true}}, nil},
-		{"client secret with + and / compared as sent", otherConfig{creds: secretWithPlus}, nil},
-		{"500 events there before the run", otherConfig{choices: otherChoices{seed: 500}}, nil},
-		{"refresh tokens rotated at each refresh", otherConfig{choices: otherChoices{rotate: true}}, nil},
-		{"times kept and shown in UTC", otherConfig{choices: otherChoices{utcTimes: true}}, nil},
-		{"an update answered 200 with the event", otherConfig{choices: otherChoices{putAnswersEvent: true}}, answersUpdates},
-		{"a creation answered 201 with the event's Location", otherConfig{choices: otherChoices{created201: true}}, locatesCreations},
-		{"router and filter alike fold /api//events/ and /api/./events", otherConfig{choices: otherChoices{foldPaths: true}}, foldsPaths},
-		{"a path written another way refused with 400", otherConfig{choices: otherChoices{refuseOddPaths: true}}, refusesOddPaths},
-	}
-}
-
-// TestVariantsShowTheirChoice: each correct variant with a shows function
-// answers as it chooses, and the second implementation as described does
-// not, so that a variant that passes the suite's checks passes them with
-// its choice made.
-func TestVariantsShowTheirChoice(t *testing.T) {
-	for _, v := range otherVariants() {
-		if v.shows == nil {
-			continue
-		}
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
-			if err := v.shows(newOtherClient(t, v.c)); err != nil {
-				t.Fatalf("the choice does not show: %v", err)
-			}
-			if err := v.shows(newOtherClient(t, otherConfig{})); err == nil {
-				t.Fatal("the second implementation as described shows the choice too")
-			}
-		})
+	return []Variant{
+		{"as described", Config{}, nil},
+		{"list items in a top-level array", Config{Choices: Choices{ListAsArray: true}}, nil},
+		{"a page's self link is the address asked for", Config{Choices: Choices{SelfAsAsked: true}}, nil},
+		{"documentation page without the optional html tag", Config{Choices: Choices{BareHTML: true}}, nil},
+		{"documentation page in ISO-8859-1", Config{Choices: Choices{Latin1Docs: true}}, nil},
+		{"client secret with + and / compared as sent", Config{Creds: secretWithPlus}, nil},
+		{"500 events there before the run", Config{Choices: Choices{Seed: 500}}, nil},
+		{"refresh tokens rotated at each refresh", Config{Choices: Choices{Rotate: true}}, nil},
+		{"times kept and shown in UTC", Config{Choices: Choices{UtcTimes: true}}, nil},
+		{"an update answered 200 with the event", Config{Choices: Choices{PutAnswersEvent: true}}, answersUpdates},
+		{"a creation answered 201 with the event's Location", Config{Choices: Choices{Created201: true}}, locatesCreations},
+		{"router and filter alike fold /api//events/ and /api/./events", Config{Choices: Choices{FoldPaths: true}}, foldsPaths},
+		{"a path written another way refused with 400", Config{Choices: Choices{RefuseOddPaths: true}}, refusesOddPaths},
 	}
 }
 
 // answersUpdates shows an update answered 200 with the event as stored.
-func answersUpdates(c *otherClient) error {
+func answersUpdates(c *Client) error {
 	token, err := c.user()
 	if err != nil {
 		return err
@@ -83,7 +61,7 @@ func answersUpdates(c *otherClient) error {
 
 // locatesCreations shows a creation answered 201, with a Location that
 // leads to the event.
-func locatesCreations(c *otherClient) error {
+func locatesCreations(c *Client) error {
 	token, err := c.user()
 	if err != nil {
 		return err
@@ -107,7 +85,7 @@ func locatesCreations(c *otherClient) error {
 
 // foldsPaths shows a creation with a token on /api//events/ and
 // /api/./events, and one without a token there refused.
-func foldsPaths(c *otherClient) error {
+func foldsPaths(c *Client) error {
 	token, err := c.user()
 	if err != nil {
 		return err
@@ -132,7 +110,7 @@ func foldsPaths(c *otherClient) error {
 
 // refusesOddPaths shows a read and a creation with a token on paths
 // written another way refused with 400.
-func refusesOddPaths(c *otherClient) error {
+func refusesOddPaths(c *Client) error {
 	token, err := c.user()
 	if err != nil {
 		return err

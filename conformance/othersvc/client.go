@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"encoding/base64"
@@ -15,19 +15,19 @@ import (
 	"eventsvc/conformance/target"
 )
 
-// otherClient does what a user of the second implementation does, request
-// by request, so that a bug report (bugreports_test.go) can show what its
+// Client does what a user of the second implementation does, request
+// by request, so that a bug report (bugreports.go) can show what its
 // user saw. It sends paths as they are written: dot segments, double
 // slashes and percent-encoded letters reach the server unchanged.
-type otherClient struct {
+type Client struct {
 	base  string
-	creds target.Credentials
-	clock *otherClock // the server's
+	Creds target.Credentials
+	clock *Clock // the server's
 	http  *http.Client
 }
 
-// otherAnswer is an answer to an otherClient.
-type otherAnswer struct {
+// Answer is an answer to an Client.
+type Answer struct {
 	status int
 	header http.Header
 	body   string
@@ -35,15 +35,15 @@ type otherAnswer struct {
 	url    *url.URL       // the address it answers
 }
 
-// otherClock is the second implementation's clock: the real time, moved
+// Clock is the second implementation's clock: the real time, moved
 // forward by Add.
-type otherClock struct {
+type Clock struct {
 	mu    sync.Mutex
 	ahead time.Duration
 }
 
 // Now is the clock's time.
-func (c *otherClock) Now() time.Time {
+func (c *Clock) Now() time.Time {
 	if c == nil {
 		return time.Now()
 	}
@@ -53,31 +53,31 @@ func (c *otherClock) Now() time.Time {
 }
 
 // Add moves the clock forward by d.
-func (c *otherClock) Add(d time.Duration) {
+func (c *Clock) Add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ahead += d
 }
 
-// newOtherClient starts a second implementation configured with c, on a
+// NewClient starts a second implementation configured with c, on a
 // clock of its own, and returns a client of it.
-func newOtherClient(t testing.TB, c otherConfig) *otherClient {
+func NewClient(t testing.TB, c Config) *Client {
 	t.Helper()
-	if c.clock == nil {
-		c.clock = &otherClock{}
+	if c.Clock == nil {
+		c.Clock = &Clock{}
 	}
-	creds := c.creds
+	creds := c.Creds
 	if creds == (target.Credentials{}) {
-		creds = otherCreds
+		creds = Creds
 	}
-	srv := startOtherSvc(t, c)
-	return &otherClient{base: srv.URL, creds: creds, clock: c.clock, http: &http.Client{Timeout: 10 * time.Second}}
+	srv := Start(t, c)
+	return &Client{base: srv.URL, Creds: creds, clock: c.Clock, http: &http.Client{Timeout: 10 * time.Second}}
 }
 
 // send sends a request to target, a path and query of the server written
 // as it is to be sent, or an address; header holds names and values in
 // turn.
-func (c *otherClient) send(method, target, body string, header ...string) (*otherAnswer, error) {
+func (c *Client) send(method, target, body string, header ...string) (*Answer, error) {
 	address := target
 	if strings.HasPrefix(target, "/") {
 		address = c.base + target
@@ -98,7 +98,7 @@ func (c *otherClient) send(method, target, body string, header ...string) (*othe
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, target, err)
 	}
-	a := &otherAnswer{status: resp.StatusCode, header: resp.Header, body: string(b), url: req.URL}
+	a := &Answer{status: resp.StatusCode, header: resp.Header, body: string(b), url: req.URL}
 	_ = json.Unmarshal(b, &a.doc)
 	return a, nil
 }
@@ -112,14 +112,14 @@ func asJSON(header ...string) []string {
 }
 
 // tokenRequest asks the token endpoint, as the client, with the form.
-func (c *otherClient) tokenRequest(form url.Values) (*otherAnswer, error) {
+func (c *Client) tokenRequest(form url.Values) (*Answer, error) {
 	return c.send(http.MethodPost, "/oauth/token", form.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded",
-		"Authorization", "Basic "+basic(c.creds.ClientID, c.creds.ClientSecret))
+		"Authorization", "Basic "+basic(c.Creds.ClientID, c.Creds.ClientSecret))
 }
 
 // login returns the access and refresh tokens of a password grant.
-func (c *otherClient) login(user, password string) (access, refresh string, err error) {
+func (c *Client) login(user, password string) (access, refresh string, err error) {
 	a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {user}, "password": {password}})
 	if err != nil {
 		return "", "", err
@@ -132,19 +132,19 @@ func (c *otherClient) login(user, password string) (access, refresh string, err 
 }
 
 // user logs the user in and returns the access token.
-func (c *otherClient) user() (string, error) {
-	access, _, err := c.login(c.creds.Username, c.creds.Password)
+func (c *Client) user() (string, error) {
+	access, _, err := c.login(c.Creds.Username, c.Creds.Password)
 	return access, err
 }
 
 // refresh asks for a refresh with the refresh token.
-func (c *otherClient) refresh(token string) (*otherAnswer, error) {
+func (c *Client) refresh(token string) (*Answer, error) {
 	return c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {token}})
 }
 
 // create creates an event named name with the access token, and returns
 // the answer; a creation that is refused is an error.
-func (c *otherClient) create(access, name string) (*otherAnswer, error) {
+func (c *Client) create(access, name string) (*Answer, error) {
 	a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON(bearer(access)...)...)
 	if err == nil && (a.status < 200 || a.status > 299) {
 		err = fmt.Errorf("creating %q answered %d", name, a.status)
@@ -159,7 +159,7 @@ func otherEventJSON(name, venue string) string {
 }
 
 // read reads the event at address anonymously, and requires a 200.
-func (c *otherClient) read(address string, header ...string) (*otherAnswer, error) {
+func (c *Client) read(address string, header ...string) (*Answer, error) {
 	a, err := c.send(http.MethodGet, address, "", header...)
 	if err == nil && a.status != http.StatusOK {
 		err = fmt.Errorf("GET %s answered %d", address, a.status)
@@ -169,7 +169,7 @@ func (c *otherClient) read(address string, header ...string) (*otherAnswer, erro
 
 // names are the names of every event the list holds, read anonymously
 // page by page.
-func (c *otherClient) names() ([]string, error) {
+func (c *Client) names() ([]string, error) {
 	var out []string
 	for address := c.base + "/api/events?per_page=50"; address != ""; {
 		a, err := c.read(address)
@@ -185,14 +185,14 @@ func (c *otherClient) names() ([]string, error) {
 }
 
 // text is the string at key of the answer's JSON object.
-func (a *otherAnswer) text(key string) string {
+func (a *Answer) text(key string) string {
 	s, _ := a.doc[key].(string)
 	return s
 }
 
 // link is the href of the relation, resolved against the answer's
 // address, or "".
-func (a *otherAnswer) link(rel string) string {
+func (a *Answer) link(rel string) string {
 	return resolveLink(a.url, a.doc, rel)
 }
 
@@ -212,7 +212,7 @@ func resolveLink(base *url.URL, doc map[string]any, rel string) string {
 }
 
 // items are the events of a page of the list.
-func (a *otherAnswer) items() []map[string]any {
+func (a *Answer) items() []map[string]any {
 	embedded, _ := a.doc["_embedded"].(map[string]any)
 	list, _ := embedded["events"].([]any)
 	var out []map[string]any

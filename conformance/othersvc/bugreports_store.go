@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"errors"
@@ -9,16 +9,16 @@ import (
 )
 
 // serializerReports are faults of what writes the answers.
-var serializerReports = []bugReport{
+var serializerReports = []BugReport{
 	{
-		name: "a link the caller may not follow written as null",
-		report: `Our HAL client crashed on reading an event anonymously: its "_links" held "update-event": null. The
+		Name: "a link the caller may not follow written as null",
+		Report: `Our HAL client crashed on reading an event anonymously: its "_links" held "update-event": null. The
 link builder returns no link for a relation the caller may not have, and the serializer writes that map entry as
 null rather than leaving it out.`,
-		rules:  []string{"SVC-2"},
-		config: otherConfig{flaws: otherFlaws{nullLinks: true}},
-		today:  caught{scenarios: "SVC-2", explorer: "SVC-2"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"SVC-2"},
+		Config: Config{Flaws: Flaws{NullLinks: true}},
+		Today:  Caught{Scenarios: "SVC-2", Explorer: "SVC-2"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -39,14 +39,14 @@ null rather than leaving it out.`,
 		},
 	},
 	{
-		name: "paging links written with &amp;",
-		report: `Paging with 3 events a page, the second page held 2 events and repeated one of the first. The links
+		Name: "paging links written with &amp;",
+		Report: `Paging with 3 events a page, the second page held 2 events and repeated one of the first. The links
 are written by a template that escapes them as HTML attributes: "events?p=2&amp;per_page=3" reads as p=2 and a
 parameter named "amp;per_page", so every page after the first has the default size.`,
-		rules:  []string{"API-5", "API-10"},
-		config: otherConfig{choices: otherChoices{seed: 7}, flaws: otherFlaws{ampEscapedHrefs: true}},
-		today:  caught{scenarios: "", explorer: ""},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-5", "API-10"},
+		Config: Config{Choices: Choices{Seed: 7}, Flaws: Flaws{AmpEscapedHrefs: true}},
+		Today:  Caught{Scenarios: "", Explorer: ""},
+		Shows: func(c *Client) error {
 			first, err := c.read("/api/events?per_page=3")
 			if err != nil {
 				return err
@@ -62,46 +62,46 @@ parameter named "amp;per_page", so every page after the first has the default si
 		},
 	},
 	{
-		name: "texts written HTML-escaped",
-		report: `An event named "Rock & Roll <live>" reads back as "Rock &amp; Roll &lt;live&gt;" in our mobile app.
+		Name: "texts written HTML-escaped",
+		Report: `An event named "Rock & Roll <live>" reads back as "Rock &amp; Roll &lt;live&gt;" in our mobile app.
 The JSON writer was given the escaping filter of the web pages, and escapes every text it writes as HTML.`,
-		rules:  []string{"API-6", "API-9"},
-		config: otherConfig{flaws: otherFlaws{htmlEscapedTexts: true}},
-		today:  caught{scenarios: "", explorer: "API-6 API-9"},
-		shows:  readsBackAs("Rock & Roll <live>", "Rock &amp; Roll &lt;live&gt;"),
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{HtmlEscapedTexts: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-6 API-9"},
+		Shows:  readsBackAs("Rock & Roll <live>", "Rock &amp; Roll &lt;live&gt;"),
 	},
 }
 
 // columnReports are faults of the database's columns.
-var columnReports = []bugReport{
+var columnReports = []BugReport{
 	{
-		name: "names cut at 100 characters",
-		report: `A long event name was cut at its 100th character without any error. The name column is
+		Name: "names cut at 100 characters",
+		Report: `A long event name was cut at its 100th character without any error. The name column is
 varchar(100), and the database, not in strict mode, truncates a longer value silently; the answer shows what was
 stored.`,
-		rules:  []string{"API-6", "API-9"},
-		config: otherConfig{flaws: otherFlaws{nameVarchar100: true}},
-		today:  caught{scenarios: "", explorer: "API-6 API-9"},
-		shows:  readsBackAs(strings.Repeat("Long name ", 15), strings.Repeat("Long name ", 10)),
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{NameVarchar100: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-6 API-9"},
+		Shows:  readsBackAs(strings.Repeat("Long name ", 15), strings.Repeat("Long name ", 10)),
 	},
 	{
-		name: "characters outside the BMP stored as ?",
-		report: `"Launch party 🎉" reads back as "Launch party ?". The table's character set is MySQL's utf8 (utf8mb3),
+		Name: "characters outside the BMP stored as ?",
+		Report: `"Launch party 🎉" reads back as "Launch party ?". The table's character set is MySQL's utf8 (utf8mb3),
 which holds three bytes a character at most: emoji and the rarer CJK ideographs become "?".`,
-		rules:  []string{"API-6", "API-9"},
-		config: otherConfig{flaws: otherFlaws{utf8mb3: true}},
-		today:  caught{scenarios: "API-6 API-9", explorer: "API-6 API-9"},
-		shows:  readsBackAs("Launch party 🎉", "Launch party ?"),
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{Utf8mb3: true}},
+		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6 API-9"},
+		Shows:  readsBackAs("Launch party 🎉", "Launch party ?"),
 	},
 	{
-		name: "the time's offset dropped",
-		report: `An event sent to start at 10:00+01:00 reads back as starting at 10:00Z, an hour later. The column is a
+		Name: "the time's offset dropped",
+		Report: `An event sent to start at 10:00+01:00 reads back as starting at 10:00Z, an hour later. The column is a
 TIMESTAMP WITHOUT TIME ZONE: the driver stores the local time as sent and drops its offset, and the time read
 back is taken to be UTC.`,
-		rules:  []string{"API-6", "API-9"},
-		config: otherConfig{flaws: otherFlaws{zoneDropped: true}},
-		today:  caught{scenarios: "API-6 API-9", explorer: "API-6"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{ZoneDropped: true}},
+		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -123,13 +123,13 @@ back is taken to be UTC.`,
 		},
 	},
 	{
-		name: "the venue padded with spaces",
-		report: `The venue "Room 4" reads back followed by 34 spaces, which breaks our map search. The venue column is
+		Name: "the venue padded with spaces",
+		Report: `The venue "Room 4" reads back followed by 34 spaces, which breaks our map search. The venue column is
 CHAR(40), which pads what it stores to its length and gives it back so.`,
-		rules:  []string{"API-6", "API-9"},
-		config: otherConfig{flaws: otherFlaws{venuePadded: true}},
-		today:  caught{scenarios: "API-6 API-9", explorer: "API-6"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{VenuePadded: true}},
+		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -151,20 +151,20 @@ CHAR(40), which pads what it stores to its length and gives it back so.`,
 }
 
 // raceReports are faults that show when two requests meet.
-var raceReports = []bugReport{
+var raceReports = []BugReport{
 	{
-		name: "two logins at the same moment given the same user's token",
-		report: `Two colleagues who logged in at the same moment both saw the second one's events as theirs, and one of
+		Name: "two logins at the same moment given the same user's token",
+		Report: `Two colleagues who logged in at the same moment both saw the second one's events as theirs, and one of
 them updated the other's event. The password grant keeps the user it is logging in on the handler (a field
 shared by every request) while it checks the password, and issues the token for whoever is there then.`,
-		rules:  []string{"ACC-1", "TOK-3"},
-		config: otherConfig{flaws: otherFlaws{tokenSwapRace: true}},
-		today:  caught{scenarios: "", explorer: ""},
-		shows: func(c *otherClient) error {
-			users := [][2]string{{c.creds.Username, c.creds.Password}, {c.creds.OtherUsername, c.creds.OtherPass}}
+		Rules:  []string{"ACC-1", "TOK-3"},
+		Config: Config{Flaws: Flaws{TokenSwapRace: true}},
+		Today:  Caught{Scenarios: "", Explorer: ""},
+		Shows: func(c *Client) error {
+			users := [][2]string{{c.Creds.Username, c.Creds.Password}, {c.Creds.OtherUsername, c.Creds.OtherPass}}
 			for range 5 {
 				tokens := make([]string, 2)
-				if _, err := together(2, func(i int) (*otherAnswer, error) {
+				if _, err := together(2, func(i int) (*Answer, error) {
 					var err error
 					tokens[i], _, err = c.login(users[i][0], users[i][1])
 					return nil, err
@@ -187,25 +187,25 @@ shared by every request) while it checks the password, and issues the token for 
 		},
 	},
 	{
-		name: "two creations at the same moment managed by one user",
-		report: `Two organisers created events at the same moment; one of them could not edit hers, which the other
+		Name: "two creations at the same moment managed by one user",
+		Report: `Two organisers created events at the same moment; one of them could not edit hers, which the other
 managed. The creation handler keeps the current user in a field of a singleton (it was meant to be scoped to the
 request) while it stores the event, a database round trip later.`,
-		rules:  []string{"API-6"},
-		config: otherConfig{flaws: otherFlaws{managerSwapRace: true}},
-		today:  caught{scenarios: "API-6 API-8", explorer: "API-6 API-8"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-6"},
+		Config: Config{Flaws: Flaws{ManagerSwapRace: true}},
+		Today:  Caught{Scenarios: "API-6 API-8", Explorer: "API-6 API-8"},
+		Shows: func(c *Client) error {
 			ann, err := c.user()
 			if err != nil {
 				return err
 			}
-			bob, _, err := c.login(c.creds.OtherUsername, c.creds.OtherPass)
+			bob, _, err := c.login(c.Creds.OtherUsername, c.Creds.OtherPass)
 			if err != nil {
 				return err
 			}
 			tokens := []string{ann, bob}
 			for range 5 {
-				created, err := together(2, func(i int) (*otherAnswer, error) { return c.create(tokens[i], "Mine") })
+				created, err := together(2, func(i int) (*Answer, error) { return c.create(tokens[i], "Mine") })
 				if err != nil {
 					return err
 				}
@@ -226,8 +226,8 @@ request) while it stores the event, a database round trip later.`,
 
 // readsBackAs shows an event created with the name sent read back with
 // the name want.
-func readsBackAs(sent, want string) func(c *otherClient) error {
-	return func(c *otherClient) error {
+func readsBackAs(sent, want string) func(c *Client) error {
+	return func(c *Client) error {
 		token, err := c.user()
 		if err != nil {
 			return err

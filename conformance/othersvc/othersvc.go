@@ -1,6 +1,5 @@
-package conformance
-
-// A second implementation of the Event Service API, written from the
+// Package othersvc is the self-test fixture of the conformance suite: a
+// second implementation of the Event Service API, written from the
 // specification alone (shared/spec/event-service-api.md) in plain net/http,
 // sharing no code with the reference server. Where the specification is
 // silent it chooses differently from the reference server
@@ -40,11 +39,15 @@ package conformance
 //   - The favicon, /css/**, /js/**, /images/**, /webjars/** and /docs/**
 //     but its index are 404 (reference: it serves files there).
 //
-// Its choices are further correct alternatives (othervariants_test.go), and
-// its flaws single breakages of the specification (portable_test.go, and
-// those written as bug reports in bugreports_*_test.go); both are off
-// unless a test sets them (othersvc_knobs_test.go). Its token endpoint,
-// resources, list, store, caches and paths are in othersvc_*_test.go.
+// Its choices are further correct alternatives (Variants), and its flaws
+// single breakages of the specification (the suite's tests, and those
+// written as bug reports: BugReports); both are off unless a test sets
+// them (Choices, Flaws). Its token endpoint, resources, list, store,
+// caches and paths are in files of their own. The suite's tests run it
+// (package conformance: what catches each breakage, make measure); nothing
+// of the suite itself imports it.
+
+package othersvc
 
 import (
 	"encoding/json"
@@ -59,15 +62,15 @@ import (
 	"eventsvc/conformance/target"
 )
 
-// otherCreds are the second implementation's client and accounts.
-var otherCreds = target.Credentials{
+// Creds are the second implementation's client and accounts.
+var Creds = target.Credentials{
 	ClientID: "other-app", ClientSecret: "other-secret-123",
 	Username: "ann@example.org", Password: "ann-pw-123456",
 	OtherUsername: "bob@example.org", OtherPass: "bob-pw-123456",
 }
 
-// otherEventBody is a body its POST /api/events takes; the suite sets "name".
-const otherEventBody = `{"name": "Meetup", "startsAt": "2026-11-25T10:00:00+01:00", "venue": "Room 4"}`
+// EventBody is a body its POST /api/events takes; the suite sets "name".
+const EventBody = `{"name": "Meetup", "startsAt": "2026-11-25T10:00:00+01:00", "venue": "Room 4"}`
 
 // Token lifetimes (spec: at most 600 s and 3600 s).
 const (
@@ -75,16 +78,16 @@ const (
 	otherRefreshTTL = 3600 * time.Second
 )
 
-type otherConfig struct {
-	creds     target.Credentials // zero: otherCreds
-	choices   otherChoices
-	flaws     otherFlaws
-	accessTTL time.Duration // zero: otherAccessTTL
-	clock     *otherClock   // nil: the real time
+type Config struct {
+	Creds     target.Credentials // zero: Creds
+	Choices   Choices
+	Flaws     Flaws
+	AccessTTL time.Duration // zero: otherAccessTTL
+	Clock     *Clock        // nil: the real time
 }
 
 type otherSvc struct {
-	otherConfig
+	Config
 	mu       sync.Mutex
 	client   string                // the one user of the client (flaw oneUserPerClient)
 	access   map[string]otherGrant // by access token
@@ -107,17 +110,17 @@ type otherEvent struct {
 	fields      map[string]any // name, startsAt, venue
 }
 
-// startOtherSvc serves a fresh second implementation on a loopback port.
-func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
-	if c.creds == (target.Credentials{}) {
-		c.creds = otherCreds
+// Start serves a fresh second implementation on a loopback port.
+func Start(t testing.TB, c Config) *httptest.Server {
+	if c.Creds == (target.Credentials{}) {
+		c.Creds = Creds
 	}
-	o := &otherSvc{otherConfig: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{},
+	o := &otherSvc{Config: c, access: map[string]otherGrant{}, refresh: map[string]otherGrant{}, sessions: map[string]string{},
 		cache: otherCache{entries: map[string]otherCached{}}}
-	for i := range c.choices.seed {
+	for i := range c.Choices.Seed {
 		manager := "carl@example.org"
-		if c.choices.seedManager != "" {
-			manager = c.choices.seedManager
+		if c.Choices.SeedManager != "" {
+			manager = c.Choices.SeedManager
 		}
 		o.events = append(o.events, &otherEvent{id: fmt.Sprintf("ev-%04d", i+1), manager: manager,
 			fields: map[string]any{"name": fmt.Sprintf("Seeded %d", i+1), "startsAt": "2026-01-01T10:00:00Z"}})
@@ -128,7 +131,7 @@ func startOtherSvc(t testing.TB, c otherConfig) *httptest.Server {
 }
 
 func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if o.choices.refuseOddPaths && oddPath(r.URL.EscapedPath()) {
+	if o.Choices.RefuseOddPaths && oddPath(r.URL.EscapedPath()) {
 		otherError(w, http.StatusBadRequest, "the path is not written the one way this server reads it")
 		return
 	}
@@ -142,13 +145,13 @@ func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		o.token(w, r)
 	case p == "/api" || strings.HasPrefix(p, "/api/"):
 		o.api(w, r, p)
-	case (docs && o.flaws.docsNeedToken || static && !docs && o.flaws.staticNeedToken) && o.user(r) == "":
+	case (docs && o.Flaws.DocsNeedToken || static && !docs && o.Flaws.StaticNeedToken) && o.user(r) == "":
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	case docs:
 		o.docs(w)
 	case static || strings.HasPrefix(p, "/oauth/"):
 		otherError(w, http.StatusNotFound, "no such file")
-	case o.user(r) == "" && !o.flaws.openOutsideAPI:
+	case o.user(r) == "" && !o.Flaws.OpenOutsideAPI:
 		otherError(w, http.StatusForbidden, "a valid bearer token is needed")
 	default:
 		otherError(w, http.StatusNotFound, "not here")
@@ -160,30 +163,30 @@ func (o *otherSvc) user(r *http.Request) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	valid := func(token string) string {
-		if g, ok := o.access[token]; ok && (o.clock.Now().Before(g.expires) || o.flaws.accessNeverExpires) && !o.flaws.tokensNotHonoured {
+		if g, ok := o.access[token]; ok && (o.Clock.Now().Before(g.expires) || o.Flaws.AccessNeverExpires) && !o.Flaws.TokensNotHonoured {
 			return g.user
 		}
 		return ""
 	}
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	switch {
-	case scheme == "Bearer" || strings.EqualFold(scheme, "Bearer") && !o.flaws.bearerCaseSensitive:
-		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.flaws.refreshAsAccess && o.clock.Now().Before(g.expires) {
+	case scheme == "Bearer" || strings.EqualFold(scheme, "Bearer") && !o.Flaws.BearerCaseSensitive:
+		if g, ok := o.refresh[strings.TrimSpace(token)]; ok && o.Flaws.RefreshAsAccess && o.Clock.Now().Before(g.expires) {
 			return g.user
 		}
 		return valid(strings.TrimSpace(token))
-	case o.flaws.basicOpensAPI && o.clientOK(r):
-		return o.creds.Username
-	case o.flaws.queryToken && r.URL.Query().Has("access_token"),
-		o.flaws.queryTokenOnUpdate && r.Method == http.MethodPut && r.URL.Query().Has("access_token"):
+	case o.Flaws.BasicOpensAPI && o.clientOK(r):
+		return o.Creds.Username
+	case o.Flaws.QueryToken && r.URL.Query().Has("access_token"),
+		o.Flaws.QueryTokenOnUpdate && r.Method == http.MethodPut && r.URL.Query().Has("access_token"):
 		return valid(r.URL.Query().Get("access_token"))
-	case o.flaws.formToken && r.PostFormValue("access_token") != "":
+	case o.Flaws.FormToken && r.PostFormValue("access_token") != "":
 		return valid(r.PostFormValue("access_token"))
 	}
-	if c, err := r.Cookie("access_token"); err == nil && o.flaws.cookieToken {
+	if c, err := r.Cookie("access_token"); err == nil && o.Flaws.CookieToken {
 		return valid(c.Value)
 	}
-	if c, err := r.Cookie("OTHERSESSION"); err == nil && o.flaws.sessionCookie {
+	if c, err := r.Cookie("OTHERSESSION"); err == nil && o.Flaws.SessionCookie {
 		return o.sessions[c.Value]
 	}
 	return ""

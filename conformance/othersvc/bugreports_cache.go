@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"fmt"
@@ -6,16 +6,16 @@ import (
 )
 
 // cacheReports are faults of a cache.
-var cacheReports = []bugReport{
+var cacheReports = []BugReport{
 	{
-		name: "the list is cached per address, whoever asked",
-		report: `Visitors who were not logged in saw the "create event" button, and logged-in users sometimes did not:
+		Name: "the list is cached per address, whoever asked",
+		Report: `Visitors who were not logged in saw the "create event" button, and logged-in users sometimes did not:
 the list is cached for 30 s per address, and the cache key forgets the Authorization header, so whoever asks first
 for an address decides what everyone is offered there until the entry expires. Writes evict the cache.`,
-		rules:  []string{"API-3", "API-4", "SVC-3"},
-		config: otherConfig{flaws: otherFlaws{listCacheShared: true}},
-		today:  caught{scenarios: "SVC-1 SVC-2 SVC-3 SVC-4 SVC-5 SVC-7 TOK-8 API-4 API-5 API-6 API-7 API-8 API-9 API-10 AUTH-3 AUTH-4 AUTH-6", explorer: "TOK-8 TOK-13 API-2 API-3 API-4"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-3", "API-4", "SVC-3"},
+		Config: Config{Flaws: Flaws{ListCacheShared: true}},
+		Today:  Caught{Scenarios: "SVC-1 SVC-2 SVC-3 SVC-4 SVC-5 SVC-7 TOK-8 API-4 API-5 API-6 API-7 API-8 API-9 API-10 AUTH-3 AUTH-4 AUTH-6", Explorer: "TOK-8 TOK-13 API-2 API-3 API-4"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -34,14 +34,14 @@ for an address decides what everyone is offered there until the entry expires. W
 		},
 	},
 	{
-		name: "an update does not purge the cached event",
-		report: `After an organiser renamed an event, visitors kept seeing the old name for a minute. Anonymous reads of
+		Name: "an update does not purge the cached event",
+		Report: `After an organiser renamed an event, visitors kept seeing the old name for a minute. Anonymous reads of
 an event are cached for 60 s by the shared cache in front of the service, and an update does not purge the
 entry.`,
-		rules:  []string{"API-9"},
-		config: otherConfig{flaws: otherFlaws{eventCacheNotPurged: true}},
-		today:  caught{scenarios: "API-9", explorer: "API-9 AUTH-3"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-9"},
+		Config: Config{Flaws: Flaws{EventCacheNotPurged: true}},
+		Today:  Caught{Scenarios: "API-9", Explorer: "API-9 AUTH-3"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -68,14 +68,14 @@ entry.`,
 		},
 	},
 	{
-		name: "the event is cached with its links, whoever asked",
-		report: `A visitor who opened an event right after its organiser saw an "edit" button on it. The answer to a
+		Name: "the event is cached with its links, whoever asked",
+		Report: `A visitor who opened an event right after its organiser saw an "edit" button on it. The answer to a
 read of an event is cached for 30 s per address, links included, and the key forgets who asked: what the
 manager was offered is served to whoever comes next. Updates evict the entry.`,
-		rules:  []string{"API-8", "SVC-3"},
-		config: otherConfig{flaws: otherFlaws{eventCacheShared: true}},
-		today:  caught{scenarios: "API-8 API-9", explorer: "TOK-13 API-8 API-9 AUTH-1"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-8", "SVC-3"},
+		Config: Config{Flaws: Flaws{EventCacheShared: true}},
+		Today:  Caught{Scenarios: "API-8 API-9", Explorer: "TOK-13 API-8 API-9 AUTH-1"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err

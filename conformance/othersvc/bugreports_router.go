@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"fmt"
@@ -9,56 +9,56 @@ import (
 
 // routerReports are faults of a router that reads a path, or a token, in
 // more ways than the security filter in front of it.
-var routerReports = []bugReport{
+var routerReports = []BugReport{
 	{
-		name: "a creation without a token on /api//events (double slash)",
-		report: `Events appeared that nobody had created: the access log showed anonymous POSTs to /api//events. The
+		Name: "a creation without a token on /api//events (double slash)",
+		Report: `Events appeared that nobody had created: the access log showed anonymous POSTs to /api//events. The
 router collapses repeated slashes before matching a route; the security filter matches the path as sent, so its
 rule for /api/events does not apply, and the creation runs as anonymous.`,
-		rules:  []string{"AUTH-3", "SVC-5"},
-		config: otherConfig{flaws: otherFlaws{doubleSlash: true}},
-		today:  caught{scenarios: "AUTH-3", explorer: ""},
-		shows:  createsAnonymouslyAt("/api//events"),
+		Rules:  []string{"AUTH-3", "SVC-5"},
+		Config: Config{Flaws: Flaws{DoubleSlash: true}},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: ""},
+		Shows:  createsAnonymouslyAt("/api//events"),
 	},
 	{
-		name: "a creation without a token on /api/%65vents (percent-encoded letter)",
-		report: `A scanner created an event without a token by sending POST /api/%65vents. The router decodes the path
+		Name: "a creation without a token on /api/%65vents (percent-encoded letter)",
+		Report: `A scanner created an event without a token by sending POST /api/%65vents. The router decodes the path
 before it matches a route, as RFC 3986 §2.3 allows for unreserved characters; the security filter matches the
 path still encoded, finds no rule for it, and lets the request through.`,
-		rules:  []string{"AUTH-3", "SVC-5"},
-		config: otherConfig{flaws: otherFlaws{encodedLetters: true}},
-		today:  caught{scenarios: "AUTH-3", explorer: ""},
-		shows:  createsAnonymouslyAt("/api/%65vents"),
+		Rules:  []string{"AUTH-3", "SVC-5"},
+		Config: Config{Flaws: Flaws{EncodedLetters: true}},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: ""},
+		Shows:  createsAnonymouslyAt("/api/%65vents"),
 	},
 	{
-		name: "a creation without a token on /api/./events (dot segment)",
-		report: `A client library that does not remove dot segments posted to /api/./events, and the event was created
+		Name: "a creation without a token on /api/./events (dot segment)",
+		Report: `A client library that does not remove dot segments posted to /api/./events, and the event was created
 although its token had been dropped on the way. The router cleans the path (dot segments, repeated and trailing
 slashes) before matching; the security filter matches it as sent.`,
-		rules:  []string{"AUTH-3", "SVC-5"},
-		config: otherConfig{flaws: otherFlaws{dotSegments: true}},
-		today:  caught{scenarios: "API-10 AUTH-3", explorer: ""},
-		shows:  createsAnonymouslyAt("/api/./events"),
+		Rules:  []string{"AUTH-3", "SVC-5"},
+		Config: Config{Flaws: Flaws{DotSegments: true}},
+		Today:  Caught{Scenarios: "API-10 AUTH-3", Explorer: ""},
+		Shows:  createsAnonymouslyAt("/api/./events"),
 	},
 	{
-		name: "a creation without a token on /api/Events (another case)",
-		report: `POST /api/Events without a token created an event. The router matches paths without regard to case;
+		Name: "a creation without a token on /api/Events (another case)",
+		Report: `POST /api/Events without a token created an event. The router matches paths without regard to case;
 the security filter is case-sensitive, so its rule for /api/events does not match /api/Events (the family of
 Spring's CVE-2016-5007).`,
-		rules:  []string{"AUTH-3", "SVC-5"},
-		config: otherConfig{flaws: otherFlaws{caseFolded: true}},
-		today:  caught{scenarios: "AUTH-4", explorer: ""},
-		shows:  createsAnonymouslyAt("/api/Events"),
+		Rules:  []string{"AUTH-3", "SVC-5"},
+		Config: Config{Flaws: Flaws{CaseFolded: true}},
+		Today:  Caught{Scenarios: "AUTH-4", Explorer: ""},
+		Shows:  createsAnonymouslyAt("/api/Events"),
 	},
 	{
-		name: "the token taken from an access_token form field",
-		report: `An HTML form posted with the token in a hidden field, and no Authorization header, created an event.
+		Name: "the token taken from an access_token form field",
+		Report: `An HTML form posted with the token in a hidden field, and no Authorization header, created an event.
 The bearer middleware also reads a form-encoded body's access_token field (RFC 6750 §2.2), which the OAuth library
 allows by default, and the creation handler binds a form as it binds JSON.`,
-		rules:  []string{"SVC-4"},
-		config: otherConfig{flaws: otherFlaws{formToken: true}},
-		today:  caught{scenarios: "SVC-4", explorer: ""},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"SVC-4"},
+		Config: Config{Flaws: Flaws{FormToken: true}},
+		Today:  Caught{Scenarios: "SVC-4", Explorer: ""},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -73,14 +73,14 @@ allows by default, and the creation handler binds a form as it binds JSON.`,
 		},
 	},
 	{
-		name: "the token taken from an access_token cookie",
-		report: `Our single-page front end keeps the access token in a cookie named access_token; a page on another
+		Name: "the token taken from an access_token cookie",
+		Report: `Our single-page front end keeps the access token in a cookie named access_token; a page on another
 site that posted to the API with the user's cookies created an event in the user's name. The API reads the token
 from that cookie when the Authorization header is missing.`,
-		rules:  []string{"SVC-4"},
-		config: otherConfig{flaws: otherFlaws{cookieToken: true}},
-		today:  caught{scenarios: "SVC-4", explorer: ""},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"SVC-4"},
+		Config: Config{Flaws: Flaws{CookieToken: true}},
+		Today:  Caught{Scenarios: "SVC-4", Explorer: ""},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -94,14 +94,14 @@ from that cookie when the Authorization header is missing.`,
 		},
 	},
 	{
-		name: "the token taken from the access_token query parameter of an update",
-		report: `Updates were made with the token in the address (PUT /api/events/7?access_token=…), which our proxy
+		Name: "the token taken from the access_token query parameter of an update",
+		Report: `Updates were made with the token in the address (PUT /api/events/7?access_token=…), which our proxy
 logs. The update route, added later than the others, authenticates with the OAuth library's default extractor,
 which also reads the access_token query parameter (RFC 6750 §2.3); the other routes read the header only.`,
-		rules:  []string{"SVC-4"},
-		config: otherConfig{flaws: otherFlaws{queryTokenOnUpdate: true}},
-		today:  caught{scenarios: "SVC-4", explorer: ""},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"SVC-4"},
+		Config: Config{Flaws: Flaws{QueryTokenOnUpdate: true}},
+		Today:  Caught{Scenarios: "SVC-4", Explorer: ""},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -128,7 +128,7 @@ which also reads the access_token query parameter (RFC 6750 §2.3); the other ro
 
 // listedAfter shows an event named name, listed after a request without an
 // Authorization header that was answered with success.
-func listedAfter(c *otherClient, a *otherAnswer, name, how string) error {
+func listedAfter(c *Client, a *Answer, name, how string) error {
 	listed, err := c.names()
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
-package conformance
+package othersvc
 
-// How the second implementation (othersvc_test.go) reads the path of a
+// How the second implementation (othersvc.go) reads the path of a
 // request: the path its router serves, and the writes its security filter
 // asks a token of. Both read the path alike, unless a flaw of the router's
 // folds spellings that the filter, matching the path as it was sent, does
@@ -18,18 +18,18 @@ import (
 // choice foldPaths, says.
 func (o *otherSvc) route(r *http.Request) string {
 	p := r.URL.Path
-	if (o.flaws.dotSegments || o.choices.foldPaths) && p != "" {
+	if (o.Flaws.DotSegments || o.Choices.FoldPaths) && p != "" {
 		p = path.Clean(p) // dot segments, repeated and trailing slashes
 	}
-	if o.flaws.doubleSlash {
+	if o.Flaws.DoubleSlash {
 		for strings.Contains(p, "//") {
 			p = strings.ReplaceAll(p, "//", "/")
 		}
 	}
-	if o.flaws.caseFolded {
+	if o.Flaws.CaseFolded {
 		p = strings.ToLower(p)
 	}
-	if o.flaws.trailingSlash && len(p) > 1 {
+	if o.Flaws.TrailingSlash && len(p) > 1 {
 		p = strings.TrimSuffix(p, "/")
 	}
 	return p
@@ -37,8 +37,8 @@ func (o *otherSvc) route(r *http.Request) string {
 
 // folds reports whether the router folds spellings the filter does not.
 func (o *otherSvc) folds() bool {
-	f := o.flaws
-	return f.trailingSlash || f.doubleSlash || f.encodedLetters || f.dotSegments || f.caseFolded
+	f := o.Flaws
+	return f.TrailingSlash || f.DoubleSlash || f.EncodedLetters || f.DotSegments || f.CaseFolded
 }
 
 // guarded reports whether the security filter asks a token of the write
@@ -51,7 +51,7 @@ func (o *otherSvc) guarded(r *http.Request, p string) bool {
 		return true
 	}
 	sent := r.URL.Path
-	if o.flaws.encodedLetters {
+	if o.Flaws.EncodedLetters {
 		sent = r.URL.EscapedPath()
 	}
 	return !isWriteRoute(p) || isWriteRoute(sent)

@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"errors"
@@ -11,16 +11,16 @@ import (
 
 // issueReports are the six faults that passed every check of the project
 // when they were found in independent implementations.
-var issueReports = []bugReport{
+var issueReports = []BugReport{
 	{
-		name: "an update answered with the values it replaced",
-		report: `After renaming an event, our front end showed the old name until the page was reloaded: the answer to
+		Name: "an update answered with the values it replaced",
+		Report: `After renaming an event, our front end showed the old name until the page was reloaded: the answer to
 the PUT holds the event as it was before the update, while the new values are stored and every later read shows
 them. The handler renders the entity it loaded before saving, and the save writes a new copy.`,
-		rules:  []string{"API-9"},
-		config: otherConfig{choices: otherChoices{putAnswersEvent: true}, flaws: otherFlaws{putStaleAnswer: true}},
-		today:  caught{scenarios: "API-9", explorer: "API-9"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-9"},
+		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{PutStaleAnswer: true}},
+		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -47,14 +47,14 @@ them. The handler renders the entity it loaded before saving, and the save write
 		},
 	},
 	{
-		name: "the self link of a creation's answer leads to the list",
-		report: `Our client follows the "self" link of the answer to a POST to show the new event, and got the whole
+		Name: "the self link of a creation's answer leads to the list",
+		Report: `Our client follows the "self" link of the answer to a POST to show the new event, and got the whole
 list instead; the Location of the 201 is right. The creation handler builds "self" from the address of the
 request, which is the list's, rather than from the id of the event it created.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{choices: otherChoices{created201: true}, flaws: otherFlaws{createSelfToList: true}},
-		today:  caught{scenarios: "API-10", explorer: "API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Choices: Choices{Created201: true}, Flaws: Flaws{CreateSelfToList: true}},
+		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -74,32 +74,32 @@ request, which is the list's, rather than from the id of the event it created.`,
 		},
 	},
 	{
-		name: "a creation without a token on /api/events/ (trailing slash)",
-		report: `A penetration test created events without logging in by posting to /api/events/ with a trailing
+		Name: "a creation without a token on /api/events/ (trailing slash)",
+		Report: `A penetration test created events without logging in by posting to /api/events/ with a trailing
 slash. The router folds /api/events/ onto /api/events, but the security filter matches the path as it was sent:
 its rule for /api/events does not apply, and the write goes through as anonymous (the family of Spring
 Security's CVE-2023-34034 and CVE-2016-5007).`,
-		rules:  []string{"AUTH-3", "SVC-5"},
-		config: otherConfig{flaws: otherFlaws{trailingSlash: true}},
-		today:  caught{scenarios: "API-10 AUTH-3", explorer: ""},
-		shows:  createsAnonymouslyAt("/api/events/"),
+		Rules:  []string{"AUTH-3", "SVC-5"},
+		Config: Config{Flaws: Flaws{TrailingSlash: true}},
+		Today:  Caught{Scenarios: "API-10 AUTH-3", Explorer: ""},
+		Shows:  createsAnonymouslyAt("/api/events/"),
 	},
 	{
-		name: "two creations at the same moment given one id",
-		report: `Two organisers created events within a few milliseconds of each other; both were told their event
+		Name: "two creations at the same moment given one id",
+		Report: `Two organisers created events within a few milliseconds of each other; both were told their event
 was created, under the same id, and only one of the two events exists. The id is max(id)+1, read outside the
 transaction that inserts the event, and the insert overwrites a row of the same id.`,
-		rules:  []string{"API-6"},
-		config: otherConfig{flaws: otherFlaws{sameIDRace: true}},
-		today:  caught{scenarios: "API-6", explorer: "API-6 API-8"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-6"},
+		Config: Config{Flaws: Flaws{SameIDRace: true}},
+		Today:  Caught{Scenarios: "API-6", Explorer: "API-6 API-8"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
 			}
 			for try := range 5 {
 				names := []string{fmt.Sprintf("First %d", try), fmt.Sprintf("Second %d", try)}
-				answers, err := together(len(names), func(i int) (*otherAnswer, error) { return c.create(token, names[i]) })
+				answers, err := together(len(names), func(i int) (*Answer, error) { return c.create(token, names[i]) })
 				if err != nil {
 					return err
 				}
@@ -118,14 +118,14 @@ transaction that inserts the event, and the insert overwrites a row of the same 
 		},
 	},
 	{
-		name: "listed events from the 21st on link to the next event",
-		report: `On a server holding a few dozen events, clicking the 21st event of the list, or any after it, opened
+		Name: "listed events from the 21st on link to the next event",
+		Report: `On a server holding a few dozen events, clicking the 21st event of the list, or any after it, opened
 the event listed after it. The item links are built from a second query for the ids, twenty at a time, whose
 second batch starts one row too late.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{choices: otherChoices{seed: 25}, flaws: otherFlaws{itemSelfFrom21st: true}},
-		today:  caught{scenarios: "API-6 API-10", explorer: "API-6 API-9 API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Choices: Choices{Seed: 25}, Flaws: Flaws{ItemSelfFrom21st: true}},
+		Today:  Caught{Scenarios: "API-6 API-10", Explorer: "API-6 API-9 API-10"},
+		Shows: func(c *Client) error {
 			page, err := c.read("/api/events?per_page=50")
 			if err != nil {
 				return err
@@ -146,15 +146,15 @@ second batch starts one row too late.`,
 		},
 	},
 	{
-		name: "a refresh slides the refresh token's expiry",
-		report: `A user who opened the app once a day stayed logged in for weeks: each refresh gives the refresh
+		Name: "a refresh slides the refresh token's expiry",
+		Report: `A user who opened the app once a day stayed logged in for weeks: each refresh gives the refresh
 token a new hour to live, where it should stop working 3600 s after it was issued. The token store's entries are
 kept with a time to live that is reset whenever an entry is read.`,
-		rules:  []string{"LIM-2"},
-		config: otherConfig{flaws: otherFlaws{refreshSlidesExpiry: true}},
-		today:  caught{scenarios: "", explorer: ""},
-		shows: func(c *otherClient) error {
-			_, refresh, err := c.login(c.creds.Username, c.creds.Password)
+		Rules:  []string{"LIM-2"},
+		Config: Config{Flaws: Flaws{RefreshSlidesExpiry: true}},
+		Today:  Caught{Scenarios: "", Explorer: ""},
+		Shows: func(c *Client) error {
+			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
 			if err != nil {
 				return err
 			}
@@ -177,8 +177,8 @@ kept with a time to live that is reset whenever an entry is read.`,
 
 // createsAnonymouslyAt shows a creation without a token, sent to path,
 // that is answered with success and lists the event.
-func createsAnonymouslyAt(path string) func(c *otherClient) error {
-	return func(c *otherClient) error {
+func createsAnonymouslyAt(path string) func(c *Client) error {
+	return func(c *Client) error {
 		name := "Posted without a token to " + path
 		a, err := c.send(http.MethodPost, path, otherEventJSON(name, "Room 4"), asJSON()...)
 		if err != nil {
@@ -196,8 +196,8 @@ func createsAnonymouslyAt(path string) func(c *otherClient) error {
 }
 
 // together runs n calls of f at once, and returns their answers in order.
-func together(n int, f func(i int) (*otherAnswer, error)) ([]*otherAnswer, error) {
-	answers, errs := make([]*otherAnswer, n), make([]error, n)
+func together(n int, f func(i int) (*Answer, error)) ([]*Answer, error) {
+	answers, errs := make([]*Answer, n), make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {

@@ -1,4 +1,4 @@
-package conformance
+package othersvc
 
 import (
 	"fmt"
@@ -12,16 +12,16 @@ import (
 // holds for "every" one: the last link, the last page, the last event
 // listed, the last field, the refreshed token. A scenario that checks
 // every instance fails on them; one that checks the first does not.
-var lastReports = []bugReport{
+var lastReports = []BugReport{
 	{
-		name: "the API root's last link leads nowhere",
-		report: `Our API browser shows the root's links in order; "events" works, and "self", the last, gives a 404.
+		Name: "the API root's last link leads nowhere",
+		Report: `Our API browser shows the root's links in order; "events" works, and "self", the last, gives a 404.
 The root writes its own address with a trailing slash, api/, which the router, strict about slashes, does not
 serve.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{flaws: otherFlaws{rootSelfNowhere: true}},
-		today:  caught{scenarios: "API-10", explorer: "API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Flaws: Flaws{RootSelfNowhere: true}},
+		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
+		Shows: func(c *Client) error {
 			root, err := c.read("/api")
 			if err != nil {
 				return err
@@ -37,14 +37,14 @@ serve.`,
 		},
 	},
 	{
-		name: "the last page of the list has no get-an-event",
-		report: `Our client reads the "get-an-event" template from the page it is on, and failed on the last page of
+		Name: "the last page of the list has no get-an-event",
+		Report: `Our client reads the "get-an-event" template from the page it is on, and failed on the last page of
 the list, which has none. A page shorter than the page size is rendered by a branch of its own, which forgets
 the template.`,
-		rules:  []string{"API-3", "API-4"},
-		config: otherConfig{choices: otherChoices{seed: 5}, flaws: otherFlaws{lastPageNoTemplate: true}},
-		today:  caught{scenarios: "API-3 API-4", explorer: "API-3 API-4"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-3", "API-4"},
+		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageNoTemplate: true}},
+		Today:  Caught{Scenarios: "API-3 API-4", Explorer: "API-3 API-4"},
+		Shows: func(c *Client) error {
 			pages, err := c.pages()
 			if err != nil {
 				return err
@@ -56,13 +56,13 @@ the template.`,
 		},
 	},
 	{
-		name: "the last page's self link leads to the page before",
-		report: `Bookmarking the last page of the list bookmarked the page before it. The "self" link of the last page
+		Name: "the last page's self link leads to the page before",
+		Report: `Bookmarking the last page of the list bookmarked the page before it. The "self" link of the last page
 is built from the number of its "prev" link, to which one was to be added.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{choices: otherChoices{seed: 5}, flaws: otherFlaws{lastPageSelfToPrev: true}},
-		today:  caught{scenarios: "", explorer: "API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageSelfToPrev: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-10"},
+		Shows: func(c *Client) error {
 			pages, err := c.pages()
 			if err != nil {
 				return err
@@ -79,13 +79,13 @@ is built from the number of its "prev" link, to which one was to be added.`,
 		},
 	},
 	{
-		name: "the last event of the list has no _links",
-		report: `The oldest event, the last one the list shows, had no link to open it. The loop that adds each
+		Name: "the last event of the list has no _links",
+		Report: `The oldest event, the last one the list shows, had no link to open it. The loop that adds each
 event's links stops one short of the end of the result set.`,
-		rules:  []string{"SVC-2"},
-		config: otherConfig{choices: otherChoices{seed: 5}, flaws: otherFlaws{lastItemNoLinks: true}},
-		today:  caught{scenarios: "SVC-2", explorer: "SVC-2"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"SVC-2"},
+		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastItemNoLinks: true}},
+		Today:  Caught{Scenarios: "SVC-2", Explorer: "SVC-2"},
+		Shows: func(c *Client) error {
 			pages, err := c.pages()
 			if err != nil {
 				return err
@@ -105,13 +105,13 @@ event's links stops one short of the end of the result set.`,
 		},
 	},
 	{
-		name: "the last page repeats events of the page before",
-		report: `Scrolling to the end of the list showed the second-to-last event twice. The last page is read with
+		Name: "the last page repeats events of the page before",
+		Report: `Scrolling to the end of the list showed the second-to-last event twice. The last page is read with
 OFFSET total-size, so that it is full, and repeats the events of the page before that it fills up with.`,
-		rules:  []string{"API-5"},
-		config: otherConfig{choices: otherChoices{seed: 5}, flaws: otherFlaws{lastPageRepeats: true}},
-		today:  caught{scenarios: "API-5", explorer: "API-5"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-5"},
+		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageRepeats: true}},
+		Today:  Caught{Scenarios: "API-5", Explorer: "API-5"},
+		Shows: func(c *Client) error {
 			pages, err := c.pages()
 			if err != nil {
 				return err
@@ -127,13 +127,13 @@ OFFSET total-size, so that it is full, and repeats the events of the page before
 		},
 	},
 	{
-		name: "update-event, the event's last link, leads to the list",
-		report: `Saving an edited event failed with 405: the "update-event" link of an event, the last of its links,
+		Name: "update-event, the event's last link, leads to the list",
+		Report: `Saving an edited event failed with 405: the "update-event" link of an event, the last of its links,
 leads to the list. It is built as "create-new-event" is, from the collection's address.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{flaws: otherFlaws{updateLinkToList: true}},
-		today:  caught{scenarios: "TOK-8 API-8 API-9 API-10", explorer: "API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Flaws: Flaws{UpdateLinkToList: true}},
+		Today:  Caught{Scenarios: "TOK-8 API-8 API-9 API-10", Explorer: "API-10"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -153,13 +153,13 @@ leads to the list. It is built as "create-new-event" is, from the collection's a
 		},
 	},
 	{
-		name: "the self link of an update's answer leads to the list",
-		report: `After saving an event, our client followed the "self" link of the answer to the PUT and showed the
+		Name: "the self link of an update's answer leads to the list",
+		Report: `After saving an event, our client followed the "self" link of the answer to the PUT and showed the
 list. The update handler builds "self" the way the list does; the creation's answer, checked first, is right.`,
-		rules:  []string{"API-10"},
-		config: otherConfig{choices: otherChoices{putAnswersEvent: true}, flaws: otherFlaws{updateAnswerSelfToList: true}},
-		today:  caught{scenarios: "API-10", explorer: "API-10"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-10"},
+		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{UpdateAnswerSelfToList: true}},
+		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -183,13 +183,13 @@ list. The update handler builds "self" the way the list does; the creation's ans
 		},
 	},
 	{
-		name: "an update leaves the venue, the last field, as it was",
-		report: `A moved event kept its old venue, though its new name and time were saved. The venue column came with
+		Name: "an update leaves the venue, the last field, as it was",
+		Report: `A moved event kept its old venue, though its new name and time were saved. The venue column came with
 a later migration, and the UPDATE statement, written before it, sets the other columns only.`,
-		rules:  []string{"API-9"},
-		config: otherConfig{flaws: otherFlaws{venueNotUpdated: true}},
-		today:  caught{scenarios: "API-9", explorer: "API-9"},
-		shows: func(c *otherClient) error {
+		Rules:  []string{"API-9"},
+		Config: Config{Flaws: Flaws{VenueNotUpdated: true}},
+		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
+		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
 				return err
@@ -212,14 +212,14 @@ a later migration, and the UPDATE statement, written before it, sets the other c
 		},
 	},
 	{
-		name: "the refresh grant's answer may be cached",
-		report: `Our CDN cached a token answer: the answer to a refresh carries no Cache-Control: no-store, where the
+		Name: "the refresh grant's answer may be cached",
+		Report: `Our CDN cached a token answer: the answer to a refresh carries no Cache-Control: no-store, where the
 password grant's does. The refresh grant is a handler of its own, which does not set the header.`,
-		rules:  []string{"TOK-15"},
-		config: otherConfig{flaws: otherFlaws{refreshNotNoStore: true}},
-		today:  caught{scenarios: "TOK-15", explorer: "TOK-15"},
-		shows: func(c *otherClient) error {
-			_, refresh, err := c.login(c.creds.Username, c.creds.Password)
+		Rules:  []string{"TOK-15"},
+		Config: Config{Flaws: Flaws{RefreshNotNoStore: true}},
+		Today:  Caught{Scenarios: "TOK-15", Explorer: "TOK-15"},
+		Shows: func(c *Client) error {
+			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
 			if err != nil {
 				return err
 			}
@@ -234,15 +234,15 @@ password grant's does. The refresh grant is a handler of its own, which does not
 		},
 	},
 	{
-		name: "a refreshed access token lives an hour",
-		report: `Access tokens from a refresh said "expires_in": 3600 and worked for an hour, where the first access
+		Name: "a refreshed access token lives an hour",
+		Report: `Access tokens from a refresh said "expires_in": 3600 and worked for an hour, where the first access
 token of a login lives at most 600 s. The refresh handler gives the new access token the lifetime of the refresh
 token's client setting, the wrong one of the two.`,
-		rules:  []string{"TOK-5", "LIM-1"},
-		config: otherConfig{flaws: otherFlaws{refreshLivesAnHour: true}},
-		today:  caught{scenarios: "TOK-5", explorer: "TOK-5"},
-		shows: func(c *otherClient) error {
-			_, refresh, err := c.login(c.creds.Username, c.creds.Password)
+		Rules:  []string{"TOK-5", "LIM-1"},
+		Config: Config{Flaws: Flaws{RefreshLivesAnHour: true}},
+		Today:  Caught{Scenarios: "TOK-5", Explorer: "TOK-5"},
+		Shows: func(c *Client) error {
+			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
 			if err != nil {
 				return err
 			}
@@ -265,8 +265,8 @@ token's client setting, the wrong one of the two.`,
 
 // pages are the pages of the list, read anonymously from its first,
 // following "next".
-func (c *otherClient) pages() ([]*otherAnswer, error) {
-	var out []*otherAnswer
+func (c *Client) pages() ([]*Answer, error) {
+	var out []*Answer
 	for address := c.base + "/api/events"; address != "" && len(out) < 100; {
 		a, err := c.read(address)
 		if err != nil {
@@ -279,7 +279,7 @@ func (c *otherClient) pages() ([]*otherAnswer, error) {
 }
 
 // ids are the ids of the events a page lists, in order.
-func ids(page *otherAnswer) string {
+func ids(page *Answer) string {
 	var out []string
 	for _, item := range page.items() {
 		out = append(out, fmt.Sprint(item["id"]))

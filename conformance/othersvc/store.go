@@ -1,6 +1,6 @@
-package conformance
+package othersvc
 
-// How the second implementation (othersvc_test.go) takes and stores an
+// How the second implementation (othersvc.go) takes and stores an
 // event: its creation, and what a body holds.
 
 import (
@@ -26,10 +26,10 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.flaws.creatorNotManager {
+	if o.Flaws.CreatorNotManager {
 		user = "nobody@example.org"
 	}
-	if o.flaws.managerSwapRace {
+	if o.Flaws.ManagerSwapRace {
 		// The current user, kept on the handler while the event is
 		// stored, a round trip later.
 		o.creating = user
@@ -39,7 +39,7 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 		user = o.creating
 	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
-	if o.flaws.sameIDRace {
+	if o.Flaws.SameIDRace {
 		// The id is read first; the insert, a round trip later,
 		// overwrites an event of the same id.
 		o.mu.Unlock()
@@ -55,14 +55,14 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	o.written(e.id)
 	self := "events/" + e.id
-	if o.flaws.createSelfToList {
+	if o.Flaws.CreateSelfToList {
 		self = "events" // the request's own address
 	}
 	doc := o.doc(e, map[string]any{"self": otherLink(self)})
-	if o.flaws.postLinksAsArray {
+	if o.Flaws.PostLinksAsArray {
 		doc["_links"] = []any{map[string]any{"rel": "self", "href": "events/" + e.id}}
 	}
-	if o.choices.created201 {
+	if o.Choices.Created201 {
 		w.Header().Set("Location", "/api/events/"+e.id)
 		otherJSON(w, http.StatusCreated, doc)
 		return
@@ -85,7 +85,7 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	var in struct {
 		Name, StartsAt, Venue string
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.flaws.formToken && mt == "application/x-www-form-urlencoded" {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.Flaws.FormToken && mt == "application/x-www-form-urlencoded" {
 		_ = r.ParseForm() // the binder takes a form as it takes JSON
 		in.Name, in.StartsAt, in.Venue = r.PostForm.Get("name"), r.PostForm.Get("startsAt"), r.PostForm.Get("venue")
 	} else if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&in); err != nil {
@@ -97,11 +97,11 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	if _, err := time.Parse(time.RFC3339, in.StartsAt); err != nil {
 		return nil, fmt.Errorf("startsAt must be an RFC 3339 time with an offset")
 	}
-	if o.flaws.asciiOnly {
+	if o.Flaws.AsciiOnly {
 		in.Name, in.Venue = asciiOnly(in.Name), asciiOnly(in.Venue)
 	}
 	in.Name, in.StartsAt, in.Venue = o.column(in.Name, in.StartsAt, in.Venue)
-	if o.choices.utcTimes {
+	if o.Choices.UtcTimes {
 		t, _ := time.Parse(time.RFC3339, in.StartsAt)
 		in.StartsAt = t.UTC().Format(time.RFC3339)
 	}
@@ -126,10 +126,10 @@ func asciiOnly(s string) string {
 // column is what the database's columns keep of a name, a time and a
 // venue.
 func (o *otherSvc) column(name, startsAt, venue string) (string, string, string) {
-	if r := []rune(name); o.flaws.nameVarchar100 && len(r) > 100 {
+	if r := []rune(name); o.Flaws.NameVarchar100 && len(r) > 100 {
 		name = string(r[:100]) // varchar(100), not in strict mode
 	}
-	if o.flaws.utf8mb3 {
+	if o.Flaws.Utf8mb3 {
 		bmp := func(r rune) rune {
 			if r > 0xFFFF {
 				return '?'
@@ -138,10 +138,10 @@ func (o *otherSvc) column(name, startsAt, venue string) (string, string, string)
 		}
 		name, venue = strings.Map(bmp, name), strings.Map(bmp, venue)
 	}
-	if t, err := time.Parse(time.RFC3339, startsAt); err == nil && o.flaws.zoneDropped {
+	if t, err := time.Parse(time.RFC3339, startsAt); err == nil && o.Flaws.ZoneDropped {
 		startsAt = t.Format("2006-01-02T15:04:05") + "Z" // TIMESTAMP WITHOUT TIME ZONE
 	}
-	if n := utf8.RuneCountInString(venue); o.flaws.venuePadded && venue != "" && n < 40 {
+	if n := utf8.RuneCountInString(venue); o.Flaws.VenuePadded && venue != "" && n < 40 {
 		venue += strings.Repeat(" ", 40-n) // CHAR(40)
 	}
 	return name, startsAt, venue

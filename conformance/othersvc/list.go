@@ -1,6 +1,6 @@
-package conformance
+package othersvc
 
-// The event list of the second implementation (othersvc_test.go).
+// The event list of the second implementation (othersvc.go).
 
 import (
 	"fmt"
@@ -18,23 +18,23 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 	total := len(o.events)
 	items := []any{}
 	start := (p - 1) * size
-	if o.flaws.overlappingPages {
+	if o.Flaws.OverlappingPages {
 		start = max(0, start-(p-1))
 	}
-	if o.flaws.nextNeverEnds && start >= total && total > 0 {
-		if o.flaws.pastTheEnd != nil {
-			o.flaws.pastTheEnd.Add(1)
+	if o.Flaws.NextNeverEnds && start >= total && total > 0 {
+		if o.Flaws.PastTheEnd != nil {
+			o.Flaws.PastTheEnd.Add(1)
 		}
 		start = (total - 1) / size * size // the page number clamped to the last
 	}
 	last := p > 1 && start+size >= total // the last page of a list of several
-	if o.flaws.lastPageRepeats && last && start < total {
+	if o.Flaws.LastPageRepeats && last && start < total {
 		start = max(0, total-size) // OFFSET total-size, for a full last page
 	}
 	for i := start; i < min(start+size, total); i++ {
 		e := o.events[total-1-i] // newest first
 		links := map[string]any{"self": otherLink("events/" + e.id)}
-		if o.flaws.itemSelfFrom21st && i >= 20 {
+		if o.Flaws.ItemSelfFrom21st && i >= 20 {
 			// The ids of the links, twenty at a time, the second
 			// batch one row late.
 			next := ""
@@ -43,17 +43,17 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 			}
 			links["self"] = otherLink("events/" + next)
 		}
-		if o.flaws.itemUpdateForAnyone {
+		if o.Flaws.ItemUpdateForAnyone {
 			links["update-event"] = otherLink("events/" + e.id)
 		}
 		doc := o.doc(e, links)
-		if o.flaws.itemsWithoutLinks || o.flaws.lastItemNoLinks && i == total-1 {
+		if o.Flaws.ItemsWithoutLinks || o.Flaws.LastItemNoLinks && i == total-1 {
 			delete(doc, "_links")
 		}
 		items = append(items, doc)
 	}
 	amp := "&"
-	if o.flaws.ampEscapedHrefs {
+	if o.Flaws.AmpEscapedHrefs {
 		amp = "&amp;" // escaped as an HTML attribute
 	}
 	at := func(n int) map[string]any { return otherLink(fmt.Sprintf("events?p=%d%sper_page=%d", n, amp, size)) }
@@ -62,38 +62,38 @@ func (o *otherSvc) list(w http.ResponseWriter, r *http.Request, user string) {
 		"profile":      otherLink("/docs/index.html#list"),
 		"get-an-event": map[string]any{"href": "events/{id}", "templated": true},
 	}
-	if o.flaws.anonLinksFirstOnly && p > 1 {
+	if o.Flaws.AnonLinksFirstOnly && p > 1 {
 		delete(links, "profile")
 		delete(links, "get-an-event")
 	}
-	if last && o.flaws.lastPageNoTemplate {
+	if last && o.Flaws.LastPageNoTemplate {
 		delete(links, "get-an-event")
 	}
-	if last && o.flaws.lastPageSelfToPrev {
+	if last && o.Flaws.LastPageSelfToPrev {
 		links["self"] = at(p - 1)
 	}
-	if o.choices.selfAsAsked {
+	if o.Choices.SelfAsAsked {
 		links["self"] = otherLink(strings.TrimSuffix("events?"+r.URL.RawQuery, "?"))
 	}
 	switch {
-	case o.flaws.nextNeverEnds:
+	case o.Flaws.NextNeverEnds:
 		links["next"] = at(p + 1)
-	case start+size < total && o.flaws.nextSamePage:
+	case start+size < total && o.Flaws.NextSamePage:
 		links["next"] = at(p)
-	case start+size < total || (o.flaws.nextOnLastPage && start < total) || (o.flaws.nextWhenFull && start+size == total):
+	case start+size < total || (o.Flaws.NextOnLastPage && start < total) || (o.Flaws.NextWhenFull && start+size == total):
 		links["next"] = at(p + 1)
 	}
 	switch {
 	case p > 1:
 		links["prev"] = at(min(p-1, max(1, (total+size-1)/size)))
-	case o.flaws.prevOnExplicitFirst && r.URL.Query().Has("p"):
+	case o.Flaws.PrevOnExplicitFirst && r.URL.Query().Has("p"):
 		links["prev"] = at(1)
 	}
-	if (user != "" || o.flaws.createLinkForAnonymous) && !o.flaws.noCreateLinkForUsers && (r.URL.RawQuery == "" || !o.flaws.createLinkDefaultOnly) {
+	if (user != "" || o.Flaws.CreateLinkForAnonymous) && !o.Flaws.NoCreateLinkForUsers && (r.URL.RawQuery == "" || !o.Flaws.CreateLinkDefaultOnly) {
 		links["create-new-event"] = otherLink("events")
 	}
 	body := map[string]any{"_embedded": map[string]any{"events": items}, "_links": links}
-	if o.choices.listAsArray {
+	if o.Choices.ListAsArray {
 		body = map[string]any{"events": items, "_links": links}
 	}
 	otherJSON(w, http.StatusOK, body)
