@@ -18,7 +18,7 @@ func controlFromEnv(getenv func(string) string, o *Options) error {
 	if control == "" {
 		return nil
 	}
-	if o.Target.Launcher != nil {
+	if !o.Target.Remote() {
 		return fmt.Errorf("%w: CONTROL_URL is the control API of a reference server run out of process: give that server's address in BASE_URL too", ErrUsage)
 	}
 	u, err := url.Parse(control)

@@ -32,7 +32,7 @@ import (
 // watchesLifetimes reports whether a run of o watches the lifetimes: it
 // selects @slow scenarios, against a deployment without a control API.
 func watchesLifetimes(o Options, plan []*selection.Planned) bool {
-	if o.Target.Launcher != nil || o.Target.ControlURL != "" {
+	if !o.Target.Remote() || o.Target.ControlURL != "" {
 		return false
 	}
 	return slices.ContainsFunc(plan, func(p *selection.Planned) bool { return p.Run && slow(p) })

@@ -58,7 +58,7 @@ func (c *agingClock) Sleep(ctx context.Context, d time.Duration) error {
 // refresh token's expiry fails LIM-2, access tokens that never expire
 // fail LIM-1.
 func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
-	plan, _, err := Plan(Options{Tags: "@slow", Slow: true, Target: target.Target{BaseURL: "http://127.0.0.1:1"}})
+	plan, _, err := plan(Options{Tags: "@slow", Slow: true, Target: target.Target{BaseURL: "http://127.0.0.1:1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

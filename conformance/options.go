@@ -16,6 +16,10 @@ import (
 	"eventsvc/conformance/target"
 )
 
+// DefaultReportDir is where the binary writes the reports when
+// CONFORMANCE_REPORT_DIR and -report-dir say nothing.
+const DefaultReportDir = "reports"
+
 // DemoCredentials are the reference server's demo credentials, the default
 // of every CONFORMANCE_* credential variable.
 var DemoCredentials = target.Credentials{
@@ -80,7 +84,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 			return Options{}, err
 		}
 	}
-	timeout, err := ParseDuration("CONFORMANCE_TIMEOUT", get("CONFORMANCE_TIMEOUT"))
+	timeout, err := ParseDuration("CONFORMANCE_TIMEOUT", get("CONFORMANCE_TIMEOUT"), "")
 	if err != nil {
 		return Options{}, err
 	}
@@ -121,7 +125,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 			return Options{}, err
 		}
 	}
-	o.Tags, o.DefaultTags = selection.DefaultTags(o.Target.Launcher == nil, o.Target.ControlURL != "", slow), true
+	o.Tags, o.DefaultTags = selection.DefaultTags(o.Target.Remote(), o.Target.ControlURL != "", slow), true
 	if tagsSet {
 		o.Tags, o.DefaultTags = tags, false
 	}
@@ -149,9 +153,12 @@ func ParseBool(name, v string) (bool, error) {
 	return false, fmt.Errorf("%w: %s=%q: want 1 or true to switch it on, 0, false or nothing to leave it off", ErrUsage, name, v)
 }
 
-// ParseDuration reads a duration variable or flag: "30s", "2m", or a
-// number of seconds.
-func ParseDuration(name, v string) (time.Duration, error) {
+// ParseDuration reads a duration variable or flag, the one syntax of
+// every duration of a run: "30s", "2m", "1h30m", or a number of seconds.
+// Empty is zero: the default. zero, when not "", says what 0 means for
+// name, which then takes it ("none"); otherwise a duration must be
+// positive.
+func ParseDuration(name, v, zero string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, nil
@@ -163,10 +170,13 @@ func ParseDuration(name, v string) (time.Duration, error) {
 			d, err = time.Duration(secs*float64(time.Second)), nil
 		}
 	}
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%w: %s=%q: want a positive duration such as 30s or 2m", ErrUsage, name, v)
+	switch {
+	case err == nil && d > 0, err == nil && d == 0 && zero != "":
+		return d, nil
+	case zero != "":
+		return 0, fmt.Errorf("%w: %s=%q: want a duration such as 90s or 2m, or 0 for %s", ErrUsage, name, v, zero)
 	}
-	return d, nil
+	return 0, fmt.Errorf("%w: %s=%q: want a positive duration such as 30s or 2m", ErrUsage, name, v)
 }
 
 // ParseSize reads a size variable or flag: "4MiB", "512KiB", or a number

@@ -111,7 +111,7 @@ func TestSlowSelectsTheLifetimesBesideTheDefaultSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, _, err := Plan(o)
+		plan, _, err := plan(o)
 		if err != nil {
 			t.Fatal(err)
 		}

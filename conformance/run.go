@@ -122,6 +122,12 @@ type Options struct {
 	// fails the run. The binary sets it (explore.Explorer); nil, as in
 	// the in-process suite of go test, explores nothing.
 	Explore Explorer
+
+	// plan and effective are the run's scenarios and the expression that
+	// selected them, once Prepare planned them; prepared says it did.
+	plan      []*selection.Planned
+	effective selection.TagExpr
+	prepared  bool
 }
 
 // Run runs the suite with godog in strict mode: an undefined or pending step
@@ -138,9 +144,6 @@ func Run(o Options) (*report.Report, error) {
 	if o.Format == "" {
 		o.Format = report.FormatCompact
 	}
-	if o.Format != report.FormatCompact && o.Format != report.FormatPretty {
-		return nil, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, report.FormatCompact, report.FormatPretty)
-	}
 	if o.Progress == 0 {
 		o.Progress = 30 * time.Second
 	}
@@ -154,13 +157,15 @@ func Run(o Options) (*report.Report, error) {
 		return nil, err
 	}
 	w := &report.Writer{Dir: o.ReportDir, Keep: o.KeepReport}
-	plan, effective, err := Plan(o)
-	if err != nil {
-		if werr := w.NotStarted(rep, err); werr != nil {
-			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+	if !o.prepared {
+		if o, err = Prepare(o); err != nil {
+			if werr := w.NotStarted(rep, err); werr != nil {
+				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+			}
+			return nil, err
 		}
-		return nil, err
 	}
+	plan, effective := o.plan, o.effective
 	rep.Selection = effective.String()
 	rep.FailedLogins = selection.FailedLogins(plan)
 	if o.Baseline != nil {
@@ -212,7 +217,7 @@ func Run(o Options) (*report.Report, error) {
 	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
 	o.Target.Discovery = &target.Discovery{}
-	if o.Target.Launcher == nil { // in-process, every scenario has a server of its own
+	if o.Target.Remote() { // in-process, every scenario has a server of its own
 		o.Target.Pool = &target.Pool{}
 	}
 	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor, o.Concurrency)
@@ -234,7 +239,7 @@ func Run(o Options) (*report.Report, error) {
 	}, o.Progress)
 	status := 0
 	if slices.ContainsFunc(rest, func(p *selection.Planned) bool { return p.Run }) {
-		for _, phase := range phases(rest, o.Concurrency, o.Target.Launcher == nil) {
+		for _, phase := range phases(rest, o.Concurrency, o.Target.Remote()) {
 			status |= runPhase(o, col, godogTags, phase)
 		}
 	}
@@ -303,11 +308,31 @@ func Run(o Options) (*report.Report, error) {
 	return rep, rep.Err()
 }
 
-// Plan reads the features and selects the scenarios a run with o checks.
-// It refuses (ErrUsage) a tag expression that does not parse, that names a
-// tag or rule that does not exist, or that selects nothing the target can
-// run. It returns the expression in effect.
-func Plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
+// Prepare checks what o asks for, once, and plans its run: it reads the
+// features and selects the scenarios the run checks (Planned), refusing
+// (ErrUsage) an output format it does not know, a tag expression that
+// does not parse, that names a tag or rule that does not exist, or that
+// selects nothing the target can run. Run runs a prepared o as it is; it
+// prepares one that is not.
+func Prepare(o Options) (Options, error) {
+	if o.Format != "" && o.Format != report.FormatCompact && o.Format != report.FormatPretty {
+		return o, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, report.FormatCompact, report.FormatPretty)
+	}
+	plan, effective, err := plan(o)
+	if err != nil {
+		return o, err
+	}
+	o.plan, o.effective, o.prepared = plan, effective, true
+	return o, nil
+}
+
+// Planned returns the scenarios a prepared run checks, each with whether
+// its selection runs it, and the tag expression in effect.
+func (o Options) Planned() ([]*selection.Planned, selection.TagExpr) { return o.plan, o.effective }
+
+// plan reads the features and selects the scenarios a run with o checks,
+// and returns the expression in effect.
+func plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	if o.Features == nil {
 		o.Features = features.FS
 	}
@@ -326,7 +351,7 @@ func Plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	if err := selection.CheckTags(expr, plan, catalogue); err != nil {
 		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Launcher == nil, Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly, Slow: o.Slow}
+	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Remote(), Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly, Slow: o.Slow}
 	effective, err := selection.Select(plan, sel)
 	if err != nil {
 		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)

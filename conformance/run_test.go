@@ -193,7 +193,7 @@ func TestFailuresComeInFullAtTheEndAndPrettyShowsEveryStep(t *testing.T) {
 }
 
 func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
-	plan, _, err := Plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: target.Target{Launcher: InProcess{}}})
+	plan, _, err := plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: target.Target{Launcher: InProcess{}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func (s *scenario) setStored(what, name, words string) error {
 }
 
 func (s *scenario) startWithConfig() error {
-	if s.target.Launcher == nil {
+	if s.target.Remote() {
 		return s.launch(s.config) // says why it cannot
 	}
 	s.startErr = s.launch(s.config)

@@ -165,7 +165,7 @@ func (s *scenario) start() error {
 	s.client.Jar = s.jar
 	s.clientAuth = clientAuth{id: s.creds.ClientID, secret: s.creds.ClientSecret}
 	s.began, s.advanced = time.Now(), 0
-	if s.target.Launcher == nil {
+	if s.target.Remote() {
 		s.use(s.target.BaseURL)
 		return nil
 	}
@@ -184,7 +184,7 @@ func (s *scenario) stop() error {
 
 // launch replaces the scenario's in-process server by one with cfg.
 func (s *scenario) launch(cfg target.ServerConfig) error {
-	if s.target.Launcher == nil {
+	if s.target.Remote() {
 		return errors.New("this scenario needs the in-process reference server (tag @local); it cannot run against " + s.target.BaseURL)
 	}
 	if err := s.stop(); err != nil {

@@ -89,12 +89,9 @@ func exploration(env func(string) (string, bool), focused string) (*explore.Opti
 	o := &explore.Options{MaxTime: defaultExplore}
 	v, _ := env("CONFORMANCE_EXPLORE")
 	if v = strings.TrimSpace(v); v != "" {
-		d, err := time.ParseDuration(v)
-		if v == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return nil, "", fmt.Errorf("%w: CONFORMANCE_EXPLORE=%q: want a duration such as 90s or 2m, or 0 for none", conformance.ErrUsage, v)
+		d, err := conformance.ParseDuration("CONFORMANCE_EXPLORE", v, "none")
+		if err != nil {
+			return nil, "", err
 		}
 		o.MaxTime = d
 	}

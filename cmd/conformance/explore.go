@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"time"
 
 	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
@@ -27,7 +26,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	// Flags that stand for a variable: given, they replace it.
 	vars := newVariables(fs)
 	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to explore")
-	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", "reports", "directory for the reports")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", conformance.DefaultReportDir, "directory for the reports")
 	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the sequences; the same seed, with -concurrency 1, explores the same sequences against the same state")
 	vars.add("max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprint(explore.DefaultMaxActions), "how many actions in all, 1 to 1000000")
 	vars.add("max-time", "CONFORMANCE_MAX_TIME", explore.DefaultMaxTime.String(), "how long the exploration may take, shrinking included")
@@ -68,7 +67,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	fail := func(dir string, err error) int {
 		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": ")))
 		if dir == "" {
-			dir = "reports"
+			dir = conformance.DefaultReportDir
 		}
 		if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
 			fmt.Fprintf(stderr, "conformance explore: %v\n", werr)
@@ -81,9 +80,9 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return fail(dir, err)
 	}
 	if c.ReportDir == "" {
-		c.ReportDir = "reports"
+		c.ReportDir = conformance.DefaultReportDir
 	}
-	o := explore.Options{Target: c.Target, ReadOnly: c.ReadOnly, Concurrency: c.Concurrency, ReportDir: c.ReportDir, Output: stdout, Ref: *ref || c.Target.Launcher != nil}
+	o := explore.Options{Target: c.Target, ReadOnly: c.ReadOnly, Concurrency: c.Concurrency, ReportDir: c.ReportDir, Output: stdout, Ref: *ref || !c.Target.Remote()}
 	if l, ok := o.Target.Launcher.(conformance.InProcess); ok {
 		l.RealTime = true // one server for the whole run, aging as a deployment's does
 		o.Target.Launcher = l
@@ -97,11 +96,9 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return fail(c.ReportDir, err)
 	}
 	if v, _ := env("CONFORMANCE_MAX_TIME"); v != "" {
-		d, err := time.ParseDuration(strings.TrimSpace(v))
-		if err != nil || d <= 0 {
-			return fail(c.ReportDir, fmt.Errorf("CONFORMANCE_MAX_TIME %q: want a duration such as 90s or 5m", v))
+		if o.MaxTime, err = conformance.ParseDuration("CONFORMANCE_MAX_TIME", v, ""); err != nil {
+			return fail(c.ReportDir, err)
 		}
-		o.MaxTime = d
 	}
 	if *replay != "" {
 		if o.Replay, err = explore.ReadReplay(*replay); err != nil {

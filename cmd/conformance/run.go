@@ -37,7 +37,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to check, under which /api is served")
 	vars.add("control-url", "CONTROL_URL", "", "address of the control API of a reference server run with eventsvc serve -control, to move its clock; its token in $CONFORMANCE_CONTROL_TOKEN")
 	vars.add("tags", "CONFORMANCE_TAGS", "\""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process", "tag expression selecting scenarios, such as '@spec && not @local'")
-	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", "reports", "directory for the reports")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", conformance.DefaultReportDir, "directory for the reports")
 	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many scenarios run at once, 1 to 64; verdicts and reports are those of a serial run")
 	vars.add("retries", "CONFORMANCE_RETRIES", "0", "how many more times a failed scenario runs, 0 to 10; one that then passes is flaky")
 	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, its answer read whole, such as 2m; an answer not over by then is cut, a finding that blames no rule")
@@ -90,7 +90,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		code := fail(err) // what stopped the run comes first
 		if !*list {
 			if dir == "" {
-				dir = "reports"
+				dir = conformance.DefaultReportDir
 			}
 			w := &report.Writer{Dir: dir, Keep: *rerun} // the report it reads, left to be read again
 			if werr := w.NotStarted(nil, err); werr != nil {
@@ -119,7 +119,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		o.KeepReport = *rerun
 	}
 	if o.ReportDir == "" {
-		o.ReportDir = "reports"
+		o.ReportDir = conformance.DefaultReportDir
 	}
 	focused := map[bool]string{true: "-run"}[*only != ""]
 	if *rerun != "" {
@@ -131,9 +131,6 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	o.Output = stdout
 	o.Format = *format
-	if o.Format != report.FormatCompact && o.Format != report.FormatPretty {
-		return notStarted(o.ReportDir, fmt.Errorf("-format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty))
-	}
 	switch *color {
 	case "auto":
 		o.Color = getenv("NO_COLOR") == "" && isTerminal(stdout)
@@ -144,10 +141,10 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return notStarted(o.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
 	}
 
-	plan, effective, err := conformance.Plan(o)
-	if err != nil {
+	if o, err = conformance.Prepare(o); err != nil {
 		return notStarted(o.ReportDir, err)
 	}
+	plan, effective := o.Planned()
 	if *list {
 		return listScenarios(plan, effective, stdout)
 	}

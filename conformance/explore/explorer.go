@@ -32,7 +32,7 @@ func (e Explorer) Explore(ctx context.Context, t target.Target, ended func(*repo
 	o := e.Options.withDefaults()
 	o.Target, o.Replay, o.ReportDir = t, nil, ""
 	o.ReadOnly = o.ReadOnly || t.ReadOnly
-	o.Ref = o.Ref || t.Launcher != nil
+	o.Ref = o.Ref || !t.Remote()
 	o.checked = true
 	return explore(ctx, o, nil, ended)
 }

@@ -26,7 +26,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	t := o.Target
 	stop = func() {}
 	preflightCreated := false
-	if t.Launcher != nil {
+	if !t.Remote() {
 		inst, err := t.Launcher.Launch(target.ServerConfig{})
 		if err != nil {
 			return nil, stop, fmt.Errorf("start the reference server: %w", err)
@@ -80,7 +80,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	guarded := t
 	guarded.Transport = r.guard
 	r.client = guarded.Client() // every answer bounded (Target.MaxAnswer, Timeout)
-	r.auditScopes(a, t.Launcher != nil)
+	r.auditScopes(a, !t.Remote())
 	r.root = r.base + "/api"
 	s := r.newSequence(ctx, 0, nil)
 	s.scope = r.scope

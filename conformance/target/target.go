@@ -84,6 +84,10 @@ type Target struct {
 	Lifetimes Lifetimes
 }
 
+// Remote reports whether the target is a deployment: no Launcher starts
+// it in the run's process, and a run reaches it at BaseURL.
+func (t Target) Remote() bool { return t.Launcher == nil }
+
 // Client returns a client for the target: its Transport, with every
 // answer bounded by MaxAnswer and Timeout (an answer past them is cut:
 // its body ends with a *cutoff.CutError), and redirects not followed, for
