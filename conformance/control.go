@@ -1,9 +1,10 @@
 package conformance
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
+
+	"eventsvc/conformance/report"
 )
 
 // controlFromEnv reads CONTROL_URL, the address of the control API of a
@@ -19,11 +20,11 @@ func controlFromEnv(getenv func(string) string, o *Options) error {
 		return nil
 	}
 	if !o.Target.Remote() {
-		return fmt.Errorf("%w: CONTROL_URL is the control API of a reference server run out of process: give that server's address in BASE_URL too", ErrUsage)
+		return report.Usage("CONTROL_URL is the control API of a reference server run out of process: give that server's address in BASE_URL too")
 	}
 	u, err := url.Parse(control)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: CONTROL_URL %q is not an http or https address", ErrUsage, control)
+		return report.Usage("CONTROL_URL %q is not an http or https address", control)
 	}
 	o.Target.ControlURL = control
 	o.Target.ControlToken = token

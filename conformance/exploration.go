@@ -100,8 +100,12 @@ func found(rep *report.Report) bool {
 	return false
 }
 
-// notStarted says why the exploration could not start, without the word
-// "explore: " that begins the explorer's errors (explore.ErrSetup).
+// notStarted says why the exploration could not start: the cause its
+// error wraps (explore.SetupError), or the error.
 func (x exploration) notStarted() string {
-	return "the exploration after the scenarios could not start: " + strings.TrimPrefix(x.err.Error(), "explore: ")
+	why := x.err
+	if cause := errors.Unwrap(why); cause != nil {
+		why = cause
+	}
+	return "the exploration after the scenarios could not start: " + why.Error()
 }

@@ -53,12 +53,12 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 			continue
 		}
 		if strings.TrimSpace(v) == "" {
-			return Options{}, fmt.Errorf("%w: %s is set but empty: give it a value, or unset it for the default (%s)", ErrUsage, name, maskDefault(name, *values[i]))
+			return Options{}, report.Usage("%s is set but empty: give it a value, or unset it for the default (%s)", name, maskDefault(name, *values[i]))
 		}
 		*values[i], demo = v, false
 	}
 	if strings.EqualFold(strings.TrimSpace(d.Username), strings.TrimSpace(d.OtherUsername)) {
-		return Options{}, fmt.Errorf("%w: CONFORMANCE_USERNAME and CONFORMANCE_OTHER_USERNAME are both %q: the suite needs two accounts, the second one to check that it cannot change the first one's events", ErrUsage, d.Username)
+		return Options{}, report.Usage("CONFORMANCE_USERNAME and CONFORMANCE_OTHER_USERNAME are both %q: the suite needs two accounts, the second one to check that it cannot change the first one's events", d.Username)
 	}
 	readOnly, err := ParseBool("READ_ONLY", get("READ_ONLY"))
 	if err != nil {
@@ -94,7 +94,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	}
 	transport, err := target.Network{CAFile: get("CONFORMANCE_CA_FILE"), Proxy: target.ProxyFromEnv(lookup)}.Transport()
 	if err != nil {
-		return Options{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return Options{}, report.Usage("%w", err)
 	}
 	var eventBody []byte
 	if file := get("CONFORMANCE_EVENT_FILE"); file != "" {
@@ -115,10 +115,10 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	} else {
 		u, err := url.Parse(base)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Options{}, fmt.Errorf("%w: BASE_URL %q is not an http or https address", ErrUsage, base)
+			return Options{}, report.Usage("BASE_URL %q is not an http or https address", base)
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
-			return Options{}, fmt.Errorf("%w: BASE_URL %q has a query or fragment: give the address under which /api is served", ErrUsage, base)
+			return Options{}, report.Usage("BASE_URL %q has a query or fragment: give the address under which /api is served", base)
 		}
 		o.Target = target.Target{BaseURL: base, Credentials: d, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		if err := controlFromEnv(get, &o); err != nil {
@@ -150,7 +150,7 @@ func ParseBool(name, v string) (bool, error) {
 	case "", "0", "false":
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: %s=%q: want 1 or true to switch it on, 0, false or nothing to leave it off", ErrUsage, name, v)
+	return false, report.Usage("%s=%q: want 1 or true to switch it on, 0, false or nothing to leave it off", name, v)
 }
 
 // ParseDuration reads a duration variable or flag, the one syntax of
@@ -174,9 +174,9 @@ func ParseDuration(name, v, zero string) (time.Duration, error) {
 	case err == nil && d > 0, err == nil && d == 0 && zero != "":
 		return d, nil
 	case zero != "":
-		return 0, fmt.Errorf("%w: %s=%q: want a duration such as 90s or 2m, or 0 for %s", ErrUsage, name, v, zero)
+		return 0, report.Usage("%s=%q: want a duration such as 90s or 2m, or 0 for %s", name, v, zero)
 	}
-	return 0, fmt.Errorf("%w: %s=%q: want a positive duration such as 30s or 2m", ErrUsage, name, v)
+	return 0, report.Usage("%s=%q: want a positive duration such as 30s or 2m", name, v)
 }
 
 // ParseSize reads a size variable or flag: "4MiB", "512KiB", or a number
@@ -187,7 +187,7 @@ func ParseSize(name, v string) (int64, error) {
 	}
 	n, err := cutoff.ParseSize(v)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s=%q: %v", ErrUsage, name, v, err)
+		return 0, report.Usage("%s=%q: %v", name, v, err)
 	}
 	return n, nil
 }
@@ -200,7 +200,7 @@ func parseCount(name, v string, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("%w: %s=%q: want a whole number from %d to %d", ErrUsage, name, v, lo, hi)
+		return 0, report.Usage("%s=%q: want a whole number from %d to %d", name, v, lo, hi)
 	}
 	return n, nil
 }
@@ -224,19 +224,19 @@ func runID() string { return time.Now().UTC().Format("20060102T150405Z") }
 func readEventFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE: %w", ErrUsage, err)
+		return nil, report.Usage("CONFORMANCE_EVENT_FILE: %w", err)
 	}
 	var obj any
 	if err := json.Unmarshal(b, &obj); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
 			line, col := position(b, syntax.Offset)
-			return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: line %d, column %d: %v", ErrUsage, path, line, col, err)
+			return nil, report.Usage("CONFORMANCE_EVENT_FILE %s: line %d, column %d: %v", path, line, col, err)
 		}
-		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: %v", ErrUsage, path, err)
+		return nil, report.Usage("CONFORMANCE_EVENT_FILE %s: %v", path, err)
 	}
 	if _, ok := obj.(map[string]any); !ok {
-		return nil, fmt.Errorf("%w: CONFORMANCE_EVENT_FILE %s: the JSON is %s, not an object: want the body of a new event, {\"name\": …}", ErrUsage, path, jsonKind(obj))
+		return nil, report.Usage("CONFORMANCE_EVENT_FILE %s: the JSON is %s, not an object: want the body of a new event, {\"name\": …}", path, jsonKind(obj))
 	}
 	return b, nil
 }

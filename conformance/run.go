@@ -178,7 +178,7 @@ func Run(o Options) (*report.Report, error) {
 	}
 	godogTags, err := effective.Godog()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, report.Usage("%w", err)
 	}
 	if err := w.Start(rep); err != nil {
 		return nil, err
@@ -316,7 +316,7 @@ func Run(o Options) (*report.Report, error) {
 // prepares one that is not.
 func Prepare(o Options) (Options, error) {
 	if o.Format != "" && o.Format != report.FormatCompact && o.Format != report.FormatPretty {
-		return o, fmt.Errorf("%w: format %q: want %s or %s", ErrUsage, o.Format, report.FormatCompact, report.FormatPretty)
+		return o, report.Usage("format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty)
 	}
 	plan, effective, err := plan(o)
 	if err != nil {
@@ -346,18 +346,18 @@ func plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	}
 	expr, err := selection.ParseTags(o.Tags)
 	if err != nil {
-		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
 	}
 	if err := selection.CheckTags(expr, plan, catalogue); err != nil {
-		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
 	}
 	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Remote(), Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly, Slow: o.Slow}
 	effective, err := selection.Select(plan, sel)
 	if err != nil {
-		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
 	}
 	if err := selection.Only(plan, o.Scenarios); err != nil {
-		return nil, selection.TagExpr{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
 	}
 	run, left := 0, map[string]int{}
 	for _, p := range plan {
@@ -378,7 +378,7 @@ func plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 			}
 			what = fmt.Sprintf("the tags %q select no scenario this run can check: %s", expr.String(), strings.Join(parts, ", "))
 		}
-		return nil, selection.TagExpr{}, fmt.Errorf("%w: %s", ErrUsage, what)
+		return nil, selection.TagExpr{}, report.Usage("%s", what)
 	}
 	return plan, effective, nil
 }

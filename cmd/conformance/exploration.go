@@ -8,6 +8,7 @@ import (
 
 	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
+	"eventsvc/conformance/report"
 )
 
 // defaultExplore is how long the run explores after its scenarios, by
@@ -96,7 +97,7 @@ func exploration(env func(string) (string, bool), focused string) (*explore.Opti
 		o.MaxTime = d
 	}
 	if err := budget(env, o); err != nil {
-		return nil, "", fmt.Errorf("%w: %w", conformance.ErrUsage, err)
+		return nil, "", report.Usage("%w", err)
 	}
 	switch {
 	case o.MaxTime == 0:

@@ -65,7 +65,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return lookup(name)
 	}
 	fail := func(dir string, err error) int {
-		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": ")))
+		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(err.Error()))
 		if dir == "" {
 			dir = conformance.DefaultReportDir
 		}

@@ -66,7 +66,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return exitPassed
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "conformance: %s\n", report.Visible(strings.TrimPrefix(err.Error(), conformance.ErrUsage.Error()+": ")))
+		fmt.Fprintf(stderr, "conformance: %s\n", report.Visible(err.Error()))
 		return exitUsage
 	}
 	env := func(name string) (string, bool) {

@@ -44,7 +44,7 @@ var (
 	ErrThrottled = report.ErrThrottled
 	// ErrUnreachable: the target stopped answering.
 	ErrUnreachable = report.ErrUnreachable
-	// ErrSetup: the exploration could not start.
+	// ErrSetup: the exploration could not start (a *SetupError).
 	ErrSetup = errors.New("explore")
 )
 
@@ -144,6 +144,19 @@ type runner struct {
 // tokens are an account's shared tokens.
 type tokens struct{ access, refresh string }
 
+// SetupError is an exploration that could not start, and why: its
+// message is Err's, with "explore: " before it, and errors.Is(err,
+// ErrSetup) holds of it.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return "explore: " + e.Err.Error() }
+
+// Unwrap returns why the exploration could not start.
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrSetup.
+func (e *SetupError) Is(target error) bool { return target == ErrSetup }
+
 // Run explores the target and reports what it found, as conformance.Run
 // reports a run of the scenarios: a verdict per sequence and per rule,
 // and the reports in ReportDir. The report is returned with every error
@@ -226,7 +239,7 @@ func explore(ctx context.Context, o Options, started func(*report.Report) error,
 	}
 	if err != nil {
 		rep.Foreign = foreign()
-		return rep, fmt.Errorf("%w: %w", ErrSetup, err)
+		return rep, &SetupError{Err: err}
 	}
 	defer stop()
 	if started != nil {

@@ -61,20 +61,20 @@ func (e Expectation) String() string {
 func ReadBaseline(path string) (*Baseline, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: expected failures: %w", ErrUsage, err)
+		return nil, Usage("expected failures: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var bl Baseline
 	if err := dec.Decode(&bl); err != nil {
-		return nil, fmt.Errorf("%w: expected failures %s: %v (want {\"expectedFailures\": [{\"rule\": \"AUTH-6\", \"reason\": \"…\"}]})", ErrUsage, path, err)
+		return nil, Usage("expected failures %s: %v (want {\"expectedFailures\": [{\"rule\": \"AUTH-6\", \"reason\": \"…\"}]})", path, err)
 	}
 	for i, e := range bl.Entries {
 		switch {
 		case (e.Rule == "") == (e.Scenario == ""):
-			return nil, fmt.Errorf("%w: expected failures %s: entry %d names %s: give a rule or a scenario", ErrUsage, path, i+1, map[bool]string{true: "neither a rule nor a scenario", false: "both a rule and a scenario"}[e.Rule == ""])
+			return nil, Usage("expected failures %s: entry %d names %s: give a rule or a scenario", path, i+1, map[bool]string{true: "neither a rule nor a scenario", false: "both a rule and a scenario"}[e.Rule == ""])
 		case strings.TrimSpace(e.Reason) == "":
-			return nil, fmt.Errorf("%w: expected failures %s: entry %d (%s) has no reason: say why the failure is accepted", ErrUsage, path, i+1, e)
+			return nil, Usage("expected failures %s: entry %d (%s) has no reason: say why the failure is accepted", path, i+1, e)
 		}
 	}
 	return &bl, nil
@@ -86,12 +86,12 @@ func (bl *Baseline) Check(catalogue *docs.Catalogue, plan []*selection.Planned) 
 	for _, e := range bl.Entries {
 		if e.Rule != "" {
 			if _, ok := catalogue.Rule(e.Rule); !ok {
-				return fmt.Errorf("%w: expected failures: %s is not a rule of docs/rules.md", ErrUsage, e)
+				return Usage("expected failures: %s is not a rule of docs/rules.md", e)
 			}
 			continue
 		}
 		if !slices.ContainsFunc(plan, e.names) {
-			return fmt.Errorf("%w: expected failures: %s names no scenario of the features (give its name or file:line, as the reports show them)", ErrUsage, e)
+			return Usage("expected failures: %s names no scenario of the features (give its name or file:line, as the reports show them)", e)
 		}
 	}
 	return nil

@@ -22,6 +22,28 @@ import (
 // make one: a baseline, a previous report to run again.
 var ErrUsage = errors.New("usage")
 
+// UsageError is what a run was given that cannot make a run (a flag, a
+// variable, a tag expression, a file): its message says what is wrong
+// and nothing else, and errors.Is(err, ErrUsage) holds of it, so that a
+// caller chooses its exit status by its type, not by its text.
+type UsageError struct {
+	err error
+}
+
+// Usage is a UsageError whose message is fmt.Sprintf(format, args...); a
+// %w verb wraps its error as fmt.Errorf does.
+func Usage(format string, args ...any) error {
+	return &UsageError{err: fmt.Errorf(format, args...)}
+}
+
+func (e *UsageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the error a %w of the message wrapped, if any.
+func (e *UsageError) Unwrap() error { return errors.Unwrap(e.err) }
+
+// Is reports whether target is ErrUsage.
+func (e *UsageError) Is(target error) bool { return target == ErrUsage }
+
 // The errors a run's Report ends with (Err); a binary's exit status
 // follows from them.
 var (
@@ -150,7 +172,7 @@ func NotStarted(plan []*selection.Planned) []*ScenarioResult {
 func FailedScenarios(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %w", ErrUsage, err)
+		return nil, Usage("-rerun-failed: %w", err)
 	}
 	var doc struct {
 		Scenarios []struct {
@@ -159,7 +181,7 @@ func FailedScenarios(path string) ([]string, error) {
 		}
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s is not a conformance.json: %v", ErrUsage, path, err)
+		return nil, Usage("-rerun-failed: %s is not a conformance.json: %v", path, err)
 	}
 	var out, replays []string
 	for _, s := range doc.Scenarios {
@@ -175,10 +197,10 @@ func FailedScenarios(path string) ([]string, error) {
 		out = append(out, s.Place)
 	}
 	if len(out) == 0 && len(replays) > 0 {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario, only sequences of an exploration: replay each with conformance explore -replay FILE, its replay file under the report folder: %s", ErrUsage, path, strings.Join(replays, ", "))
+		return nil, Usage("-rerun-failed: %s lists no failed scenario, only sequences of an exploration: replay each with conformance explore -replay FILE, its replay file under the report folder: %s", path, strings.Join(replays, ", "))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: -rerun-failed: %s lists no failed scenario", ErrUsage, path)
+		return nil, Usage("-rerun-failed: %s lists no failed scenario", path)
 	}
 	return out, nil
 }

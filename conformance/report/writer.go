@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"eventsvc/conformance/selection"
@@ -149,7 +148,7 @@ func (w *Writer) NotStarted(rep *Report, why error) error {
 		rep = &Report{Started: time.Now().UTC(), Version: version.Get(), Target: "unknown"}
 	}
 	failed := *rep
-	failed.Outcome, failed.Error = OutcomeNotStarted, strings.TrimPrefix(why.Error(), ErrUsage.Error()+": ")
+	failed.Outcome, failed.Error = OutcomeNotStarted, why.Error()
 	if len(failed.Rules) == 0 {
 		// No plan: every rule is listed as not started all the same.
 		if catalogue, err := docs.RuleCatalogue(); err == nil {
