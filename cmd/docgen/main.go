@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"eventsvc/conformance/explore"
 	"eventsvc/features"
 	"eventsvc/internal/docsite"
 )
@@ -17,7 +18,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "docgen: %v\n", err)
 		os.Exit(1)
 	}
-	page, err := docsite.Render(features.FS, exchanges)
+	page, err := docsite.Render(features.FS, exchanges, explore.Rules)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "docgen: %v\n", err)
 		os.Exit(1)

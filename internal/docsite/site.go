@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"eventsvc/conformance/explore"
 	"eventsvc/docs"
 	"eventsvc/features"
 )
@@ -59,8 +58,9 @@ type page struct {
 }
 
 // Render builds the page from the feature files of fsys, the rule
-// catalogue and the recorded exchanges.
-func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
+// catalogue and the recorded exchanges, marking the rules explored lists
+// (those an exploration checks: the suite's, which cmd/docgen gives).
+func Render(fsys fs.FS, exchanges []Exchange, explored []string) ([]byte, error) {
 	set, err := features.Load(fsys)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func Render(fsys fs.FS, exchanges []Exchange) ([]byte, error) {
 	}
 	rules := map[string]*RuleDoc{}
 	for _, r := range catalogue.Rules() {
-		rules[r.ID] = &RuleDoc{Rule: r, Explored: slices.Contains(explore.Rules, r.ID)}
+		rules[r.ID] = &RuleDoc{Rule: r, Explored: slices.Contains(explored, r.ID)}
 		sections[r.Section.Code].Rules = append(sections[r.Section.Code].Rules, rules[r.ID])
 	}
 	for _, sc := range set.Scenarios() {

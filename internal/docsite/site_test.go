@@ -1,7 +1,6 @@
 package docsite
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,43 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
-	"eventsvc/conformance/explore"
 	"eventsvc/docs"
-	"eventsvc/features"
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
 )
-
-// TestCommittedPageIsUpToDate fails when features/, docs/rules.md or the
-// server's answers changed without `make docs`.
-func TestCommittedPageIsUpToDate(t *testing.T) {
-	exchanges, err := Record()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Render(features.FS, exchanges)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join("..", "..", Path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s is out of date (first difference at line %d: %q, want %q): run make docs", Path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s is out of date (%d lines, want %d): run make docs", Path, len(gl), len(wl))
-	}
-}
 
 func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join("..", "..", Path))
@@ -65,29 +35,6 @@ func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
 	for _, r := range catalogue.Rules() {
 		if !ids[r.ID] {
 			t.Errorf("no anchor for rule %s", r.ID)
-		}
-	}
-}
-
-// TestTheRulesExplorationChecksAreMarked: every rule explore.Rules lists,
-// and no other, is marked "explored" on the page.
-func TestTheRulesExplorationChecksAreMarked(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join("..", "..", Path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range catalogue.Rules() {
-		heading := `<a href="#` + r.ID + `">` + r.ID + `</a> <span class="tag ` + string(r.Kind) + `">` + string(r.Kind) + `</span>`
-		marked := strings.Contains(string(page), heading+` <span class="tag flag">explored</span></h4>`)
-		if !strings.Contains(string(page), heading) {
-			t.Fatalf("no heading for %s", r.ID)
-		}
-		if want := slices.Contains(explore.Rules, r.ID); marked != want {
-			t.Errorf("%s is marked explored: %v, want %v", r.ID, marked, want)
 		}
 	}
 }
