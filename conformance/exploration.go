@@ -27,8 +27,8 @@ type Explorer interface {
 
 // explorationTarget is the target an exploration after the scenarios
 // explores: the one the preflight checked, with the transport the run was
-// given (the exploration watches its answers itself), read-only when the
-// run is; in-process, one reference server whose clock follows the
+// given (the exploration carries its requests through the run's Watch
+// itself, beside its audit), read-only when the run is; in-process, one reference server whose clock follows the
 // machine's, as a deployment's does, for the whole exploration.
 func explorationTarget(checked target.Target, transport http.RoundTripper, readOnly bool) target.Target {
 	t := checked
@@ -72,14 +72,12 @@ func exploreAfter(e Explorer, t target.Target, out *report.Console) exploration 
 // RuleResults gave their verdicts from the scenarios and the sequences
 // (failed when a scenario or a sequence failed it, passed when one passed
 // it and none failed it): its seed to the selection, its checks to the
-// rules, its failed logins and its waits to the run's.
+// rules, its failed logins to the run's (its waits the run's Watch counted).
 func (x exploration) addTo(rep *report.Report) {
 	if x.Selection != "" {
 		rep.Selection += ", then " + x.Selection
 	}
 	rep.FailedLogins += x.FailedLogins
-	rep.Waits += x.Waits
-	rep.Waited += x.Waited
 	checks := map[string]int{}
 	for _, r := range x.Rules {
 		checks[r.ID] = r.Checks

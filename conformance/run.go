@@ -189,8 +189,8 @@ func Run(o Options) (*report.Report, error) {
 	given := o.Target.Transport
 	o.Target.Transport = watch.Transport(given)
 	origins := &origin.Log{}
-	o.Target.Origins, o.Target.DeadLinks = origins, deadLinks
 	redactor := redact.New(o.Target.Credentials.Secrets()...)
+	o.Target.Origins, o.Target.DeadLinks, o.Target.Watch, o.Target.Redactor = origins, deadLinks, watch, redactor
 	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
 	if err != nil {
 		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()

@@ -48,9 +48,15 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if t.DeadLinks == nil {
 		t.DeadLinks = deadlink.NewLog(t.BaseURL) // an exploration alone
 	}
+	if t.Watch == nil {
+		t.Watch = &target.Watch{DeadLinks: t.DeadLinks} // an exploration alone
+	}
+	if t.Redactor == nil {
+		t.Redactor = redact.New(t.Credentials.Secrets()...)
+	}
 	r = &runner{
-		o: o, target: t, watch: &target.Watch{DeadLinks: t.DeadLinks}, readOnly: o.ReadOnly,
-		redactor: redact.New(t.Credentials.Secrets()...),
+		o: o, target: t, watch: t.Watch, readOnly: o.ReadOnly,
+		redactor: t.Redactor,
 		base:     strings.TrimRight(t.BaseURL, "/"),
 		madeUp:   "made-up-" + t.RunID,
 		mark:     " [conformance " + t.RunID + " explore]",

@@ -10,6 +10,7 @@ import (
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
+	"eventsvc/internal/redact"
 )
 
 // Target is the deployment a run checks, and the run's services that
@@ -55,6 +56,13 @@ type Target struct {
 	// Origins, when set, is told of every request of the run to another
 	// origin than the target's, which went without credentials.
 	Origins *origin.Log
+	// Watch, when set, is the run's watch on the target's answers (429s,
+	// outages), which Transport carries every request through: an
+	// exploration after the scenarios shares it.
+	Watch *Watch
+	// Redactor, when set, masks what the run shows: the credentials, and
+	// every token the run was issued, whichever runner learnt it.
+	Redactor *redact.Redactor
 	// DeadLinks, when set, keeps the links of the target that lead
 	// outside BaseURL to nothing of the API (the watch of the run's
 	// answers tells it): a step that failed on one is not checked, with
