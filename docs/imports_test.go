@@ -3,6 +3,8 @@ package docs
 import (
 	"go/build"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,4 +81,41 @@ func TestImportsPointOneWay(t *testing.T) {
 		forbid(p, isSuite, "what the server and the suite share imports neither")
 	}
 	forbid("eventsvc/conformance/report", func(p string) bool { return strings.HasPrefix(p, "eventsvc/server") }, "the reports read what a run found, not the server")
+}
+
+// TestTheArchitecturePageNamesWhatIsThere: every file and folder the page
+// of how a run flows (architecture.md) names is in the tree, so that the
+// page cannot go on describing code that moved.
+func TestTheArchitecturePageNamesWhatIsThere(t *testing.T) {
+	b, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := regexp.MustCompile("`((?:cmd|conformance|steps|internal|features|docs|server)/[\\w./-]*|[\\w-]+\\.go)`").FindAllStringSubmatch(string(b), -1)
+	if len(paths) < 20 {
+		t.Fatalf("the page names %d paths", len(paths))
+	}
+	var files []string
+	_ = filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			files = append(files, filepath.ToSlash(strings.TrimPrefix(p, "../")))
+		}
+		return nil
+	})
+	for _, m := range paths {
+		p := m[1]
+		if strings.Contains(p, "/") {
+			if _, err := os.Stat(filepath.Join("..", strings.TrimSuffix(p, "/"))); err != nil {
+				t.Errorf("architecture.md names %s, which is not there", p)
+			}
+			continue
+		}
+		found := false
+		for _, f := range files {
+			found = found || strings.HasSuffix(f, "/"+p)
+		}
+		if !found {
+			t.Errorf("architecture.md names %s, which no folder holds", p)
+		}
+	}
 }
