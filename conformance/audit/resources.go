@@ -64,19 +64,19 @@ func (w *world) checkOpenRead(o *observed) *Finding {
 // anything but links is none.
 func (o *observed) checkHAL() *Finding {
 	o.checked("SVC-2")
-	if msg := halProblem(o.doc); msg != "" {
+	if msg := HALProblem(o.doc); msg != "" {
 		return finding("SVC-2", "the answer to %s %s: %s", o.x.Method, o.path, msg)
 	}
 	for i, item := range hal.Items(o.doc) {
-		if msg := halProblem(item); msg != "" {
+		if msg := HALProblem(item); msg != "" {
 			return finding("SVC-2", "listed resource %d of the answer to %s %s: %s", i+1, o.x.Method, o.path, msg)
 		}
 	}
 	return nil
 }
 
-// halProblem says how doc is not a HAL resource, or "".
-func halProblem(doc map[string]any) string {
+// HALProblem says how doc is not a HAL resource, or "".
+func HALProblem(doc map[string]any) string {
 	v, ok := doc["_links"]
 	if !ok {
 		return "it has no \"_links\""

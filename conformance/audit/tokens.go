@@ -15,40 +15,65 @@ import (
 const tokenPath = "/oauth/token"
 
 // checkTokenAnswer checks an answer of the token endpoint that holds a
-// token, whatever the grant (spec TOK-5, TOK-7, TOK-9, TOK-15), and
-// learns the tokens it issues.
+// token, whatever the grant (TokenAnswer: TOK-5, TOK-7, TOK-9, TOK-15),
+// and learns the tokens it issues.
 func (w *world) checkTokenAnswer(o *observed) []*Finding {
 	access, _ := o.doc["access_token"].(string)
 	if access == "" {
 		return nil
 	}
-	var found []*Finding
 	grant := o.form.Get("grant_type")
-	o.checked("TOK-15")
-	if !hasDirective(o.x.RespHeader.Values("Cache-Control"), "no-store") {
-		found = append(found, finding("TOK-15", "the answer to a %s grant holds a token, and does not say Cache-Control: no-store (it says %q)", grantName(grant), strings.Join(o.x.RespHeader.Values("Cache-Control"), ", ")))
-	}
-	switch {
-	case grant == "password", grant == "refresh_token":
-	case grant == "":
-		return found // not a form that names its grant: what it asked is not known
-	default:
-		o.checked("TOK-9")
-		return append(found, finding("TOK-9", "a token was issued for the grant type %q: only password and refresh_token are supported", grant))
-	}
-	o.checked("TOK-5")
-	if f := tokenFields(o, grant); f != nil {
-		found = append(found, f)
-	}
-	refresh, _ := o.doc["refresh_token"].(string)
-	if grant == "password" {
-		o.checked("TOK-7")
-		if refresh == "" {
-			found = append(found, finding("TOK-7", "the password grant's answer carries no refresh_token: the grant is one exchange that returns both tokens"))
+	o.checked(TokenAnswerRules(grant)...)
+	found := TokenAnswer(grant, o.form.Get("scope"), o.x.RespHeader, o.doc)
+	switch grant {
+	case "password", "refresh_token":
+		refresh, _ := o.doc["refresh_token"].(string)
+		if f := w.learnTokens(o, grant, access, refresh); f != nil {
+			found = append(found, f)
 		}
 	}
-	if f := w.learnTokens(o, grant, access, refresh); f != nil {
+	return found
+}
+
+// TokenAnswerRules are the rules TokenAnswer judges an answer to a grant
+// of grant_type grant by.
+func TokenAnswerRules(grant string) []string {
+	switch grant {
+	case "password":
+		return []string{"TOK-15", "TOK-5", "TOK-7"}
+	case "refresh_token":
+		return []string{"TOK-15", "TOK-5"}
+	case "":
+		return []string{"TOK-15"}
+	}
+	return []string{"TOK-15", "TOK-9"}
+}
+
+// TokenAnswer is the registry's judgment of an answer of the token
+// endpoint that holds a token, from the exchange alone, the one every
+// runner's checks of it are: it must not be cached (TOK-15: RFC 6749
+// §5.1's Cache-Control: no-store); it answers a grant the API supports
+// (TOK-9); its fields are those of RFC 6749 §5.1 (TOK-5: tokenFields); the
+// password grant's carries a refresh token (TOK-7). grant is the
+// request's grant_type ("" when the request named none the audit could
+// read: only TOK-15 is judged), asked the scope it asked for.
+func TokenAnswer(grant, asked string, header http.Header, doc map[string]any) []*Finding {
+	var found []*Finding
+	if !hasDirective(header.Values("Cache-Control"), "no-store") {
+		found = append(found, finding("TOK-15", "the answer to a %s grant holds a token, and does not say Cache-Control: no-store (it says %q)", grantName(grant), strings.Join(header.Values("Cache-Control"), ", ")))
+	}
+	switch grant {
+	case "password", "refresh_token":
+	case "":
+		return found
+	default:
+		return append(found, finding("TOK-9", "a token was issued for the grant type %q: only password and refresh_token are supported", grant))
+	}
+	if f := tokenFields(doc, grant, asked); f != nil {
 		found = append(found, f)
+	}
+	if refresh, _ := doc["refresh_token"].(string); grant == "password" && refresh == "" {
+		found = append(found, finding("TOK-7", "the password grant's answer carries no refresh_token: the grant is one exchange that returns both tokens"))
 	}
 	return found
 }
@@ -59,19 +84,18 @@ func (w *world) checkTokenAnswer(o *observed) []*Finding {
 // for none. The refresh grant's answer is not shown by the specification:
 // its expires_in and scope are checked when it has them (RFC 6749 §5.1
 // makes both optional there).
-func tokenFields(o *observed, grant string) *Finding {
-	if tt, _ := o.doc["token_type"].(string); !strings.EqualFold(tt, "bearer") {
-		return finding("TOK-5", "token_type is %s, want \"bearer\"", jsonvalue.Describe(o.doc["token_type"]))
+func tokenFields(doc map[string]any, grant, asked string) *Finding {
+	if tt, _ := doc["token_type"].(string); !strings.EqualFold(tt, "bearer") {
+		return finding("TOK-5", "token_type is %s, want \"bearer\"", jsonvalue.Describe(doc["token_type"]))
 	}
-	exp, shown := o.doc["expires_in"]
+	exp, shown := doc["expires_in"]
 	if shown || grant == "password" {
 		n, ok := exp.(float64)
 		if !ok || n != math.Trunc(n) || n <= 0 || n > 600 {
 			return finding("TOK-5", "expires_in is %s, want a whole number of seconds from 1 to 600", jsonvalue.Describe(exp))
 		}
 	}
-	scope, shown := o.doc["scope"]
-	asked := o.form.Get("scope")
+	scope, shown := doc["scope"]
 	switch {
 	case shown:
 		s, ok := scope.(string)

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/jsonvalue"
@@ -97,32 +97,16 @@ func firstLine(s string) string {
 	return line
 }
 
-// isHAL checks doc, part of answer a, for spec SVC-2: "_links" is an
-// object of links by relation name, each with an href.
+// isHAL checks doc, part of answer a, for spec SVC-2 with the registry's
+// own judgment (audit.HALProblem): "_links" is an object of links by
+// relation name, each with an href.
 func (s *sequence) isHAL(a *answer, doc map[string]any, what string) *finding {
 	s.checked("SVC-2")
 	if doc == nil {
 		return s.breaks("SVC-2", a, "%s is not a JSON object (%v)", what, a.jsonErr)
 	}
-	v, ok := doc["_links"]
-	if !ok {
-		return s.breaks("SVC-2", a, "%s has no \"_links\"", what)
-	}
-	links, ok := v.(map[string]any)
-	if !ok || len(links) == 0 {
-		return s.breaks("SVC-2", a, "%s: _links is %s, not an object of links", what, jsonvalue.Describe(plain(v)))
-	}
-	for _, rel := range slices.Sorted(maps.Keys(links)) {
-		entries, ok := links[rel].([]any)
-		if !ok {
-			entries = []any{links[rel]}
-		}
-		for _, e := range entries {
-			link, ok := e.(map[string]any)
-			if href, _ := link["href"].(string); !ok || href == "" {
-				return s.breaks("SVC-2", a, "%s: link %q has no href: %s", what, rel, jsonvalue.Describe(plain(e)))
-			}
-		}
+	if msg := audit.HALProblem(doc); msg != "" {
+		return s.breaks("SVC-2", a, "%s: %s", what, msg)
 	}
 	return nil
 }
@@ -342,9 +326,10 @@ func (s *sequence) tokenBlame(who, scheme, rule string) string {
 	return "SVC-1"
 }
 
-// checkToken checks a token answer to a correct request (spec TOK-5,
-// TOK-15; TOK-7 for the password grant's refresh token): rule is blamed
-// when no token is issued.
+// checkToken checks a token answer to a correct request: rule is blamed
+// when no token is issued; the token answer is judged as the registry
+// judges every one (audit.TokenAnswer: TOK-15, TOK-5, and TOK-7 for the
+// password grant's, wantRefresh).
 func (s *sequence) checkToken(a *answer, rule string, wantRefresh bool) *finding {
 	s.checked(rule)
 	access, _ := a.text("access_token")
@@ -355,26 +340,14 @@ func (s *sequence) checkToken(a *answer, rule string, wantRefresh bool) *finding
 	if refresh, _ := a.text("refresh_token"); refresh != "" {
 		s.r.redactor.Add(refresh)
 	}
-	s.checked("TOK-15")
-	if !hasDirective(a.header.Values("Cache-Control"), "no-store") {
-		return s.breaks("TOK-15", a, "the answer that holds a token does not say Cache-Control: no-store (it says %q)", strings.Join(a.header.Values("Cache-Control"), ", "))
-	}
-	s.checked("TOK-5")
-	if tt, ok := a.text("token_type"); !ok || !strings.EqualFold(tt, "bearer") {
-		return s.breaks("TOK-5", a, "token_type is %s, want \"bearer\"", jsonvalue.Describe(plain(a.doc["token_type"])))
-	}
-	n, ok := plain(a.doc["expires_in"]).(float64)
-	if !ok || n != math.Trunc(n) || n <= 0 || n > 600 {
-		return s.breaks("TOK-5", a, "expires_in is %s, want a whole number of seconds from 1 to 600", jsonvalue.Describe(plain(a.doc["expires_in"])))
-	}
-	if scope, ok := a.text("scope"); !ok || !jsonvalue.SameWords(scope, "read write") {
-		return s.breaks("TOK-5", a, "scope is %s, want \"read write\"", jsonvalue.Describe(plain(a.doc["scope"])))
-	}
+	grant := "refresh_token"
 	if wantRefresh {
-		s.checked("TOK-7")
-		if r, _ := a.text("refresh_token"); r == "" {
-			return s.breaks("TOK-7", a, "the password grant's answer carries no refresh_token")
-		}
+		grant = "password"
+	}
+	s.checked(audit.TokenAnswerRules(grant)...)
+	doc, _ := plain(a.doc).(map[string]any)
+	if found := audit.TokenAnswer(grant, "", a.header, doc); len(found) > 0 {
+		return s.breaks(found[0].Rule, a, "%s", found[0].Message)
 	}
 	return nil
 }
@@ -427,19 +400,6 @@ func (s *sequence) tokenErrorAsRef(a *answer, status int, code string) *finding 
 		return s.breaks("TOK-11", a, "the refusal is %d %q, want %d %q", a.status, got, status, code)
 	}
 	return nil
-}
-
-// hasDirective reports whether a Cache-Control header holds directive.
-func hasDirective(values []string, directive string) bool {
-	for _, v := range values {
-		for _, d := range strings.Split(v, ",") {
-			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
-			if strings.EqualFold(name, directive) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // challenges reports whether a WWW-Authenticate header names scheme.
