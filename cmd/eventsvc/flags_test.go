@@ -56,7 +56,7 @@ func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
 		done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-log-format", "json", "-metrics", metricsAddr, "-demo-events", "3"}, nil, out, errs, stop)
 	}()
 	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if i := strings.Index(out.String(), "listening on "); i >= 0 && strings.Contains(out.String(), "metrics:") {
 			base = strings.Fields(out.String()[i+len("listening on "):])[0]
 		}

@@ -46,6 +46,11 @@ func both(a, b func() bool) func() bool {
 // standing reports whether f still stands.
 func (f *Finding) standing() bool { return f.stands == nil || f.stands() }
 
+// Stands reports whether what f rests on still holds: a finding about a
+// token the audit took for valid when it was sent stands no more once the
+// run learns otherwise.
+func (f *Finding) Stands() bool { return f.standing() }
+
 // Log is the exchanges that show the finding again: the place's up to
 // the one it came from, then those the audit sent to follow its links.
 func (f *Finding) Log() []repro.Exchange {

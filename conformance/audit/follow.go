@@ -189,12 +189,12 @@ func (f *follower) add(j *job) {
 	}
 	if before, ok := f.seen[k]; ok {
 		j.again = before
-	} else if f.count[j.w] >= f.a.o.MaxFollows {
+	} else if f.count[j.w.family()] >= f.a.o.MaxFollows {
 		f.skip++
 		return
 	} else {
 		f.seen[k] = &answered{done: make(chan struct{})}
-		f.count[j.w]++
+		f.count[j.w.family()]++
 	}
 	j.followed = j.scope.addPending(j.at)
 	f.pending.Add(1)
@@ -303,6 +303,7 @@ func (f *follower) skipped() int {
 // client is the client that follows the links of w: credentials to w's
 // origin only.
 func (f *follower) client(w *world) *http.Client {
+	w = w.family()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.clients[w]
@@ -322,6 +323,7 @@ func (f *follower) client(w *world) *http.Client {
 
 // release closes the idle connections of w's client, and forgets it.
 func (f *follower) release(w *world) {
+	w = w.family()
 	f.mu.Lock()
 	c, ok := f.clients[w]
 	delete(f.clients, w)

@@ -222,9 +222,10 @@ func (w *world) quietAround(a, b *observed) bool {
 // quiet reports whether no creation of the run was under way between
 // start and end, so that two pages read then list the events as one list.
 func (w *world) quiet(start, end interface{ UnixNano() int64 }) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, s := range w.writes {
+	fam := w.family()
+	fam.mu.Lock()
+	defer fam.mu.Unlock()
+	for _, s := range fam.writes {
 		if s.end.UnixNano() >= start.UnixNano() && s.start.UnixNano() <= end.UnixNano() {
 			return false
 		}

@@ -68,12 +68,32 @@ func (s *Scope) Sibling(p Place) *Scope {
 	return t
 }
 
-// Trial is a Sibling whose exchanges the audit learns from and checks,
+// Fork begins a sequence in a world of its own, forked from that of s:
+// it knows the tokens the target issued, the address of its list and
+// its clock as s's world knows them now, and nothing of the events
+// written there, nor learns what other scopes write meanwhile. What it
+// finds of a sequence is the sequence's own doing, which a replay of the
+// sequence alone shows again: the sequences of one exploration, each
+// shrunk by replaying it. Forks share their world's budget of links to
+// follow, and follow each link once among them.
+func (s *Scope) Fork(p Place) *Scope {
+	parent := s.a.world(s.worldNow())
+	s.a.mu.Lock()
+	s.a.fresh++
+	n := s.a.fresh
+	s.a.mu.Unlock()
+	t := s.a.Scope(s.base, p)
+	t.worldKey = fmt.Sprintf("%s#fork%d", t.base, n)
+	t.a.world(t.worldNow()).inherit(parent)
+	return t
+}
+
+// Trial is a Fork whose exchanges the audit learns from and checks,
 // returning the findings to Observe's caller, but neither keeps nor
 // counts nor follows the links of: a replay of a failing sequence, which
 // reports what it finds itself.
 func (s *Scope) Trial(p Place) *Scope {
-	t := s.Sibling(p)
+	t := s.Fork(p)
 	t.trial = true
 	return t
 }

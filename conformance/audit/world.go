@@ -3,9 +3,11 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,9 @@ import (
 type world struct {
 	a    *Audit
 	base string // the address under which /api and /oauth/token are served
+	// parent is the world a fork was made from (Scope.Fork), whose budget
+	// of links and connections it shares; nil for a world of its own.
+	parent *world
 
 	mu      sync.Mutex
 	offset  time.Duration // how far the run moved the target's clock
@@ -25,7 +30,7 @@ type world struct {
 	tokens  map[string]*token
 	madeUps map[string]bool
 	events  map[string]*event // by key
-	writes  []span            // writes under /api/ sent, for walks that compare pages
+	writes  []span            // writes under /api/ sent, for walks that compare pages (in the family: family)
 	// anonymousOffered are the addresses (pages, events) at which an
 	// anonymous caller was offered an action ("create-new-event" or
 	// "update-event"): offered to anyone, it was not for the credentials
@@ -61,6 +66,36 @@ type world struct {
 
 func newWorld(a *Audit, base string) *world {
 	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+}
+
+// family is the world whose budget of links to follow and whose
+// connections w shares: the world it was forked from, or w itself.
+func (w *world) family() *world {
+	for w.parent != nil {
+		w = w.parent
+	}
+	return w
+}
+
+// inherit makes w, a fork of p, know what p knows of the target itself:
+// the tokens it issued, the tokens made up, the address of its list, how
+// far its clock moved, and what it offers to anyone. Of the events p saw
+// written, w knows nothing.
+func (w *world) inherit(p *world) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.parent = p
+	w.offset, w.list = p.offset, p.list
+	for k, t := range p.tokens {
+		c := *t
+		c.scope = slices.Clone(t.scope)
+		w.tokens[k] = &c
+	}
+	maps.Copy(w.madeUps, p.madeUps)
+	maps.Copy(w.anonymousProbed, p.anonymousProbed)
+	maps.Copy(w.anonymousOffered, p.anonymousOffered)
 }
 
 // span is when a request was sent and its answer read.

@@ -74,9 +74,12 @@ func (w *world) checkWrite(o *observed) []*Finding {
 	c := o.caller
 	// Pages read while it was under way may list the events otherwise,
 	// even a refused one: a target may do what it refuses.
-	w.mu.Lock()
-	w.writes = append(w.writes, span{o.x.Start, o.x.End})
-	w.mu.Unlock()
+	// Of every world that shares the target: its pages list the writes
+	// of every sequence (Scope.Fork).
+	fam := w.family()
+	fam.mu.Lock()
+	fam.writes = append(fam.writes, span{o.x.Start, o.x.End})
+	fam.mu.Unlock()
 	ev, known := w.eventAt(o)
 	if !known && c.class != callerValid {
 		ev, known = w.eventSpelt(o) // a write to a spelling of its address

@@ -71,7 +71,7 @@ func (r *runner) sequenceScope(n int, trial bool) *audit.Scope {
 	if trial {
 		return r.scope.Trial(p)
 	}
-	s := r.scope.Sibling(p)
+	s := r.scope.Fork(p)
 	r.mu.Lock()
 	r.scopes = append(r.scopes, s)
 	r.mu.Unlock()
@@ -115,8 +115,23 @@ func (s *sequence) observe(at int, start, end time.Time) {
 
 func (s *sequence) observeAt(x audit.Exchange, at int) {
 	if s.scope != nil {
-		s.scope.Observe(x, at)
+		s.judged = append(s.judged, s.scope.Observe(x, at)...)
 	}
+}
+
+// registryFinding is the first finding of the registry about the
+// sequence's exchanges from the from-th on that still stands, claimed by
+// the sequence, or nil: the registry's judgment of what an action sent,
+// which the sequence reports, shrinks and replays as a fault of its own.
+func (s *sequence) registryFinding(from int) *finding {
+	for _, f := range s.judged {
+		if f.At() < from || !f.Stands() {
+			continue
+		}
+		s.scope.Claim(f)
+		return &finding{rule: f.Rule, message: f.Message, log: f.At()}
+	}
+	return nil
 }
 
 // auditResults reports what the audit of a run found that no sequence

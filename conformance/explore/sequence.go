@@ -44,6 +44,8 @@ type sequence struct {
 	// whole, for the other's audit.
 	lane    bool
 	answers []laneAnswer
+	// judged are the registry's findings about its exchanges (Observe).
+	judged []*audit.Finding
 }
 
 // done is an action a sequence ran, and where its exchanges start in the
@@ -68,6 +70,9 @@ func (s *sequence) play(a Action) bool {
 		s.scope.At(a.String(), len(s.done)+1)
 	}
 	f, err := s.do(a)
+	if f == nil && err == nil {
+		f = s.registryFinding(from)
+	}
 	if from == len(s.log) && f == nil && err == nil {
 		return true // nothing to do: an event the sequence does not have
 	}

@@ -124,7 +124,9 @@ func TestWhatFailsOneAfterAnotherShrinksToThat(t *testing.T) {
 		"beginEventDateTime": "2028-03-02T10:00:00", "endEventDateTime": "2028-03-02T18:00:00"}
 	got = shrunk(t, startFlawed(t, flawNamed(t, "a leap day reads back as the first of March")),
 		together(createAs(AsOther), Action{Kind: KindCreate, As: AsUser, Changes: leap}))
-	if want := []Action{{Kind: KindCreate, As: AsUser, Changes: leap}, {Kind: KindRead, As: AsUser, Event: 0}}; !sameActions(got, want) {
+	// The answer to the creation shows the leap day as it reads back:
+	// the registry's read-back check needs no read of it.
+	if want := []Action{{Kind: KindCreate, As: AsUser, Changes: leap}}; !sameActions(got, want) {
 		t.Fatalf("shrunk to %v, want %v", got, want)
 	}
 }
