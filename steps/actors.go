@@ -200,18 +200,25 @@ func (s *scenario) userHasToken() error { return s.hasToken("user") }
 func (s *scenario) madeUpToken() string {
 	if s.tokens.madeUp == "" {
 		s.tokens.madeUp = s.madeUp("invalid-")
-		if s.scope != nil {
-			s.scope.MadeUp(s.tokens.madeUp)
-		}
 	}
 	return s.tokens.madeUp
 }
 
-// madeUp returns a fresh random value with the prefix. It is no secret
-// (no target issued it, nobody uses it): the reproductions show it as it
-// is, so that they send the same invalid token or wrong secret.
+// madeUp returns a fresh random value with the prefix, which the audit
+// is told no target holds (madeUpValue). It is no secret (no target
+// issued it, nobody uses it): the reproductions show it as it is, so that
+// they send the same invalid token or wrong secret.
 func (s *scenario) madeUp(prefix string) string {
-	return prefix + randomWord(32)
+	return s.madeUpValue(prefix + randomWord(32))
+}
+
+// madeUpValue tells the audit that v, a token, a username or a password
+// the scenario made up, is held by no target, and returns it.
+func (s *scenario) madeUpValue(v string) string {
+	if s.scope != nil {
+		s.scope.MadeUp(v)
+	}
+	return v
 }
 
 // randomWord returns n random base64url characters.

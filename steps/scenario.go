@@ -34,8 +34,11 @@ type scenario struct {
 	redactor    *redact.Redactor
 	rec         *recorder
 	scope       *audit.Scope // the run's audit of the scenario; nil without one
-	client      *http.Client
-	jar         *cookies
+	// runLogins is true while the scenario's server holds the run's
+	// client and accounts alone (audit Scope.Move).
+	runLogins bool
+	client    *http.Client
+	jar       *cookies
 	// guard sends credentials to the origin of base only: the client's
 	// transport, under whatever a step wraps it in.
 	guard *origin.Guard
@@ -195,6 +198,9 @@ func (s *scenario) launch(cfg target.ServerConfig) error {
 		return err
 	}
 	s.instance = inst
+	// A server of the run's client and accounts alone has its token
+	// issuance judged by the run's credentials.
+	s.runLogins = cfg.Clients == nil && cfg.Accounts == nil
 	s.use(inst.BaseURL())
 	return nil
 }
@@ -203,7 +209,7 @@ func (s *scenario) launch(cfg target.ServerConfig) error {
 // credentials go to.
 func (s *scenario) use(base string) {
 	if s.scope != nil && s.instance != nil {
-		s.scope.Move(base) // a server of the scenario's own
+		s.scope.Move(base, s.runLogins) // a server of the scenario's own
 	}
 	s.base, s.eventsURL = base, ""
 	s.guard.Target = base

@@ -77,7 +77,7 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 	case "the other user's token":
 		password(s.creds.OtherUsername, s.creds.OtherPass, "other")
 	case "an unknown user's token":
-		password(s.madeUp("nobody-")+"@example.invalid", s.creds.Password, "")
+		password(s.madeUpValue(s.madeUp("nobody-")+"@example.invalid"), s.creds.Password, "")
 	case "a token with the client's credentials as the user's":
 		password(s.creds.ClientID, s.creds.ClientSecret, "")
 		a.rules = []string{"TOK-10"}

@@ -50,8 +50,13 @@ type Options struct {
 	// known to act for their account (a @local scenario's other clients
 	// may be registered for other resources).
 	ClientID string
-	// Accounts are the run's usernames, whose tokens the audit follows.
-	Accounts []string
+	// ClientSecret and Logins (passwords by username) are the run's
+	// credentials: with ClientID, the only ones a token may be issued
+	// for, and those a well-formed grant with must get one (issuance.go),
+	// in a world whose server holds them. Without them, issuance is not
+	// judged.
+	ClientSecret string
+	Logins       map[string]string
 	// Redactor masks the messages and transcripts of findings.
 	Redactor *redact.Redactor
 	// Transport carries the requests that follow links: the run's

@@ -20,6 +20,9 @@ type token struct {
 	// from then on.
 	spentAt time.Time
 	partner string // the other token of the same answer
+	// uses are the refresh grants that sent a refresh token, in the
+	// world's time.
+	uses []span
 }
 
 // caller is who sent a request, as far as the audit can tell.

@@ -172,7 +172,7 @@ func TestTheDocumentationIsFollowedOncePerKindOfCaller(t *testing.T) {
 	a := New(Options{ClientID: "app", Follow: true, Redactor: redact.New()})
 	for i := range 2 {
 		scope := a.Scope(srv.URL, Place{Name: "a test", File: "test.feature"})
-		scope.Move(srv.URL) // a server of its own, as an in-process scenario's
+		scope.Move(srv.URL, true) // a server of its own, as an in-process scenario's
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api", nil)
 		req.Header.Set("Authorization", fmt.Sprintf("Bearer unknown-%d", i))
 		resp, err := http.DefaultClient.Do(req)

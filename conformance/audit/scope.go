@@ -108,8 +108,10 @@ func (s *Scope) At(step string, line int) {
 // Move points the scope at another base: an in-process scenario that
 // starts a server of its own. The server holds nothing another held,
 // whatever its address (a port is used again): the scope's world is a new
-// one.
-func (s *Scope) Move(base string) {
+// one. runLogins says whether the server holds the run's client and
+// accounts (Options.Logins) and no others of theirs, so that what it
+// issues tokens for is judged by them.
+func (s *Scope) Move(base string, runLogins bool) {
 	s.a.mu.Lock()
 	s.a.fresh++
 	n := s.a.fresh
@@ -118,6 +120,10 @@ func (s *Scope) Move(base string) {
 	defer s.mu.Unlock()
 	s.base = strings.TrimRight(base, "/")
 	s.worldKey = fmt.Sprintf("%s#%d", s.base, n)
+	w := s.a.world(worldKey{base: s.base, key: s.worldKey})
+	w.mu.Lock()
+	w.logins = runLogins
+	w.mu.Unlock()
 }
 
 // Advance tells the audit that the target's clock moved forward by d (a
@@ -127,10 +133,12 @@ func (s *Scope) Advance(d time.Duration) {
 	s.a.world(s.worldNow()).advance(d)
 }
 
-// MadeUp tells the audit of a token the run made up, which no target
-// issued: a caller who sends it holds no valid token.
-func (s *Scope) MadeUp(token string) {
-	s.a.world(s.worldNow()).madeUp(token)
+// MadeUp tells the audit of credentials the run made up, which no
+// target holds: a token no target issued (a caller who sends it holds no
+// valid token), a username of no account, a wrong password or secret (a
+// token request with one must be refused).
+func (s *Scope) MadeUp(creds ...string) {
+	s.a.world(s.worldNow()).madeUp(creds...)
 }
 
 // worldNow is the scope's world: its base, and which server there.

@@ -181,6 +181,7 @@ func (w *world) noteSpent(o *observed) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old, ok := w.tokens[spent]; ok {
+		old.uses = append(old.uses, span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)})
 		if partner, ok := w.tokens[old.partner]; ok && !partner.refresh && partner.spentAt.IsZero() {
 			partner.spentAt = o.x.Start.Add(w.offset)
 		}

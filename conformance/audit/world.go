@@ -23,6 +23,10 @@ type world struct {
 	// parent is the world a fork was made from (Scope.Fork), whose budget
 	// of links and connections it shares; nil for a world of its own.
 	parent *world
+	// logins is true for a world whose server holds the run's
+	// credentials, and them alone of the run's client and accounts
+	// (Scope.Move): issuance is judged by them.
+	logins bool
 
 	mu      sync.Mutex
 	offset  time.Duration // how far the run moved the target's clock
@@ -65,7 +69,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // family is the world whose budget of links to follow and whose
@@ -87,7 +91,7 @@ func (w *world) inherit(p *world) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.parent = p
-	w.offset, w.list = p.offset, p.list
+	w.offset, w.list, w.logins = p.offset, p.list, p.logins
 	for k, t := range p.tokens {
 		c := *t
 		c.scope = slices.Clone(t.scope)
@@ -108,11 +112,14 @@ func (w *world) advance(d time.Duration) {
 	w.offset += d
 }
 
-// madeUp notes a token no target issued.
-func (w *world) madeUp(tok string) {
+// madeUp notes credentials no target holds: tokens it did not issue,
+// usernames and passwords of no account.
+func (w *world) madeUp(creds ...string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.madeUps[tok] = true
+	for _, c := range creds {
+		w.madeUps[c] = true
+	}
 }
 
 // now is the world's time at the real time t.

@@ -38,14 +38,15 @@ func (r *runner) newRunAudit() *audit.Audit {
 		own = tr
 	}
 	return audit.New(audit.Options{
-		ClientID:  c.ClientID,
-		Accounts:  []string{c.Username, c.OtherUsername},
-		Redactor:  r.redactor,
-		Origins:   t.Origins,
-		DeadLinks: t.DeadLinks,
-		Transport: cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
-		Follow:    true,
-		Workers:   max(4, 2*r.o.Concurrency), // following is waiting for answers
+		ClientID:     c.ClientID,
+		ClientSecret: c.ClientSecret,
+		Logins:       map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
+		Redactor:     r.redactor,
+		Origins:      t.Origins,
+		DeadLinks:    t.DeadLinks,
+		Transport:    cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
+		Follow:       true,
+		Workers:      max(4, 2*r.o.Concurrency), // following is waiting for answers
 	})
 }
 
@@ -56,9 +57,9 @@ func (r *runner) auditScopes(a *audit.Audit, launched bool) {
 	r.audit = a
 	r.scope = a.Scope(r.base, audit.Place{Name: "the exploration's setup", File: File})
 	if launched {
-		r.scope.Move(r.base)
+		r.scope.Move(r.base, true)
 	}
-	r.scope.MadeUp(r.madeUp)
+	r.scope.MadeUp(r.madeUp, r.madeUpWrong("password"), r.madeUpWrong("secret"), r.madeUpUser())
 }
 
 // sequenceScope is the audit's scope of sequence n; a trial's (a replay

@@ -80,8 +80,13 @@ func (s *sequence) refresh(who string) (*finding, error) {
 // up, as the scenarios make theirs, so that nothing of the real one is in
 // what the reports and scripts show of it; no secret, it is shown as it
 // is.
-func (s *sequence) madeUpWrong(what string) string {
-	return "not-the-" + what + "-" + s.r.target.RunID
+func (r *runner) madeUpWrong(what string) string {
+	return "not-the-" + what + "-" + r.target.RunID
+}
+
+// madeUpUser is a username of no account, made up as madeUpWrong.
+func (r *runner) madeUpUser() string {
+	return "nobody-" + r.target.RunID + "@example.invalid"
 }
 
 // wrongLogin asks for a token with credentials that must be refused.
@@ -95,12 +100,12 @@ func (s *sequence) wrongLogin(wrong string) (*finding, error) {
 	rule, clientFailed := "TOK-3", false
 	switch wrong {
 	case WrongPassword:
-		x, err = s.tokenRequest("", "grant_type", "password", "username", c.Username, "password", s.madeUpWrong("password"))
+		x, err = s.tokenRequest("", "grant_type", "password", "username", c.Username, "password", s.r.madeUpWrong("password"))
 	case WrongUser:
-		x, err = s.tokenRequest("", "grant_type", "password", "username", "nobody-"+s.r.target.RunID+"@example.invalid", "password", c.Password)
+		x, err = s.tokenRequest("", "grant_type", "password", "username", s.r.madeUpUser(), "password", c.Password)
 	case WrongSecret:
 		rule, clientFailed = "TOK-1", true
-		x, err = s.tokenRequest(basic(c.ClientID, s.madeUpWrong("secret"), c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
+		x, err = s.tokenRequest(basic(c.ClientID, s.r.madeUpWrong("secret"), c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
 	case UserAsClient:
 		rule, clientFailed = "TOK-10", true
 		x, err = s.tokenRequest(basic(c.Username, c.Password, c.BasicAsIs), "grant_type", "password", "username", c.Username, "password", c.Password)
