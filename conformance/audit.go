@@ -34,6 +34,7 @@ func newAudit(t target.Target, transport http.RoundTripper, redactor *redact.Red
 		ClientID:     c.ClientID,
 		ClientSecret: c.ClientSecret,
 		Logins:       map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
+		Ref:          !t.Remote(), // in-process, the reference server
 		Redactor:     redactor,
 		Origins:      t.Origins,
 		DeadLinks:    t.DeadLinks,

@@ -57,6 +57,9 @@ type Options struct {
 	// judged.
 	ClientSecret string
 	Logins       map[string]string
+	// Ref takes the target for the reference server: the checks of its
+	// choices where the specification leaves one open judge too (ref.go).
+	Ref bool
 	// Redactor masks the messages and transcripts of findings.
 	Redactor *redact.Redactor
 	// Transport carries the requests that follow links: the run's

@@ -88,6 +88,8 @@ func formDecoded(s string) string {
 type refusal struct {
 	rule, why    string
 	clientFailed bool
+	// missing is set for a request without a parameter it needs.
+	missing bool
 }
 
 // mustRefuse says why t must yield no token, or nil when it may, or
@@ -108,7 +110,7 @@ func (w *world) mustRefuse(t tokenAsk) *refusal {
 		user, pass := t.params.Get("username"), t.params.Get("password")
 		switch {
 		case user == "" || pass == "":
-			return &refusal{rule: "TOK-3", why: "a password grant without a username or a password"}
+			return &refusal{rule: "TOK-3", why: "a password grant without a username or a password", missing: true}
 		case user == c.ClientID && pass == c.ClientSecret:
 			return &refusal{rule: "TOK-10", why: "the client's credentials as an account's username and password"}
 		case w.madeUps[user]:
@@ -124,7 +126,7 @@ func (w *world) mustRefuse(t tokenAsk) *refusal {
 		tok, known := w.tokens[spent]
 		switch {
 		case spent == "":
-			return &refusal{rule: "TOK-4", why: "a refresh grant without a refresh token"}
+			return &refusal{rule: "TOK-4", why: "a refresh grant without a refresh token", missing: true}
 		case w.madeUps[spent]:
 			return &refusal{rule: "TOK-4", why: "a refresh grant with a made-up refresh token"}
 		case known && !tok.refresh:
@@ -284,6 +286,9 @@ func (w *world) checkIssuance(o *observed) []*Finding {
 		}
 		if o.x.Status < 400 || o.x.Status > 499 {
 			return []*Finding{finding(refuse.rule, "a token request with %s was answered %d, not refused with a 4xx", refuse.why, o.x.Status)}
+		}
+		if f := w.tokenErrorAsRef(o, refuse); f != nil {
+			return []*Finding{f}
 		}
 		if refuse.clientFailed && t.where == "" {
 			o.checked("TOK-16")

@@ -102,3 +102,27 @@ func TestIssuanceIsNotJudgedOnAServerOfOtherAccounts(t *testing.T) {
 	r.s.Move(base, true)
 	want(t, "another password on a server of the run's accounts", r.send("POST", "/oauth/token", client, "grant_type=password&username=u@x.example&password=other", 200, noStore, issued), "TOK-3")
 }
+
+// TestTheReferenceServersChoicesAreJudgedWithRef: taken for the reference
+// server (Options.Ref), a refused token request carries the error the
+// reference server chose for its fault (TOK-11), and a write without a
+// valid token is answered 401 challenged for Bearer (AUTH-7); otherwise
+// neither is judged.
+func TestTheReferenceServersChoicesAreJudgedWithRef(t *testing.T) {
+	for _, ref := range []bool{false, true} {
+		a := New(Options{ClientID: "app", ClientSecret: "secret", Logins: map[string]string{"u@x.example": "pw"}, Ref: ref})
+		r := &rig{t: t, a: a, s: a.Scope(base, Place{Name: "a test", File: "test.feature"}), clock: time.Unix(1_800_000_000, 0)}
+		judged := func(rules ...string) []string {
+			if ref {
+				return rules
+			}
+			return nil
+		}
+		want(t, "a wrong password, 400 invalid_grant", r.send("POST", "/oauth/token", client, "grant_type=password&username=u@x.example&password=px", 400, jsonType, `{"error":"invalid_grant"}`))
+		want(t, "a wrong password, 401 invalid_client", r.send("POST", "/oauth/token", client, "grant_type=password&username=u@x.example&password=px", 401, jsonType, `{"error":"invalid_client"}`), judged("TOK-11")...)
+		want(t, "no password, 400 invalid_request", r.send("POST", "/oauth/token", client, "grant_type=password&username=u@x.example", 400, jsonType, `{"error":"invalid_request"}`))
+		want(t, "a wrong secret, 401 invalid_client", r.send("POST", "/oauth/token", basicOf("app", "x"), "grant_type=password&username=u@x.example&password=pw", 401, "WWW-Authenticate: Basic\n"+jsonType, `{"error":"invalid_client"}`))
+		want(t, "a write without a token, 401 challenged", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 401, "WWW-Authenticate: Bearer", ``))
+		want(t, "a write without a token, 403", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 403, "", ``), judged("AUTH-7")...)
+	}
+}

@@ -43,7 +43,7 @@ var registry = []check{
 	},
 	{
 		name:  "a token is issued for the registered client's and an account's exact credentials in a form-encoded POST, and for nothing else; a well-formed grant with them gets one; a client whose Basic authentication failed is challenged",
-		rules: []string{"TOK-1", "TOK-2", "TOK-3", "TOK-4", "TOK-10", "TOK-14", "TOK-16", "SVC-7"},
+		rules: []string{"TOK-1", "TOK-2", "TOK-3", "TOK-4", "TOK-10", "TOK-14", "TOK-16", "SVC-7", "TOK-11"},
 		applies: func(o *observed) bool {
 			return o.path == tokenPath && o.x.Status < 500
 		},
@@ -51,7 +51,7 @@ var registry = []check{
 	},
 	{
 		name:    "a write without a valid token changes nothing; a write with one creates an event its caller manages, or updates an event for its manager alone",
-		rules:   []string{"AUTH-1", "AUTH-3", "AUTH-4", "SVC-4", "SVC-7", "TOK-8", "TOK-13", "API-6", "API-9", "AUTH-6"},
+		rules:   []string{"AUTH-1", "AUTH-3", "AUTH-4", "SVC-4", "SVC-7", "TOK-8", "TOK-13", "API-6", "API-9", "AUTH-6", "AUTH-7"},
 		applies: func(o *observed) bool { return o.path != "" && o.isWrite() && !o.outsideFilter() },
 		judge:   (*world).checkWrite,
 	},

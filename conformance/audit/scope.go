@@ -340,6 +340,21 @@ func (s *Scope) take(at int, own bool, rules []string) (found []*Finding, checke
 	return found, checked
 }
 
+// OwnChecks returns how many checks of each rule the scope's exchanges
+// themselves had so far, not counting those of the links followed from
+// them: what the registry judged of what the scope's runner sent.
+func (s *Scope) OwnChecks() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, byRule := range s.ownCheckedAt {
+		for rule, n := range byRule {
+			out[rule] += n
+		}
+	}
+	return out
+}
+
 // Checked returns how many checks of rules the scope's exchanges had so
 // far, after its links were followed.
 func (s *Scope) Checked(rules ...string) int {

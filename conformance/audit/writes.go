@@ -96,7 +96,7 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		if o.success() {
 			return []*Finding{finding(rule, "%s %s by %s answered %d: it must be refused, and change nothing", o.x.Method, o.path, c.who(), o.x.Status)}
 		}
-		return nil
+		return nilIfNone(w.refusedAsRef(o))
 	}
 	if c.class != callerValid || !o.underAPI() {
 		w.lose(ev, known, o)

@@ -23,10 +23,12 @@ import (
 // or 403 for a request refused as unauthenticated, a refused event body,
 // hrefs relative or absolute, token_type in any case, scope in any order.
 
-// Rules are the rules the checks of an exploration name, in the
-// catalogue's order: those it checks answers against, and SVC-1 and TOK-8,
-// which it blames when a valid token is not honoured (tokenBlame). API-11
-// is checked only with Options.Ref.
+// Rules are the rules an exploration's answers are judged by, in the
+// catalogue's order: by the registry's checks (package audit), which
+// judge every exchange of every sequence, and by the exploration's own,
+// among them SVC-1 and TOK-8, which it blames when a valid token is not
+// honoured (tokenBlame). API-11, AUTH-7 and TOK-11 are judged only with
+// Options.Ref.
 var Rules = []string{
 	"SVC-1", "SVC-2", "SVC-5", "SVC-7",
 	"TOK-1", "TOK-3", "TOK-4", "TOK-5", "TOK-7", "TOK-8", "TOK-10", "TOK-13", "TOK-14", "TOK-15", "TOK-16",
@@ -324,95 +326,6 @@ func (s *sequence) tokenBlame(who, scheme, rule string) string {
 		return "TOK-8"
 	}
 	return "SVC-1"
-}
-
-// checkToken checks a token answer to a correct request: rule is blamed
-// when no token is issued; the token answer is judged as the registry
-// judges every one (audit.TokenAnswer: TOK-15, TOK-5, and TOK-7 for the
-// password grant's, wantRefresh).
-func (s *sequence) checkToken(a *answer, rule string, wantRefresh bool) *finding {
-	s.checked(rule)
-	access, _ := a.text("access_token")
-	if a.status != http.StatusOK || access == "" {
-		return s.breaks(rule, a, "no token was issued: status %d", a.status)
-	}
-	s.r.redactor.Add(access)
-	if refresh, _ := a.text("refresh_token"); refresh != "" {
-		s.r.redactor.Add(refresh)
-	}
-	grant := "refresh_token"
-	if wantRefresh {
-		grant = "password"
-	}
-	s.checked(audit.TokenAnswerRules(grant)...)
-	doc, _ := plain(a.doc).(map[string]any)
-	if found := audit.TokenAnswer(grant, "", a.header, doc); len(found) > 0 {
-		return s.breaks(found[0].Rule, a, "%s", found[0].Message)
-	}
-	return nil
-}
-
-// checkNoToken checks a token request that must be refused: a 4xx
-// without an access token; a client whose Basic authentication failed is
-// answered 401 and challenged for Basic (TOK-16).
-func (s *sequence) checkNoToken(a *answer, rule string, clientFailed bool) *finding {
-	s.checked(rule)
-	if a.status < 400 || a.status > 499 {
-		return s.breaks(rule, a, "expected a refusal (a 4xx status), got %d", a.status)
-	}
-	if t, _ := a.text("access_token"); t != "" {
-		return s.breaks(rule, a, "the refusal carries an access_token")
-	}
-	if clientFailed {
-		s.checked("TOK-16")
-		if a.status != http.StatusUnauthorized {
-			return s.breaks("TOK-16", a, "a client whose Basic authentication failed is answered %d, not 401", a.status)
-		}
-		if !challenges(a.header.Values("WWW-Authenticate"), "basic") {
-			return s.breaks("TOK-16", a, "the 401 does not challenge the client for Basic (WWW-Authenticate: %q)", strings.Join(a.header.Values("WWW-Authenticate"), ", "))
-		}
-	}
-	return nil
-}
-
-// refusedAsRef checks, with Options.Ref, the reference server's answer to a
-// request refused for want of a valid token (AUTH-7): 401, challenged
-// for Bearer.
-func (s *sequence) refusedAsRef(a *answer) *finding {
-	if s.r.contract == nil {
-		return nil
-	}
-	s.checked("AUTH-7")
-	if a.status != http.StatusUnauthorized || !challenges(a.header.Values("WWW-Authenticate"), "bearer") {
-		return s.breaks("AUTH-7", a, "a request without a valid token is answered %d (WWW-Authenticate: %q), not 401 challenged for Bearer", a.status, strings.Join(a.header.Values("WWW-Authenticate"), ", "))
-	}
-	return nil
-}
-
-// tokenErrorAsRef checks, with Options.Ref, the reference server's answer
-// to a refused token request (TOK-11): status and RFC 6749 §5.2 error.
-func (s *sequence) tokenErrorAsRef(a *answer, status int, code string) *finding {
-	if s.r.contract == nil {
-		return nil
-	}
-	s.checked("TOK-11")
-	if got, _ := a.text("error"); a.status != status || got != code {
-		return s.breaks("TOK-11", a, "the refusal is %d %q, want %d %q", a.status, got, status, code)
-	}
-	return nil
-}
-
-// challenges reports whether a WWW-Authenticate header names scheme.
-func challenges(values []string, scheme string) bool {
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			first, _, _ := strings.Cut(strings.TrimSpace(part), " ")
-			if strings.EqualFold(first, scheme) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // callerText names a caller in a message.

@@ -358,6 +358,11 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 	if len(s.done) == 0 && s.found == nil && s.dead == nil {
 		return nil
 	}
+	if s.scope != nil { // what the registry judged of its exchanges
+		for rule, n := range s.scope.OwnChecks() {
+			s.checks[rule] += n
+		}
+	}
 	r.count(s.checks)
 	original, first := len(s.done), 0
 	if s.found != nil && rng != nil && !r.stopped() {

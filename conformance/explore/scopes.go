@@ -41,6 +41,7 @@ func (r *runner) newRunAudit() *audit.Audit {
 		ClientID:     c.ClientID,
 		ClientSecret: c.ClientSecret,
 		Logins:       map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
+		Ref:          r.contract != nil,
 		Redactor:     r.redactor,
 		Origins:      t.Origins,
 		DeadLinks:    t.DeadLinks,
