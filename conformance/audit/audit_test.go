@@ -232,6 +232,8 @@ func TestWritesAndTheReadsAfterThem(t *testing.T) {
 	want(t, "it reads back as updated", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
 	want(t, "the other user's update, refused", r.send("PUT", "/api/events/7", other, `{"name":"Taken"}`, 403, jsonType, `{"error":"access_denied"}`))
 	want(t, "it reads back as the refused update", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Taken"`, "")), "AUTH-6")
+	want(t, "the other user's update, refused again", r.send("PUT", "/api/events/7", other, `{"name":"Grabbed"}`, 403, jsonType, `{"error":"access_denied"}`))
+	want(t, "it reads back changed to a value no write sent", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Moved"`, "")), "AUTH-6")
 	want(t, "the other user's update, taken", r.send("PUT", "/api/events/7", other, `{"name":"Taken"}`, 200, jsonType, ""), "AUTH-6")
 	want(t, "a creation without a token, taken", r.send("POST", "/api/events", "Content-Type: application/json", `{"name":"Sneaky"}`, 201, "Location: /api/events/8", ""), "AUTH-3")
 	want(t, "a creation without a token outside /api/, taken", r.send("POST", "/API/EVENTS", "Content-Type: application/json", `{"name":"Sneaky"}`, 201, "", ""), "AUTH-4")
@@ -394,4 +396,36 @@ func TestARefreshedTokensReadThatMetTheUpdateIsNotBlamedOnTheRefresh(t *testing.
 		}
 	}
 	want(t, "a refreshed token's read sent before the update and answered after it", standing)
+}
+
+// TestARefusedUpdateChangesNothingWhoeverSentIt: an update refused to
+// a token the audit cannot tell (one without the write scope), of
+// another account than the event's manager, changes nothing either: an
+// event that reads back changed since, with no write taken, breaks
+// AUTH-6, blamed on the last refused write.
+func TestARefusedUpdateChangesNothingWhoeverSentIt(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	body := `{"access_token":"tok-read","token_type":"bearer","refresh_token":"ref-read","expires_in":599,"scope":"read"}`
+	want(t, "a token to read only", r.send("POST", "/oauth/token", client, "grant_type=password&username=other&password=pw&scope=read", 200, noStore, body))
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First","location":"Hall"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First","location":"Hall"`, "")))
+	want(t, "an update without a token, refused", r.send("PUT", "/api/events/7", "Content-Type: application/json", `{"name":"First","location":"Street"}`, 401, "", ""))
+	want(t, "the other user's update, refused", r.send("PUT", "/api/events/7", "Authorization: Bearer tok-read\nContent-Type: application/json", `{"name":"First","location":"Yard"}`, 403, jsonType, `{"error":"insufficient_scope"}`))
+	want(t, "it reads back moved", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First","location":"Moved"`, "")), "AUTH-6")
+}
+
+// TestACreationShowsWhatItWroteWhoeverSentIt: a creation the target
+// took from a caller the audit cannot tell (a token without the write
+// scope) made an event all the same: its answer, and the reads after
+// it, show what it wrote (API-6).
+func TestACreationShowsWhatItWroteWhoeverSentIt(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	body := `{"access_token":"tok-read","token_type":"bearer","refresh_token":"ref-read","expires_in":599,"scope":"read"}`
+	want(t, "a token to read only", r.send("POST", "/oauth/token", client, "grant_type=password&username=other&password=pw&scope=read", 200, noStore, body))
+	reader := "Authorization: Bearer tok-read\nContent-Type: application/json"
+	want(t, "a creation answered with another name", r.send("POST", "/api/events", reader, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Cut"`, "")), "API-6")
+	want(t, "it reads back with another name", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Cut"`, "")), "API-6")
 }

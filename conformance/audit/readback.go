@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/jsonvalue"
@@ -90,7 +92,24 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 			return finding(r.rule, "%s reads back as a write that was refused (%s): a refused write changes nothing", what, r.rule)
 		}
 	}
+	for _, r := range slices.Backward(refused) {
+		if r.when.start.Before(read.end) && sinceAllowed(r, allowed) {
+			return finding(r.rule, "%s changed after a write that was refused (%s), with no write taken since: a refused write changes nothing; %s", what, r.rule, strings.TrimPrefix(f.Message, what+": "))
+		}
+	}
 	return f
+}
+
+// sinceAllowed reports whether the refused write r was sent after every
+// write a read may show began: what changed since is its doing, even
+// where the event shows a value r did not send.
+func sinceAllowed(r version, allowed []version) bool {
+	for _, v := range allowed {
+		if r.when.start.Before(v.when.end) {
+			return false
+		}
+	}
+	return true
 }
 
 // allowedVersions are the writes a read during read may show: every one

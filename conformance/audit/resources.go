@@ -260,8 +260,8 @@ func (w *world) oneManager(c caller, address, what string) *Finding {
 
 // noteOffered notes what a page or an event at address offered c, read
 // by o: an action offered an anonymous caller is offered to anyone; one
-// offered an account's plain token (a password grant's, its scheme
-// written "Bearer") is offered to that account, then.
+// offered an account's valid token is offered to that account, then, as
+// that token was sent.
 func (w *world) noteOffered(c caller, address string, offered bool, o *observed) {
 	if !offered {
 		return
@@ -271,8 +271,8 @@ func (w *world) noteOffered(c caller, address string, offered bool, o *observed)
 	switch {
 	case c.class == callerAnonymous:
 		w.anonymousOffered[address] = true
-	case c.class == callerValid && !c.tok.refreshed && c.scheme == "Bearer":
-		w.plainOffered[c.account+" "+address] = append(w.plainOffered[c.account+" "+address], span{o.x.Start, o.x.End})
+	case c.class == callerValid:
+		w.offered[c.account+" "+address] = append(w.offered[c.account+" "+address], useOf(c, span{o.x.Start, o.x.End}))
 	}
 }
 
@@ -337,19 +337,24 @@ func (w *world) probeAnonymous(address, rel string) {
 }
 
 // notHonoured are the findings of an action not offered at address to
-// c, who holds a valid token, for rule. A token a refresh gave, or a
-// scheme written in another case, breaks TOK-8 or SVC-7 when the
-// account's plain token was offered the action there with no update of
-// ev between the two reads; otherwise what its caller lacks is not the
-// audit's to tell, and the plain token's reads tell the rest.
+// c, who holds a valid token, for rule: rule's for a password grant's
+// token sent with "Bearer"; else the one of honourBlames that the
+// account's other uses at address bear out, with no update of ev between
+// the reads; otherwise what its caller lacks is not the audit's to tell,
+// and the other reads tell the rest.
 func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *event, msg string) []*Finding {
-	other := honourRule(c, rule)
-	if other == rule {
+	blames := honourBlames(c)
+	if len(blames) == 0 {
 		return []*Finding{finding(rule, "%s", msg)}
 	}
-	f := finding(other, "%s", msg)
-	f.stands = func() bool { return w.plainOfferedNear(c.account, address, ev, span{o.x.Start, o.x.End}) }
-	return []*Finding{f}
+	read := span{o.x.Start, o.x.End}
+	var out []*Finding
+	for i, b := range blames {
+		f := finding(b.rule, "%s", msg)
+		f.stands = func() bool { return standing(blames, w.offeredNear(c.account, address, ev, read))[i] }
+		out = append(out, f)
+	}
+	return out
 }
 
 // managerNotOffered are the findings of an event at address that does
@@ -361,7 +366,7 @@ func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *eve
 // notHonoured's. What stands is decided at the run's end.
 func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []*Finding {
 	ev, _ := w.eventAt(o)
-	if honourRule(c, "API-8") != "API-8" {
+	if len(honourBlames(c)) > 0 {
 		return w.notHonoured(c, o, address, "API-8", ev, msg)
 	}
 	decide := func() string {
@@ -385,21 +390,22 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	return out
 }
 
-// plainOfferedNear reports whether account's plain token was offered an
-// action at address by a read with no update of ev taken from the first
-// of the two reads' requests to the last of their answers: an update
-// under way while either read was may be what it shows (the audit
+// offeredNear are the uses of account's valid token that were offered
+// an action at address by a read with no update of ev taken from the
+// first of the two reads' requests to the last of their answers: an
+// update under way while either read was may be what it shows (the audit
 // follows links beside the scenarios' writes).
-func (w *world) plainOfferedNear(account, address string, ev *event, read span) bool {
+func (w *world) offeredNear(account, address string, ev *event, read span) []use {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, offered := range w.plainOffered[account+" "+address] {
-		lo, hi := offered.start, read.end
+	var out []use
+	for _, offered := range w.offered[account+" "+address] {
+		lo, hi := offered.when.start, read.end
 		if read.start.Before(lo) {
 			lo = read.start
 		}
-		if offered.end.After(hi) {
-			hi = offered.end
+		if offered.when.end.After(hi) {
+			hi = offered.when.end
 		}
 		between := false
 		if ev != nil {
@@ -411,10 +417,10 @@ func (w *world) plainOfferedNear(account, address string, ev *event, read span) 
 			}
 		}
 		if !between {
-			return true
+			out = append(out, offered)
 		}
 	}
-	return false
+	return out
 }
 
 // withoutTokenParam is the address u without an access_token query
@@ -436,19 +442,6 @@ func (w *world) refusedCreator(ev *event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
-}
-
-// honourRule is the rule broken when a valid token is not taken for its
-// account: rule, but TOK-8 for a token a refresh gave, and SVC-7 for a
-// scheme written in another case.
-func honourRule(c caller, rule string) string {
-	switch {
-	case c.tok != nil && c.tok.refreshed:
-		return "TOK-8"
-	case c.scheme != "Bearer":
-		return "SVC-7"
-	}
-	return rule
 }
 
 // wrongUpdateRule is the rule broken when update-event is offered to a

@@ -44,14 +44,13 @@ type world struct {
 	// credentials to tell whether they are offered to anyone
 	// (probeAnonymous).
 	anonymousProbed map[string]bool
-	// plainOffered are the addresses at which an account's token from a
-	// password grant, its scheme written "Bearer", was offered an
-	// action: a refreshed token or a scheme spelt otherwise not offered
-	// it there is not taken for its account.
-	plainOffered map[string][]span // the reads that offered it
-	// plainUpdated are the events (by account and address) that an
-	// account's plain token updated.
-	plainUpdated map[string]bool
+	// offered are the uses of an account's valid token that were offered
+	// an action at an address: a token not offered it there, sent
+	// another way, is not taken for its account (honourBlames).
+	offered map[string][]use // by account and address
+	// updatedWith are the uses of an account's valid token that updated
+	// an event, by account and address.
+	updatedWith map[string][]use
 	// listed are the addresses of events the world's answers named: the
 	// self links of listed events. What one offers is checked as an
 	// event's.
@@ -69,7 +68,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, plainOffered: map[string][]span{}, plainUpdated: map[string]bool{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // family is the world whose budget of links to follow and whose

@@ -98,8 +98,12 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		}
 		return nilIfNone(w.refusedAsRef(o))
 	}
+	if c.class == callerUncertain && o.underAPI() && o.x.Method == http.MethodPost && w.isList(o) {
+		return w.created(o) // whoever sent it, a creation shows what it wrote
+	}
 	if c.class != callerValid || !o.underAPI() {
 		w.lose(ev, known, o)
+		w.refusedToAnother(ev, known, o)
 		return nil
 	}
 	switch {
@@ -126,6 +130,23 @@ func (w *world) lose(ev *event, known bool, o *observed) {
 	w.mu.Lock()
 	ev.lost = true
 	w.mu.Unlock()
+}
+
+// refusedToAnother notes o, a refused update of ev by a caller the
+// audit cannot tell whose token was issued for another account than
+// ev's manager: whether or not the token was still valid, what it sent
+// must not read back (AUTH-6).
+func (w *world) refusedToAnother(ev *event, known bool, o *observed) {
+	c := o.caller
+	if !known || o.x.Status < 400 || o.x.Status > 499 || o.x.Method != http.MethodPut || c.tok == nil || c.tok.refresh {
+		return
+	}
+	w.mu.Lock()
+	manager := ev.manager
+	w.mu.Unlock()
+	if manager != "" && c.tok.account != manager {
+		w.refuse(ev, o, "AUTH-6")
+	}
 }
 
 // isList reports whether o went to the event list's address.
@@ -182,9 +203,9 @@ func (w *world) eventAt(o *observed) (*event, bool) {
 	return ev, ok && !ev.gone
 }
 
-// created learns an event a valid token created, and checks it: a new
-// event at an address of its own (API-6), whose answer shows what was
-// written.
+// created learns an event a valid token, or a caller the audit cannot
+// tell, created, and checks it: a new event at an address of its own
+// (API-6), whose answer shows what was written.
 func (w *world) created(o *observed) []*Finding {
 	if !o.success() || o.reqJSON == nil {
 		return nil
@@ -203,7 +224,7 @@ func (w *world) created(o *observed) []*Finding {
 	k := key(u)
 	_, twice := w.events[k]
 	if !twice {
-		w.events[k] = &event{address: k, manager: o.caller.account, versions: []version{v}}
+		w.events[k] = &event{address: k, manager: creator(o.caller), versions: []version{v}}
 	}
 	w.mu.Unlock()
 	if twice {
@@ -215,6 +236,16 @@ func (w *world) created(o *observed) []*Finding {
 		}
 	}
 	return nil
+}
+
+// creator is the account an event that c created is managed by: that of
+// its token, when the audit saw it issued, even one it cannot tell is
+// still valid (the target took it); "" when not known.
+func creator(c caller) string {
+	if c.account == "" && c.tok != nil && !c.tok.refresh {
+		return c.tok.account
+	}
+	return c.account
 }
 
 // updated checks an update of an event the audit saw created: its
@@ -236,7 +267,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		case o.success():
 			return []*Finding{finding("AUTH-6", "%s updated an event managed by %s: %d", c.who(), manager, o.x.Status)}
 		case o.x.Status == http.StatusUnauthorized:
-			return []*Finding{finding(honourRule(c, "AUTH-6"), "the update of an event by %s, who does not manage it, answered 401, not 403: the token is valid", c.who())}
+			return w.notHonoured(c, o, ev.address, "AUTH-6", ev, fmt.Sprintf("the update of an event by %s, who does not manage it, answered 401, not 403: the token is valid", c.who()))
 		}
 		return nil
 	}
@@ -246,9 +277,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}}
 		w.mu.Lock()
 		ev.versions = append(ev.versions, v)
-		if !c.tok.refreshed && c.scheme == "Bearer" {
-			w.plainUpdated[c.account+" "+ev.address] = true
-		}
+		w.updatedWith[c.account+" "+ev.address] = append(w.updatedWith[c.account+" "+ev.address], useOf(c, v.when))
 		w.mu.Unlock()
 		if o.doc != nil {
 			return nilIfNone(shownAsWritten(o.doc, []version{v}, "API-9", "the answer to the update"))
@@ -267,33 +296,36 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 
 // managerRefused are the findings of an update by its manager c
 // refused, of which the one the run's evidence bears out stands: for a
-// plain token, API-9, but none when the creator's own update was refused
-// as not the manager's (API-6, told by its own finding); for a token a
-// refresh gave, or a scheme written in another case, TOK-8 or SVC-7 when
-// the account's plain token updated the event, API-6 when the creator's
-// plain update was refused, else nothing the audit can tell.
+// password grant's token sent with "Bearer", API-9, but none when the
+// creator's own update was refused as not the manager's (API-6, told by
+// its own finding); for a token sent another way, the one of
+// honourBlames that the account's updates of the event bear out, API-6
+// when the creator's plain update was refused, else nothing the audit
+// can tell.
 func (w *world) managerRefused(c caller, ev *event, msg string) []*Finding {
-	other := honourRule(c, "API-9")
-	if other == "API-9" {
-		f := finding(other, "%s", msg)
+	blames := honourBlames(c)
+	if len(blames) == 0 {
+		f := finding("API-9", "%s", msg)
 		f.stands = func() bool { return !w.refusedCreator(ev) }
 		return []*Finding{f}
 	}
 	decide := func() string {
 		w.mu.Lock()
-		plain := w.plainUpdated[c.account+" "+ev.address]
+		uses := append([]use(nil), w.updatedWith[c.account+" "+ev.address]...)
 		w.mu.Unlock()
-		switch {
-		case plain:
-			return other
-		case w.refusedCreator(ev):
+		for i, st := range standing(blames, uses) {
+			if st {
+				return blames[i].rule
+			}
+		}
+		if w.refusedCreator(ev) {
 			return "API-6"
 		}
 		return ""
 	}
 	var out []*Finding
-	for _, rule := range []string{other, "API-6"} {
-		r := rule
+	for _, b := range append(blames, blame{rule: "API-6"}) {
+		r := b.rule
 		f := finding(r, "%s", msg)
 		if r == "API-6" {
 			f.Message += "; the creator's own update, with a token of a password grant, is refused too: the caller who creates an event becomes its manager"

@@ -16,9 +16,6 @@ type event struct {
 	id      string         // its "id", as the target shows it, when it does
 	manager string         // AsUser or AsOther: who created it (spec API-6)
 	fields  map[string]any // the body last written and taken
-	// lastRule is the rule that says the fields read back: API-6 after
-	// the creation, API-9 after an update.
-	lastRule string
 }
 
 // account is what the sequence holds of one account.

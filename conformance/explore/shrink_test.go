@@ -91,6 +91,7 @@ func shrunk(t *testing.T, base string, actions ...Action) []Action {
 	}
 	defer stop()
 	s := r.newSequence(ctx, 1, nil)
+	s.scope = r.sequenceScope(1, false)
 	for _, a := range actions {
 		if !s.play(a) {
 			break

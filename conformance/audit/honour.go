@@ -1,0 +1,70 @@
+package audit
+
+// A valid access token that the target does not take for its account
+// breaks the rule of what it was refused, unless the way it was sent is
+// what the target did not honour: a token a refresh gave (TOK-8), or the
+// Bearer scheme spelt in another case (SVC-7, RFC 7235 §2.1). Which of
+// them is told by what the target did for the same account sent another
+// way at the same address: the evidence.
+
+// use is how a valid token was sent when the target honoured it.
+type use struct {
+	when      span
+	refreshed bool   // a token a refresh grant gave
+	scheme    string // the Authorization scheme as written
+}
+
+// useOf is how c sent its token, during when.
+func useOf(c caller, when span) use {
+	return use{when: when, refreshed: c.tok != nil && c.tok.refreshed, scheme: c.scheme}
+}
+
+// blame is a rule that an unhonoured token may break, and the uses of
+// the same account that show the target honours what this caller sent
+// but for that rule's cause.
+type blame struct {
+	rule  string
+	shows func(u use) bool
+}
+
+// honourBlames are the rules a valid token c that was not honoured may
+// break besides the rule of what was refused, each with its evidence: a
+// refreshed token with the scheme "Bearer" breaks TOK-8 when the target
+// honoured a password grant's token so sent; a password grant's token
+// with the scheme spelt otherwise breaks SVC-7 when it honoured one
+// sent with "Bearer"; a refreshed token with the scheme spelt otherwise
+// breaks SVC-7 when it honoured a refreshed token sent with "Bearer", and
+// TOK-8 when it honoured a password grant's token with the same
+// spelling. None for a password grant's token sent with "Bearer".
+func honourBlames(c caller) []blame {
+	refreshed := c.tok != nil && c.tok.refreshed
+	exact := c.scheme == "Bearer"
+	plain := func(u use) bool { return !u.refreshed && u.scheme == "Bearer" }
+	switch {
+	case refreshed && exact:
+		return []blame{{"TOK-8", plain}}
+	case !refreshed && !exact:
+		return []blame{{"SVC-7", plain}}
+	case refreshed:
+		return []blame{
+			{"SVC-7", func(u use) bool { return u.refreshed && u.scheme == "Bearer" }},
+			{"TOK-8", func(u use) bool { return !u.refreshed && u.scheme == c.scheme }},
+		}
+	}
+	return nil
+}
+
+// standing returns, for each of blames, whether it stands given the uses
+// seen: the first whose evidence is among uses stands, and no other.
+func standing(blames []blame, uses []use) []bool {
+	out := make([]bool, len(blames))
+	for i, b := range blames {
+		for _, u := range uses {
+			if b.shows(u) {
+				out[i] = true
+				return out
+			}
+		}
+	}
+	return out
+}
