@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
@@ -33,7 +34,7 @@ type Explorer interface {
 func explorationTarget(checked target.Target, transport http.RoundTripper, readOnly bool) target.Target {
 	t := checked
 	t.Transport, t.ReadOnly = transport, readOnly
-	if l, ok := t.Launcher.(InProcess); ok {
+	if l, ok := t.Launcher.(inprocess.Launcher); ok {
 		l.RealTime = true
 		t.Launcher = l
 	}

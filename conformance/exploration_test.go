@@ -108,7 +108,7 @@ func TestTheExplorationsServerAgesAsADeployedOneDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	c := DemoCredentials
+	c := target.DemoCredentials
 	token := func() int {
 		form := url.Values{"grant_type": {"password"}, "username": {c.Username}, "password": {c.Password}}
 		req, _ := http.NewRequest(http.MethodPost, inst.BaseURL()+"/oauth/token", strings.NewReader(form.Encode()))

@@ -5,8 +5,8 @@
 // and a verdict per rule, and writes the reports.
 //
 // The suite's parts are the packages under it: explore (generated
-// sequences of actions), selection, report, target, bound, origin, repro,
-// hal, value and contract.
+// sequences of actions), inprocess (the in-process launcher), selection,
+// report, target, bound, origin, repro, hal, value and contract.
 package conformance
 
 import (

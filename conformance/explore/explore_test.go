@@ -19,8 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/audit"
+	"eventsvc/conformance/contract"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
@@ -30,17 +31,17 @@ import (
 // follows the machine's, with the API's OpenAPI document.
 func inProcess(t *testing.T) target.Target {
 	t.Helper()
-	creds := conformance.DemoCredentials
-	target, err := conformance.WithContract(target.Target{Credentials: creds, RunID: "explore-test", Launcher: conformance.InProcess{Credentials: creds, RealTime: true}})
+	c, err := contract.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return target
+	creds := target.DemoCredentials
+	return target.Target{Credentials: creds, RunID: "explore-test", Launcher: inprocess.Launcher{Credentials: creds, RealTime: true}, Contract: c}
 }
 
 // remote is a target at base with the demo credentials.
 func remote(base string) target.Target {
-	return target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "explore-test"}
+	return target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "explore-test"}
 }
 
 func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
@@ -221,7 +222,7 @@ func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
 	script := filepath.Join(dir, found.Failure.ScriptFile)
 	shows := func(base string) string {
 		cmd := exec.Command("sh", script)
-		c := conformance.DemoCredentials
+		c := target.DemoCredentials
 		cmd.Env = append(os.Environ(), "BASE_URL="+base, "CONFORMANCE_CLIENT_ID="+c.ClientID, "CONFORMANCE_CLIENT_SECRET="+c.ClientSecret,
 			"CONFORMANCE_USERNAME="+c.Username, "CONFORMANCE_PASSWORD="+c.Password, "CONFORMANCE_OTHER_USERNAME="+c.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+c.OtherPass)
 		b, err := cmd.CombinedOutput()
@@ -389,7 +390,7 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
-	c := conformance.DemoCredentials
+	c := target.DemoCredentials
 	secrets := []string{c.ClientSecret + "\"", "password=" + c.Password, c.OtherPass + "\""}
 	var texts []string
 	texts = append(texts, out.String())
@@ -434,7 +435,7 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 // any client secret is caught, and no output holds the real ones with a
 // word added.
 func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
-	c := conformance.DemoCredentials
+	c := target.DemoCredentials
 	anyCredential := flaw{name: "any password and client secret are taken", request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.URL.Path != "/oauth/token" {
 			return body, false

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"eventsvc/conformance"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -166,7 +167,7 @@ var flaws = []flaw{
 		p.mu.Lock()
 		who := p.refreshedFor[token]
 		p.mu.Unlock()
-		if who != conformance.DemoCredentials.OtherUsername {
+		if who != target.DemoCredentials.OtherUsername {
 			return
 		}
 		links, _ := doc["_links"].(map[string]any)
@@ -245,7 +246,7 @@ func startFlawed(t testing.TB, f flaw) string {
 // startProxy is startFlawed, telling seen of every request.
 func startProxy(t testing.TB, f flaw, seen func(*http.Request, []byte, int)) string {
 	t.Helper()
-	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
+	inst, err := inprocess.Launcher{Credentials: target.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +354,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			var out bytes.Buffer
-			suite := target.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
+			suite := target.Target{BaseURL: startFlawed(t, f), Credentials: target.DemoCredentials, RunID: "flaw"}
 			_, err := conformance.Run(conformance.Options{Target: suite, Tags: selection.RemoteTags, Output: &out, NoSummary: true})
 			switch {
 			case f.audited && err == nil:
@@ -364,7 +365,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 				t.Fatalf("the scenarios catch the flaw (%v): it is not one only exploration finds\n%s", err, failingLines(out.String()))
 			}
 			out.Reset()
-			target := target.Target{BaseURL: startFlawed(t, f), Credentials: conformance.DemoCredentials, RunID: "flaw"}
+			target := target.Target{BaseURL: startFlawed(t, f), Credentials: target.DemoCredentials, RunID: "flaw"}
 			rep, err := Run(context.Background(), Options{Target: target, Seed: 1, Output: &out, ReportDir: t.TempDir()})
 			if !errors.Is(err, ErrFailed) {
 				t.Fatalf("exploration did not find the flaw: Run = %v\n%s", err, out.String())

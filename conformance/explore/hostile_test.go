@@ -185,12 +185,12 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "pwned")
 	base := startHostile(t, marker)
-	target := target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
+	tgt := target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
 
 	var failures []*report.ScenarioResult
 	scenarios, explored := t.TempDir(), t.TempDir()
 	var out bytes.Buffer
-	rep, err := conformance.Run(conformance.Options{Target: target, Tags: selection.RemoteTags + " and (@API-6 or @API-7 or @TOK-5)",
+	rep, err := conformance.Run(conformance.Options{Target: tgt, Tags: selection.RemoteTags + " and (@API-6 or @API-7 or @TOK-5)",
 		ReportDir: scenarios, Output: &out})
 	if !errors.Is(err, conformance.ErrFailed) {
 		t.Fatalf("conformance.Run = %v\n%s", err, out.String())
@@ -202,7 +202,7 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 		}
 	}
 	out.Reset()
-	rep, err = Run(context.Background(), Options{Target: target, Seed: 1, MaxActions: 60, Output: &out, ReportDir: explored})
+	rep, err = Run(context.Background(), Options{Target: tgt, Seed: 1, MaxActions: 60, Output: &out, ReportDir: explored})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("explore.Run = %v\n%s", err, out.String())
 	}
@@ -223,7 +223,7 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 	for _, s := range failures {
 		t.Logf("%s: %s, %d exchanges, failing %d: %s", s.Place(), s.Verdict, len(s.Failure.Exchanges), s.Failure.FailingExchange, s.Failure.ScriptFile)
 	}
-	c := conformance.DemoCredentials
+	c := target.DemoCredentials
 	env := append(os.Environ(), "BASE_URL="+base, "CONFORMANCE_CLIENT_ID="+c.ClientID, "CONFORMANCE_CLIENT_SECRET="+c.ClientSecret,
 		"CONFORMANCE_USERNAME="+c.Username, "CONFORMANCE_PASSWORD="+c.Password, "CONFORMANCE_OTHER_USERNAME="+c.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+c.OtherPass)
 	for _, s := range failures {
