@@ -138,8 +138,8 @@ fmt-check:
 # backends, explorations of the reference server four sequences at once,
 # and actions sent together. The race-detected packages and the suites run
 # side by side, the two processors kept busy; without the race detector,
-# package explore also runs the breakages only exploration finds (make
-# mutation runs them alone).
+# package conformance also runs the breakages only exploration finds
+# (make mutation runs them alone).
 SUITES    := eventsvc/conformance eventsvc/cmd/conformance eventsvc/conformance/explore
 RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenarios|TestTwoReplicasOnOneRedisAndOnePostgreSQL|TestExploringTheReferenceServerFindsNothing|TestActionsSentTogetherMeetAtTheTarget|TestTheReferenceServerTakesActionsSentTogether|TestWhatNoSerialOrderGivesIsFound|TestARotatingTargetMayRefuseTheSecondOfTwoRefreshesSentTogether)$$
 
@@ -153,10 +153,10 @@ unit:
 
 # The breakages of the reference server that only exploration finds, each
 # run with the scenarios and with the default exploration budget, alone:
-# unit runs them with the rest of package explore, without the race
+# unit runs them with the rest of package conformance, without the race
 # detector.
 mutation:
-	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance/explore
+	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance
 
 # What catches each bug report of the second implementation of the tests,
 # and the false alarms on its correct variants (TestMeasureCatches): it

@@ -13,7 +13,6 @@ import (
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
-	"eventsvc/steps"
 )
 
 // newAudit returns the audit of a run against t: every exchange of every
@@ -62,8 +61,10 @@ func ownConnections(network http.RoundTripper) http.RoundTripper {
 // step took and no failed scenario of scenarios blames already, and how
 // many answers it checked against each rule.
 func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t target.Target, redactor *redact.Redactor) ([]*report.ScenarioResult, map[string]int) {
+	c := t.Credentials
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		return steps.ScriptOf(t, redactor, title, log, holders)
+		s := repro.Script{Title: title, Base: t.BaseURL, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs, Redactor: redactor, Log: log}
+		return repro.ScriptOf(s, c.Username, c.OtherUsername, holders)
 	}
 	told := func(f *audit.Finding) bool {
 		p := f.Place

@@ -59,7 +59,7 @@ func timedRun(b *testing.B, concurrency int) time.Duration {
 	base := behindDelay(b)
 	start := time.Now()
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "bench"},
+		Target: target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "bench"},
 		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: concurrency, Output: io.Discard,
 	})
 	if err != nil {

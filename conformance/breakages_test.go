@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/target"
 )
 
-// flawedLauncher starts the reference server as InProcess does, after
+// flawedLauncher starts the reference server as inprocess.Launcher does, after
 // changing the configuration a scenario asks for the way a server that
 // mishandles its configuration would take it.
 type flawedLauncher struct {
-	InProcess
+	inprocess.Launcher
 	flaw func(*target.ServerConfig)
 }
 
@@ -28,7 +29,7 @@ func (l flawedLauncher) Launch(cfg target.ServerConfig) (target.Instance, error)
 		cfg.Clients[i].GrantTypes = slices.Clone(cfg.Clients[i].GrantTypes)
 	}
 	l.flaw(&cfg)
-	return l.InProcess.Launch(cfg)
+	return l.Launcher.Launch(cfg)
 }
 
 // eachSecret applies f to every configured plain and stored password and
@@ -102,10 +103,10 @@ func TestSuiteCatchesBreakagesOfTheConfiguration(t *testing.T) {
 		for _, rule := range b.rules {
 			t.Run(rule+": "+b.name, func(t *testing.T) {
 				t.Parallel()
-				creds := DemoCredentials
+				creds := target.DemoCredentials
 				var out bytes.Buffer
 				rep, err := Run(Options{
-					Target: target.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{InProcess{Credentials: creds}, b.flaw}},
+					Target: target.Target{Credentials: creds, RunID: "breakage", Launcher: flawedLauncher{inprocess.Launcher{Credentials: creds}, b.flaw}},
 					Tags:   "@" + rule + " && @local",
 					Output: &out,
 				})

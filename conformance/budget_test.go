@@ -79,7 +79,7 @@ func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: DemoCredentials, RunID: "budget"},
+		Target: target.Target{BaseURL: srv.URL, Credentials: target.DemoCredentials, RunID: "budget"},
 		Tags:   selection.RemoteTags, DefaultTags: true, Concurrency: 4, Output: &out,
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/server/servertest"
 )
 
@@ -23,7 +24,7 @@ func TestConformance(t *testing.T) {
 	}
 	o.TestingT = t
 	var log servertest.Log
-	if l, ok := o.Target.Launcher.(InProcess); ok {
+	if l, ok := o.Target.Launcher.(inprocess.Launcher); ok {
 		l.Log = &log
 		o.Target.Launcher = l
 	}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -24,7 +25,7 @@ import (
 // which only the control API moves. It returns the two addresses.
 func startWithControl(t *testing.T, token string) (base, ctl string) {
 	t.Helper()
-	file, err := InProcess{Credentials: DemoCredentials}.configFile(target.ServerConfig{})
+	file, err := inprocess.Launcher{Credentials: target.DemoCredentials}.ConfigFile(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestTokenValidityAgainstAReferenceServerWithAControlAPI(t *testing.T) {
 	run := func(controlURL string) (*report.Report, string, error) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:    target.Target{BaseURL: base, ControlURL: controlURL, ControlToken: token, Credentials: DemoCredentials, RunID: "control"},
+			Target:    target.Target{BaseURL: base, ControlURL: controlURL, ControlToken: token, Credentials: target.DemoCredentials, RunID: "control"},
 			Tags:      "@clock && @spec,@ref",
 			Output:    &out,
 			NoSummary: true,

@@ -67,7 +67,7 @@ func TestAnAnswerCutIsAFindingOfItsOwnKind(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target:   target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "cut", Contract: c, MaxAnswer: 64 << 10},
+		Target:   target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "cut", Contract: c, MaxAnswer: 64 << 10},
 		Features: fstest.MapFS{"cut.feature": {Data: []byte(cutFeature)}},
 		Tags:     "@ref or @spec", ReadOnly: true, Output: &out,
 	})
@@ -96,7 +96,7 @@ func TestAnAnswerCutIsAFindingOfItsOwnKind(t *testing.T) {
 // stops the run before any scenario, with one line that says so.
 func TestThePreflightSaysWhenAnAnswerIsCut(t *testing.T) {
 	base := tooLong(t, regexp.MustCompile(`^/api$`))
-	_, err := target.Preflight(target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "cut", MaxAnswer: 64 << 10}, !writing)
+	_, err := target.Preflight(target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "cut", MaxAnswer: 64 << 10}, !writing)
 	if !errors.Is(err, target.ErrPreflight) || !strings.Contains(err.Error(), "the answer to GET /api was cut at 64 KiB after ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Preflight = %v; want one line that says the answer to GET /api was cut", err)
 	}

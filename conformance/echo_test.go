@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
@@ -125,7 +126,7 @@ func TestNoFormOfASecretInTheReportsOfAnEchoingTarget(t *testing.T) {
 				Username: "ursula@example.com", Password: `P4ss w&rd<>"'%+:é`,
 				OtherUsername: "oscar@example.com", OtherPass: `Oth3r&<>"'%+:€`,
 			}
-			inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
+			inst, err := inprocess.Launcher{Credentials: creds}.Launch(target.ServerConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func TestTheEvidenceEndsWithTheFailingExchange(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target:    target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "evidence"},
+		Target:    target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "evidence"},
 		Tags:      selection.RemoteTags,
 		Scenarios: []string{"writing.feature:7"},
 		ReportDir: dir, Output: &out,
@@ -101,7 +101,7 @@ func TestTheEvidenceEndsWithTheFailingExchange(t *testing.T) {
 	if !strings.Contains(end, `GET ${LOCATION_`) || !strings.Contains(end, "(the failing request)") || strings.Contains(end, "PUT") {
 		t.Errorf("the script does not end with the read, marked as failing:\n%s", text)
 	}
-	got := replay(t, script, base, DemoCredentials)
+	got := replay(t, script, base, target.DemoCredentials)
 	created := regexp.MustCompile(`(?m)^Location: (\S+)$`).FindAllStringSubmatch(got, -1)
 	if len(created) == 0 {
 		t.Fatalf("the script created nothing:\n%s", got)

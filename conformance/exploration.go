@@ -7,23 +7,11 @@ import (
 	"strings"
 
 	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
-
-// Explorer explores the target of a run after its scenarios (Options.Explore):
-// explore.Explorer, which the binary gives. Package explore's tests
-// import this package, which so cannot import it.
-type Explorer interface {
-	// Explore explores t, which the run's preflight checked, read-only
-	// when t.ReadOnly is, telling ended of each sequence as it ends. It
-	// returns the sequences as a report it has not written: their places
-	// explore:N after the scenarios', each finding with its replay file,
-	// the rules with the exploration's checks, the seed in its Selection,
-	// and whether the target throttled it or stopped answering in its
-	// Outcome.
-	Explore(ctx context.Context, t target.Target, ended func(*report.ScenarioResult)) (*report.Report, error)
-}
 
 // explorationTarget is the target an exploration after the scenarios
 // explores: the one the preflight checked, with the transport the run was
@@ -33,7 +21,7 @@ type Explorer interface {
 func explorationTarget(checked target.Target, transport http.RoundTripper, readOnly bool) target.Target {
 	t := checked
 	t.Transport, t.ReadOnly = transport, readOnly
-	if l, ok := t.Launcher.(InProcess); ok {
+	if l, ok := t.Launcher.(inprocess.Launcher); ok {
 		l.RealTime = true
 		t.Launcher = l
 	}
@@ -48,11 +36,17 @@ type exploration struct {
 	err error
 }
 
-// exploreAfter runs e against t, telling out of each sequence as it ends.
-// The target's origin log is the run's: the report's foreign origins are
-// those of the scenarios and the sequences.
-func exploreAfter(e Explorer, t target.Target, out *report.Console) exploration {
-	rep, err := e.Explore(context.Background(), t, out.ScenarioEnded)
+// exploreAfter builds the explorer of o (Options.Explore) and runs it
+// against t, which the run's preflight checked, read-only when t.ReadOnly
+// is, telling out of each sequence as it ends. The explorer returns the
+// sequences as a report it has not written: their places explore:N after
+// the scenarios', each finding with its replay file, the rules with the
+// exploration's checks, the seed in its Selection, and whether the target
+// throttled it or stopped answering in its Outcome. The target's origin
+// log is the run's: the report's foreign origins are those of the
+// scenarios and the sequences.
+func exploreAfter(o explore.Options, t target.Target, out *report.Console) exploration {
+	rep, err := explore.Explorer{Options: o}.Explore(context.Background(), t, out.ScenarioEnded)
 	if rep == nil {
 		rep = &report.Report{}
 	}

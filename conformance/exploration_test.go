@@ -19,11 +19,11 @@ import (
 )
 
 // TestAnInProcessRunExploresOneServerAfterItsScenarios: a run of the
-// in-process reference server given an Explorer runs its scenarios, each
+// in-process reference server given an exploration runs its scenarios, each
 // against a server of its own, then explores one server
 // (TestTheExplorationsServerAgesAsADeployedOneDoes), and checks the
 // reference choices too; it passes, with the sequences reported after the
-// scenarios and the run's Selection naming the seed. Without an Explorer,
+// scenarios and the run's Selection naming the seed. Without one,
 // as go test runs the suite, it explores nothing.
 func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 	for _, explores := range []bool{true, false} {
@@ -34,7 +34,7 @@ func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 		var out bytes.Buffer
 		o.Tags, o.DefaultTags, o.Output, o.ReportDir = "@TOK-2", false, &out, t.TempDir()
 		if explores {
-			o.Explore = explore.Explorer{Options: explore.Options{Seed: 5, MaxActions: 60, Output: &out}}
+			o.Explore = &explore.Options{Seed: 5, MaxActions: 60, Output: &out}
 		}
 		rep, err := Run(o)
 		if err != nil {
@@ -77,7 +77,7 @@ func TestTheForeignOriginsOfARunThatExploresAreBothRunners(t *testing.T) {
 	tgt.Timeout = 5 * time.Second
 	var out bytes.Buffer
 	rep, err := Run(Options{Target: tgt, Tags: "@spec and @writes and @API-6", Output: &out,
-		Explore: explore.Explorer{Options: explore.Options{Seed: 2, MaxActions: 60, Output: &out}}})
+		Explore: &explore.Options{Seed: 2, MaxActions: 60, Output: &out}})
 	if rep == nil {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
@@ -108,7 +108,7 @@ func TestTheExplorationsServerAgesAsADeployedOneDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.Close()
-	c := DemoCredentials
+	c := target.DemoCredentials
 	token := func() int {
 		form := url.Values{"grant_type": {"password"}, "username": {c.Username}, "password": {c.Password}}
 		req, _ := http.NewRequest(http.MethodPost, inst.BaseURL()+"/oauth/token", strings.NewReader(form.Encode()))

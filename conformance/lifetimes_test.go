@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
@@ -84,12 +85,12 @@ func TestEachLifetimeIsCheckedWhenItFallsDue(t *testing.T) {
 		failed []string
 	}{
 		{"the reference server", func(t *testing.T) target.Target {
-			inst, err := InProcess{Credentials: DemoCredentials}.Launch(target.ServerConfig{})
+			inst, err := inprocess.Launcher{Credentials: target.DemoCredentials}.Launch(target.ServerConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { inst.Close() })
-			return target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, Clock: &agingClock{now: time.Now(), age: inst.Advance}}
+			return target.Target{BaseURL: inst.BaseURL(), Credentials: target.DemoCredentials, Clock: &agingClock{now: time.Now(), age: inst.Advance}}
 		}, nil},
 		{"a second implementation, whose access tokens live 300 s", other(othersvc.Config{}), nil},
 		{"one that rotates refresh tokens", other(othersvc.Config{Choices: othersvc.Choices{Rotate: true}}), nil},
@@ -166,7 +167,7 @@ func TestTheLifetimesAreWatchedBesideTheRestOfTheRun(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "watch", Lifetimes: lifetimes},
+		Target: target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "watch", Lifetimes: lifetimes},
 		Tags:   selection.DefaultTags(true, false, true), DefaultTags: true, Slow: true,
 		Concurrency: 4, ReportDir: dir, Output: &out,
 	})
@@ -269,7 +270,7 @@ func TestATargetThatStopsMidWatchEndsTheRunAtOnce(t *testing.T) {
 				time.AfterFunc(time.Second, func() { stopped.Store(true) })
 			}}
 			rep, err := Run(Options{
-				Target: target.Target{BaseURL: front.URL, Credentials: DemoCredentials, RunID: "stops", Lifetimes: lifetimes},
+				Target: target.Target{BaseURL: front.URL, Credentials: target.DemoCredentials, RunID: "stops", Lifetimes: lifetimes},
 				Tags:   "@slow", Slow: true, Output: stop,
 			})
 			if !errors.Is(err, tt.want) {
@@ -296,7 +297,7 @@ func TestWithAControlAPITheSlowScenariosMoveItsClockApartFromTheRest(t *testing.
 	base, ctl := startWithControl(t, "")
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: base, ControlURL: ctl, Credentials: DemoCredentials, RunID: "control-slow"},
+		Target: target.Target{BaseURL: base, ControlURL: ctl, Credentials: target.DemoCredentials, RunID: "control-slow"},
 		Tags:   "@spec and (@slow or @clock or @SVC-1 or @TOK-8)", Slow: true, Concurrency: 4, Output: &out,
 	})
 	if err != nil {

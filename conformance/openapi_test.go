@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"eventsvc/conformance/contract"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/target"
 	"eventsvc/docs/openapi"
 )
@@ -44,11 +45,11 @@ func TestRefScenariosAreCheckedAgainstTheOpenAPIDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := DemoCredentials
+	creds := target.DemoCredentials
 	run := func(tags string, ct target.Contract) (string, error) {
 		var out bytes.Buffer
 		rep, err := Run(Options{
-			Target:    target.Target{Credentials: creds, Launcher: InProcess{Credentials: creds}, RunID: "contract", Contract: ct},
+			Target:    target.Target{Credentials: creds, Launcher: inprocess.Launcher{Credentials: creds}, RunID: "contract", Contract: ct},
 			Features:  fstest.MapFS{"root.feature": {Data: []byte(rootFeature)}},
 			Tags:      tags,
 			Output:    &out,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"eventsvc/conformance/cutoff"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -19,14 +20,6 @@ import (
 // DefaultReportDir is where the binary writes the reports when
 // CONFORMANCE_REPORT_DIR and -report-dir say nothing.
 const DefaultReportDir = "reports"
-
-// DemoCredentials are the reference server's demo credentials, the default
-// of every CONFORMANCE_* credential variable.
-var DemoCredentials = target.Credentials{
-	ClientID: "myApp", ClientSecret: "pass",
-	Username: "user@email.com", Password: "user",
-	OtherUsername: "admin@email.com", OtherPass: "admin",
-}
 
 // credentialVars are the variables of the credentials, in the order of
 // target.Credentials.
@@ -44,7 +37,7 @@ var credentialVars = []string{
 // two users must be two accounts.
 func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	get := func(name string) string { v, _ := lookup(name); return v }
-	d := DemoCredentials
+	d := target.DemoCredentials
 	values := []*string{&d.ClientID, &d.ClientSecret, &d.Username, &d.Password, &d.OtherUsername, &d.OtherPass}
 	demo := true
 	for i, name := range credentialVars {
@@ -108,7 +101,7 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 	tagsSet = tagsSet && strings.TrimSpace(tags) != ""
 	base := strings.TrimRight(strings.TrimSpace(get("BASE_URL")), "/")
 	if base == "" {
-		o.Target = target.Target{Credentials: d, Launcher: InProcess{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
+		o.Target = target.Target{Credentials: d, Launcher: inprocess.Launcher{Credentials: d}, RunID: runID(), EventBody: eventBody, Transport: transport, Timeout: timeout, MaxAnswer: maxAnswer}
 		if err := controlFromEnv(get, &o); err != nil {
 			return Options{}, err
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
@@ -21,11 +22,11 @@ import (
 )
 
 // startReference starts a reference server on a loopback port with the
-// demo credentials, as InProcess would, after options changes opts.
+// demo credentials, as inprocess.Launcher would, after options changes opts.
 func startReference(t testing.TB, cfg target.ServerConfig, options func(*server.Options)) string {
 	t.Helper()
-	l := InProcess{Credentials: DemoCredentials}
-	file, err := l.configFile(cfg)
+	l := inprocess.Launcher{Credentials: target.DemoCredentials}
+	file, err := l.ConfigFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func startReference(t testing.TB, cfg target.ServerConfig, options func(*server.
 }
 
 func remote(base string) target.Target {
-	return target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "preflight-test"}
+	return target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "preflight-test"}
 }
 
 // writing says that the run writes.
@@ -118,7 +119,7 @@ func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("not one line: %q", err)
 			}
-			for _, secret := range DemoCredentials.Secrets() {
+			for _, secret := range target.DemoCredentials.Secrets() {
 				if strings.Contains(err.Error(), "="+secret) || strings.Contains(err.Error(), `"`+secret+`"`) {
 					t.Errorf("the error shows the secret %q: %v", secret, err)
 				}
@@ -140,7 +141,7 @@ func TestPreflightStopsARunWhoseClientCannotWrite(t *testing.T) {
 	// A client without the API's resource: its tokens are issued, and the
 	// API does not take them.
 	ref := startReference(t, target.ServerConfig{Clients: []target.ClientConfig{{
-		ID: DemoCredentials.ClientID, Secret: DemoCredentials.ClientSecret,
+		ID: target.DemoCredentials.ClientID, Secret: target.DemoCredentials.ClientSecret,
 		GrantTypes: []string{"password", "refresh_token"}, Scopes: []string{"read", "write"}, ResourceIDs: []string{"other"},
 	}}}, nil)
 	_, err := target.Preflight(remote(ref), writing)

@@ -108,7 +108,7 @@ func replicaConfig(t *testing.T, dir string) string {
 		}
 		return h
 	}
-	d := DemoCredentials
+	d := target.DemoCredentials
 	cfg := map[string]any{
 		"clients": []map[string]any{{"clientId": d.ClientID, "clientSecret": hash(d.ClientSecret),
 			"authorizedGrantTypes": []string{"password", "refresh_token"}, "scopes": []string{"read", "write"}, "resourceIds": []string{"event"}}},
@@ -227,7 +227,7 @@ func (a api) do(method, path, token string, form url.Values, body string) (int, 
 	switch {
 	case form != nil:
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(DemoCredentials.ClientID, DemoCredentials.ClientSecret)
+		req.SetBasicAuth(target.DemoCredentials.ClientID, target.DemoCredentials.ClientSecret)
 	case body != "":
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -279,7 +279,7 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	t.Run("the remote suite passes through the balancer", func(t *testing.T) {
 		var out bytes.Buffer
 		_, err := Run(Options{
-			Target: target.Target{BaseURL: balancer.URL, Credentials: DemoCredentials, RunID: "replicas"},
+			Target: target.Target{BaseURL: balancer.URL, Credentials: target.DemoCredentials, RunID: "replicas"},
 			Tags:   replicaTags, Output: &out, NoSummary: true,
 		})
 		if err != nil {
@@ -294,7 +294,7 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	onA, onB := api{t, "http://" + a.addr}, api{t, "http://" + b.addr}
 	t.Run("a token of replica A works on B", func(t *testing.T) {
 		onA.t, onB.t = t, t
-		access, _ := onA.login(DemoCredentials.Username, DemoCredentials.Password)
+		access, _ := onA.login(target.DemoCredentials.Username, target.DemoCredentials.Password)
 		status, body := onB.do("POST", "/api/events", access, nil, fmt.Sprintf(replicaEvent, 0))
 		if status != http.StatusCreated {
 			t.Fatalf("create on B with A's token: %d %v", status, body)
@@ -302,7 +302,7 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	})
 	t.Run("a refresh on A revokes the replaced token on B", func(t *testing.T) {
 		onA.t, onB.t = t, t
-		access, refresh := onB.login(DemoCredentials.Username, DemoCredentials.Password)
+		access, refresh := onB.login(target.DemoCredentials.Username, target.DemoCredentials.Password)
 		status, body := onA.do("POST", "/oauth/token", "", url.Values{"grant_type": {"refresh_token"}, "token": {refresh}}, "")
 		if status != http.StatusOK {
 			t.Fatalf("refresh on A: %d %v", status, body)
@@ -331,7 +331,7 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 	})
 	t.Run("stopping a replica while events are written loses none", func(t *testing.T) {
 		via := api{t, balancer.URL}
-		access, _ := via.login(DemoCredentials.OtherUsername, DemoCredentials.OtherPass)
+		access, _ := via.login(target.DemoCredentials.OtherUsername, target.DemoCredentials.OtherPass)
 		const writers, perWriter = 4, 25
 		var mu sync.Mutex
 		created := map[string]bool{}

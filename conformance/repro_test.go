@@ -102,7 +102,7 @@ func TestAReproductionShowsTheFaultAgain(t *testing.T) {
 			if last := got[strings.LastIndex(got, "== "):]; strings.Contains(last, tt.shows) != tt.faulty {
 				t.Errorf("against the faulty target, the last answer shows %q: %v, want %v:\n%s", tt.shows, !tt.faulty, tt.faulty, got)
 			}
-			good := replay(t, script, ref, DemoCredentials)
+			good := replay(t, script, ref, target.DemoCredentials)
 			if last := good[strings.LastIndex(good, "== "):]; strings.Contains(last, tt.shows) == tt.faulty {
 				t.Errorf("against the reference server, the last answer shows %q: %v, want %v:\n%s", tt.shows, tt.faulty, !tt.faulty, good)
 			}

@@ -5,8 +5,8 @@
 // and a verdict per rule, and writes the reports.
 //
 // The suite's parts are the packages under it: explore (generated
-// sequences of actions), selection, report, target, bound, origin, repro,
-// hal, value and contract.
+// sequences of actions), inprocess (the in-process launcher), selection,
+// report, target, bound, origin, repro, hal, value and contract.
 package conformance
 
 import (
@@ -25,6 +25,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/explore"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
@@ -115,13 +116,15 @@ type Options struct {
 	// Progress is how often a line tells of scenarios still running after
 	// that long (such as the @slow ones, which wait). Default: 30 s.
 	Progress time.Duration
-	// Explore, when set, explores the target after the scenarios, unless
-	// the target throttled the run or stopped answering: its sequences
-	// are reported after the scenarios, in the same reports and summary,
-	// a rule a sequence failed is failed, and a fault a sequence found
-	// fails the run. The binary sets it (explore.Explorer); nil, as in
-	// the in-process suite of go test, explores nothing.
-	Explore Explorer
+	// Explore, when set, is the budget, seed, concurrency and output of
+	// an exploration of the target after the scenarios, unless the
+	// target throttled the run or stopped answering: the run builds the
+	// explorer (explore.Explorer) and gives it the target it checked.
+	// The sequences are reported after the scenarios, in the same reports
+	// and summary, a rule a sequence failed is failed, and a fault a
+	// sequence found fails the run. The binary sets it from its explore
+	// flags; nil, as in the in-process suite of go test, explores nothing.
+	Explore *explore.Options
 
 	// plan and effective are the run's scenarios and the expression that
 	// selected them, once Prepare planned them; prepared says it did.
@@ -258,7 +261,7 @@ func Run(o Options) (*report.Report, error) {
 	x := exploration{Report: &report.Report{}}
 	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
 		fmt.Fprintln(o.Output)
-		x = exploreAfter(o.Explore, explored, out)
+		x = exploreAfter(*o.Explore, explored, out)
 	}
 	status |= lifetimes.Wait()
 	aud.Close()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
@@ -89,9 +90,9 @@ func runFake(t *testing.T, o Options) (*report.Report, string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	if o.Target.Launcher == nil && o.Target.BaseURL == "" {
-		o.Target.Launcher = InProcess{Credentials: DemoCredentials}
+		o.Target.Launcher = inprocess.Launcher{Credentials: target.DemoCredentials}
 	}
-	o.Target.Credentials, o.Target.RunID = DemoCredentials, "fake"
+	o.Target.Credentials, o.Target.RunID = target.DemoCredentials, "fake"
 	o.Features = fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}
 	if o.Steps == nil {
 		o.Steps = fakeSteps(nil)
@@ -193,7 +194,7 @@ func TestFailuresComeInFullAtTheEndAndPrettyShowsEveryStep(t *testing.T) {
 }
 
 func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
-	plan, _, err := plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: target.Target{Launcher: InProcess{}}})
+	plan, _, err := plan(Options{Tags: "~@writes", Features: fstest.MapFS{"fake.feature": {Data: []byte(fakeFeature)}}, Target: target.Target{Launcher: inprocess.Launcher{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,14 +337,14 @@ func TestReportsSayARunHasNotFinishedUntilItHas(t *testing.T) {
 }
 
 func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
-	inst, err := InProcess{Credentials: DemoCredentials}.Launch(target.ServerConfig{})
+	inst, err := inprocess.Launcher{Credentials: target.DemoCredentials}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer inst.Close()
 	var out bytes.Buffer
 	rep, err := Run(Options{
-		Target: target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials, RunID: "local"},
+		Target: target.Target{BaseURL: inst.BaseURL(), Credentials: target.DemoCredentials, RunID: "local"},
 		Tags:   "@ACC-2 or @SVC-1", Output: &out,
 	})
 	if err != nil {
@@ -360,7 +361,7 @@ func TestLocalScenariosAgainstADeploymentAreNotRunWithTheReason(t *testing.T) {
 		t.Errorf("the output does not say why ACC-2 was not run:\n%s", out.String())
 	}
 
-	_, err = Run(Options{Target: target.Target{BaseURL: inst.BaseURL(), Credentials: DemoCredentials}, Tags: "@ACC-2", Output: &out})
+	_, err = Run(Options{Target: target.Target{BaseURL: inst.BaseURL(), Credentials: target.DemoCredentials}, Tags: "@ACC-2", Output: &out})
 	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "select no scenario this run can check: 2 @local") {
 		t.Errorf("a selection of only @local scenarios against a deployment: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
@@ -55,7 +56,7 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 		Username: "ursula@example.com", Password: "Ursula-P4ssword-xyz",
 		OtherUsername: "oscar@example.com", OtherPass: "Oscar-P4ssword-xyz",
 	}
-	inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
+	inst, err := inprocess.Launcher{Credentials: creds}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func (p *leakyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // userToken asks the reference server for the user's access token, once.
 func (p *leakyProxy) userToken() (string, error) {
 	p.once.Do(func() {
-		c := DemoCredentials
+		c := target.DemoCredentials
 		form := url.Values{"grant_type": {"password"}, "username": {c.Username}, "password": {c.Password}}
 		req, err := http.NewRequest(http.MethodPost, p.backend+"/oauth/token", strings.NewReader(form.Encode()))
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
@@ -78,8 +79,8 @@ var obeyed = regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f\u202a-\u20
 // JUnit is XML and holds them written out, and the JSON reports escape
 // them.
 func TestATargetCannotTalkToTheTerminal(t *testing.T) {
-	creds := DemoCredentials
-	inst, err := InProcess{Credentials: creds}.Launch(target.ServerConfig{})
+	creds := target.DemoCredentials
+	inst, err := inprocess.Launcher{Credentials: creds}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

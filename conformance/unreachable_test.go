@@ -57,7 +57,7 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 		base := dying(t, ref, 40, gateway)
 		dir := t.TempDir()
 		var out bytes.Buffer
-		rep, err := Run(Options{Target: target.Target{BaseURL: base, Credentials: DemoCredentials, RunID: "dying"},
+		rep, err := Run(Options{Target: target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "dying"},
 			Tags: selection.RemoteTags, DefaultTags: true, ReportDir: dir, Output: &out})
 		if !errors.Is(err, ErrUnreachable) || rep.Outcome != report.OutcomeUnreachable {
 			t.Fatalf("gateway %v: Run = %v, outcome %q\n%s", gateway, err, rep.Outcome, out.String())

@@ -6,8 +6,26 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// imported are the packages importPackage read, by import path.
+var imported sync.Map
+
+// importPackage is build.Import of path from dir, read once: the tests
+// walk the same packages many times.
+func importPackage(path, dir string) (*build.Package, error) {
+	if pkg, ok := imported.Load(path); ok {
+		return pkg.(*build.Package), nil
+	}
+	pkg, err := build.Import(path, dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	imported.Store(path, pkg)
+	return pkg, nil
+}
 
 // deps returns every package of the module that path imports, directly or
 // not (tests aside), with the chain that leads to each.
@@ -20,7 +38,7 @@ func deps(t *testing.T, path string) map[string][]string {
 			return
 		}
 		seen[path] = via
-		pkg, err := build.Import(path, dir, 0)
+		pkg, err := importPackage(path, dir)
 		if err != nil {
 			t.Fatalf("import %s: %v", path, err)
 		}
@@ -29,6 +47,32 @@ func deps(t *testing.T, path string) map[string][]string {
 		}
 	}
 	walk(path, "..", nil)
+	return seen
+}
+
+// testDeps returns every package of the module that the tests of path
+// import, directly or not, but path itself, with the chain that leads to
+// each from path's tests. known keeps what deps found of each import.
+func testDeps(t *testing.T, path string, known map[string]map[string][]string) map[string][]string {
+	t.Helper()
+	pkg, err := importPackage(path, "..")
+	if err != nil {
+		t.Fatalf("import %s: %v", path, err)
+	}
+	seen := map[string][]string{}
+	for _, imp := range append(pkg.TestImports, pkg.XTestImports...) {
+		if imp == path || !strings.HasPrefix(imp, "eventsvc") {
+			continue
+		}
+		if known[imp] == nil {
+			known[imp] = deps(t, imp)
+		}
+		for dep, via := range known[imp] {
+			if _, ok := seen[dep]; !ok {
+				seen[dep] = append([]string{path + " (its tests)"}, via...)
+			}
+		}
+	}
 	return seen
 }
 
@@ -53,9 +97,11 @@ func packagesUnder(t *testing.T, dir string) []string {
 }
 
 // TestImportsPointOneWay: the suite's runner (package conformance)
-// assembles its parts, and none of them imports it; the steps hold step
-// definitions and import no runner; nothing under internal/ imports the
-// suite; the reports do not import the server.
+// assembles its parts, and none of them imports it, nor do their tests
+// (a test of a whole run is the runner's); the steps hold step
+// definitions and import no runner, and no part but the runner imports
+// them; nothing under internal/ imports the suite; the reports do not
+// import the server.
 func TestImportsPointOneWay(t *testing.T) {
 	forbid := func(pkg string, banned func(string) bool, why string) {
 		t.Helper()
@@ -71,9 +117,18 @@ func TestImportsPointOneWay(t *testing.T) {
 	if len(parts) < 10 {
 		t.Fatalf("only %d packages under conformance/: %v", len(parts), parts)
 	}
+	isSteps := func(p string) bool { return p == "eventsvc/steps" }
+	known := map[string]map[string][]string{}
 	for _, p := range parts {
-		if !isRunner(p) {
-			forbid(p, isRunner, "the runner's parts never import the runner")
+		if isRunner(p) {
+			continue
+		}
+		forbid(p, isRunner, "the runner's parts never import the runner")
+		forbid(p, isSteps, "the runner alone drives the steps, which hold step definitions only")
+		for dep, via := range testDeps(t, p, known) {
+			if isRunner(dep) {
+				t.Errorf("the tests of %s import %s (through %s): a part is tested without the runner, which tests whole runs", p, dep, strings.Join(append(via, dep), " → "))
+			}
 		}
 	}
 	forbid("eventsvc/steps", isRunner, "the steps are driven by the runner")

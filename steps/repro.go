@@ -3,14 +3,10 @@ package steps
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"sort"
 
 	"github.com/cucumber/godog"
 
 	"eventsvc/conformance/repro"
-	"eventsvc/conformance/target"
-	"eventsvc/internal/redact"
 )
 
 // Reproduction is how to see a scenario's failure again: the requests it
@@ -84,35 +80,4 @@ func (s *scenario) reproduction(err error) Reproduction {
 		Log: log,
 	}.String()
 	return r
-}
-
-// ScriptOf is the reproduction script of log, a scenario's exchanges
-// against t (its base address at the first of them), titled title. Of
-// the access tokens the log sends, those holders names (by token, the
-// account's username) and no answer of the log gives are asked for first,
-// with the account's password grant. redactor masks what the script
-// shows: one that knows the run's secrets and the tokens it was issued.
-func ScriptOf(t target.Target, redactor *redact.Redactor, title string, log []repro.Exchange, holders map[string]string) string {
-	base := t.BaseURL
-	if len(log) > 0 {
-		if u, err := url.Parse(log[0].URL); err == nil {
-			base = u.Scheme + "://" + u.Host
-		}
-	}
-	c := t.Credentials
-	var shared []repro.Shared
-	for tok, account := range holders {
-		switch account {
-		case c.Username:
-			shared = append(shared, repro.Shared{Token: tok, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"})
-		case c.OtherUsername:
-			shared = append(shared, repro.Shared{Token: tok, Name: "ACCESS_OTHER", UserVar: "CONFORMANCE_OTHER_USERNAME", PassVar: "CONFORMANCE_OTHER_PASSWORD", What: "other user's"})
-		}
-	}
-	sort.Slice(shared, func(i, j int) bool { return shared[i].Name < shared[j].Name })
-	return repro.Script{
-		Title: title, LastFails: true, Redactor: redactor,
-		Base: base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
-		Shared: shared, Log: log,
-	}.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/internal/version"
 )
@@ -83,7 +84,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		c.ReportDir = conformance.DefaultReportDir
 	}
 	o := explore.Options{Target: c.Target, ReadOnly: c.ReadOnly, Concurrency: c.Concurrency, ReportDir: c.ReportDir, Output: stdout, Ref: *ref || !c.Target.Remote()}
-	if l, ok := o.Target.Launcher.(conformance.InProcess); ok {
+	if l, ok := o.Target.Launcher.(inprocess.Launcher); ok {
 		l.RealTime = true // one server for the whole run, aging as a deployment's does
 		o.Target.Launcher = l
 	}

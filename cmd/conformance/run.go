@@ -166,7 +166,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if explored != nil {
 		fmt.Fprintf(stdout, "Exploration: %s\n", explorationLine(explored, o.ReadOnly))
 		explored.Concurrency, explored.Output, explored.Color = o.Concurrency, stdout, o.Color
-		o.Explore = explore.Explorer{Options: *explored}
+		o.Explore = explored
 	} else {
 		fmt.Fprintf(stdout, "Exploration: %s\n", none)
 	}

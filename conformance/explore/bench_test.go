@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 )
 
@@ -61,12 +62,12 @@ func BenchmarkExplore(b *testing.B) {
 //
 //	go test ./explore -run '^$' -bench Shrink -benchtime 3x
 func BenchmarkShrink(b *testing.B) {
-	f := flawNamed(b, "a leap day reads back as the first of March")
+	f := flawed.Named(b, "a leap day reads back as the first of March")
 	var took time.Duration
 	var from, to int
 	for i := 0; i < b.N; i++ {
 		var out bytes.Buffer
-		rep, err := Run(context.Background(), Options{Target: remote(startFlawed(b, f)), Seed: 1, Output: &out})
+		rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(b, f)), Seed: 1, Output: &out})
 		if !errors.Is(err, ErrFailed) {
 			b.Fatalf("Run = %v\n%s", err, out.String())
 		}

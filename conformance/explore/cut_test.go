@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 )
@@ -19,7 +20,7 @@ import (
 // is a finding of its own kind, which blames no rule: the first is shrunk
 // and kept in a replay file named for it, which finds it again.
 func TestAnAnswerCutIsAFindingOfItsOwnKind(t *testing.T) {
-	ref := startFlawed(t, flaw{name: "none"})
+	ref := flawed.Start(t, flawed.Flaw{Name: "none"})
 	anEvent := regexp.MustCompile(`^/api/events/[0-9]+$`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && anEvent.MatchString(r.URL.Path) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestAFindingsEvidenceEndsWithItsExchange(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, flawNamed(t, "the bearer scheme is read in three spellings only"))),
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, flawed.Named(t, "the bearer scheme is read in three spellings only"))),
 		Seed: 1, MaxActions: 200, Output: &out, ReportDir: dir})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())

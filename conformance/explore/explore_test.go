@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,13 +13,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/audit"
+	"eventsvc/conformance/contract"
+	"eventsvc/conformance/explore/flawed"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
@@ -30,17 +28,17 @@ import (
 // follows the machine's, with the API's OpenAPI document.
 func inProcess(t *testing.T) target.Target {
 	t.Helper()
-	creds := conformance.DemoCredentials
-	target, err := conformance.WithContract(target.Target{Credentials: creds, RunID: "explore-test", Launcher: conformance.InProcess{Credentials: creds, RealTime: true}})
+	c, err := contract.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return target
+	creds := target.DemoCredentials
+	return target.Target{Credentials: creds, RunID: "explore-test", Launcher: inprocess.Launcher{Credentials: creds, RealTime: true}, Contract: c}
 }
 
 // remote is a target at base with the demo credentials.
 func remote(base string) target.Target {
-	return target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "explore-test"}
+	return target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "explore-test"}
 }
 
 func TestExploringTheReferenceServerFindsNothing(t *testing.T) {
@@ -154,23 +152,11 @@ func TestTheSameSeedExploresTheSameSequences(t *testing.T) {
 	}
 }
 
-// flawNamed is the flaw of that name.
-func flawNamed(t testing.TB, name string) flaw {
-	t.Helper()
-	for _, f := range flaws {
-		if f.name == name {
-			return f
-		}
-	}
-	t.Fatalf("no flaw %q", name)
-	return flaw{}
-}
-
 func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
-	f := flawNamed(t, "a leap day reads back as the first of March")
+	f := flawed.Named(t, "a leap day reads back as the first of March")
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, f)), Seed: 1, Output: &out, ReportDir: dir})
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, f)), Seed: 1, Output: &out, ReportDir: dir})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
@@ -201,7 +187,7 @@ func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
 	// The file, against a fresh flawed target, finds the same fault; against
 	// the reference server, nothing.
 	out.Reset()
-	again, err := Run(context.Background(), Options{Target: remote(startFlawed(t, f)), Replay: replay, Output: &out})
+	again, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, f)), Replay: replay, Output: &out})
 	if !errors.Is(err, ErrFailed) || again.Scenarios[0].Failure.Rules[0] != replay.Finding {
 		t.Fatalf("the replay against the flawed target: Run = %v\n%s", err, out.String())
 	}
@@ -221,7 +207,7 @@ func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
 	script := filepath.Join(dir, found.Failure.ScriptFile)
 	shows := func(base string) string {
 		cmd := exec.Command("sh", script)
-		c := conformance.DemoCredentials
+		c := target.DemoCredentials
 		cmd.Env = append(os.Environ(), "BASE_URL="+base, "CONFORMANCE_CLIENT_ID="+c.ClientID, "CONFORMANCE_CLIENT_SECRET="+c.ClientSecret,
 			"CONFORMANCE_USERNAME="+c.Username, "CONFORMANCE_PASSWORD="+c.Password, "CONFORMANCE_OTHER_USERNAME="+c.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+c.OtherPass)
 		b, err := cmd.CombinedOutput()
@@ -235,161 +221,22 @@ func TestAFindingIsReplayedFromItsFileAndItsScript(t *testing.T) {
 		t.Fatalf("the finding says %q", found.Failure.Message)
 	}
 	faulty, right := `"`+m[1]+`":"`+m[2]+`"`, `"`+m[1]+`":"`+m[3]+`"`
-	if got := shows(startFlawed(t, f)); !strings.Contains(got, faulty) {
+	if got := shows(flawed.Start(t, f)); !strings.Contains(got, faulty) {
 		t.Errorf("the script against the flawed target does not show %s:\n%s", faulty, got)
 	}
-	if got := shows(startFlawed(t, flaw{name: "none"})); strings.Contains(got, faulty) || !strings.Contains(got, right) {
+	if got := shows(flawed.Start(t, flawed.Flaw{Name: "none"})); strings.Contains(got, faulty) || !strings.Contains(got, right) {
 		t.Errorf("the script against the reference server does not show %s alone:\n%s", right, got)
-	}
-}
-
-// counter counts the requests a target gets, by kind.
-type counter struct {
-	mu           sync.Mutex
-	creations    int // POST /api/events
-	writes       int // POST and PUT under /api
-	failedLogins int // token requests refused
-}
-
-func (c *counter) seen(r *http.Request, body []byte, status int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	form, _ := url.ParseQuery(string(body))
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/api/events":
-		c.creations++
-		c.writes++
-	case r.Method == http.MethodPut:
-		c.writes++
-	case r.URL.Path == "/oauth/token" && (status == http.StatusUnauthorized || status == http.StatusBadRequest && form.Get("grant_type") == "password"):
-		c.failedLogins++
-	}
-}
-
-func TestExplorationStaysWithinItsBudgets(t *testing.T) {
-	var c counter
-	base := startProxy(t, flawNamed(t, "a body with markup fails the server"), c.seen)
-	var out bytes.Buffer
-	_, err := Run(context.Background(), Options{Target: remote(base), Seed: 3, MaxActions: 300, MaxEvents: 40, FailedLogins: 2, Output: &out})
-	if !errors.Is(err, ErrFailed) {
-		t.Fatalf("Run = %v\n%s", err, out.String())
-	}
-	if c.creations > 40 || c.failedLogins > 2 {
-		t.Errorf("the run sent %d creations (budget 40) and %d wrong logins (budget 2)", c.creations, c.failedLogins)
-	}
-	if !strings.Contains(out.String(), "40 events, 2 failed logins") {
-		t.Errorf("the budgets are not announced at the start:\n%s", out.String())
-	}
-}
-
-func TestMaxTimeEndsTheExploration(t *testing.T) {
-	var out bytes.Buffer
-	start := time.Now()
-	rep, err := Run(context.Background(), Options{Target: inProcess(t), Seed: 9, MaxActions: 1_000_000, MaxTime: 700 * time.Millisecond, Output: &out})
-	if err != nil {
-		t.Fatalf("Run = %v\n%s", err, out.String())
-	}
-	if took := time.Since(start); took > 10*time.Second || len(rep.Scenarios) == 0 {
-		t.Fatalf("a run of 700ms took %s and ran %d sequences", took, len(rep.Scenarios))
-	}
-}
-
-func TestAReadOnlyExplorationWritesNothing(t *testing.T) {
-	var c counter
-	base := startProxy(t, flaw{name: "none"}, c.seen)
-	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(base), Seed: 4, MaxActions: 200, ReadOnly: true, Output: &out})
-	if err != nil {
-		t.Fatalf("Run = %v\n%s", err, out.String())
-	}
-	if c.writes != 0 {
-		t.Errorf("a read-only exploration sent %d writes", c.writes)
-	}
-	if len(actionsOf(rep)) < 150 {
-		t.Errorf("a read-only exploration ran %d actions", len(actionsOf(rep)))
-	}
-}
-
-// forward sends r on to the server at base, and its answer back.
-func forward(w http.ResponseWriter, r *http.Request, base string) {
-	req, _ := http.NewRequest(r.Method, base+r.URL.RequestURI(), r.Body)
-	req.Header = r.Header.Clone()
-	req.Host = r.Host
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		w.WriteHeader(http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
-}
-
-func TestALockoutThrottlesTheExploration(t *testing.T) {
-	ref := startFlawed(t, flaw{name: "none"})
-	var calls sync.Map
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := calls.LoadOrStore(r.URL.Path, new(atomic.Int64))
-		if n.(*atomic.Int64).Add(1) > 120 && r.URL.Path == "/api/events" {
-			w.Header().Set("Retry-After", "300")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		forward(w, r, ref)
-	}))
-	defer srv.Close()
-	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 3, MaxActions: 300, Output: &out})
-	if !errors.Is(err, ErrThrottled) || rep == nil || rep.Outcome != report.OutcomeThrottled || rep.Findings() != 0 {
-		t.Fatalf("Run = %v, report %+v\n%s", err, rep, out.String())
-	}
-	if len(rep.Scenarios) == 0 {
-		t.Fatalf("the run was throttled before any sequence\n%s", out.String())
-	}
-}
-
-func TestATargetThatStopsAnsweringEndsTheExplorationAsUnreachable(t *testing.T) {
-	ref := startFlawed(t, flaw{name: "none"})
-	var mu sync.Mutex
-	served, down := 0, false
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		served++
-		if served > 250 { // the setup, and the links of its answers the audit follows, done
-			down = true
-		}
-		isDown := down
-		mu.Unlock()
-		if isDown {
-			w.WriteHeader(http.StatusBadGateway)
-			w.Write([]byte("<html>upstream connect error</html>"))
-			return
-		}
-		forward(w, r, ref)
-	}))
-	defer srv.Close()
-	var out bytes.Buffer
-	start := time.Now()
-	rep, err := Run(context.Background(), Options{Target: remote(srv.URL), Seed: 6, Output: &out})
-	if !errors.Is(err, ErrUnreachable) || rep == nil || rep.Outcome != report.OutcomeUnreachable || rep.Findings() != 0 {
-		t.Fatalf("Run = %v, report %+v\n%s", err, rep, out.String())
-	}
-	if time.Since(start) > 30*time.Second {
-		t.Errorf("the run went on for %s after the target went down", time.Since(start))
 	}
 }
 
 func TestNoSecretReachesTheReports(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, flawNamed(t, "a refreshed token of the other user is offered every event's update-event"))), Seed: 1, Output: &out, ReportDir: dir})
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, flawed.Named(t, "a refreshed token of the other user is offered every event's update-event"))), Seed: 1, Output: &out, ReportDir: dir})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
-	c := conformance.DemoCredentials
+	c := target.DemoCredentials
 	secrets := []string{c.ClientSecret + "\"", "password=" + c.Password, c.OtherPass + "\""}
 	var texts []string
 	texts = append(texts, out.String())
@@ -434,8 +281,8 @@ func TestNoSecretReachesTheReports(t *testing.T) {
 // any client secret is caught, and no output holds the real ones with a
 // word added.
 func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
-	c := conformance.DemoCredentials
-	anyCredential := flaw{name: "any password and client secret are taken", request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	c := target.DemoCredentials
+	anyCredential := flawed.Flaw{Name: "any password and client secret are taken", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.URL.Path != "/oauth/token" {
 			return body, false
 		}
@@ -451,7 +298,7 @@ func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
 	}}
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, anyCredential)), Seed: 1, MaxActions: 150, FailedLogins: 100, Output: &out, ReportDir: dir})
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, anyCredential)), Seed: 1, MaxActions: 150, FailedLogins: 100, Output: &out, ReportDir: dir})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
@@ -484,14 +331,14 @@ func TestAWrongLoginHoldsNothingOfTheRealCredential(t *testing.T) {
 // target whose event list answers nothing, no walk through the list is
 // made, and API-5 has no check to pass it.
 func TestAChecksCountIsAJudgmentMade(t *testing.T) {
-	listNowhere := flaw{name: "the event list is not served", request: func(_ *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	listNowhere := flawed.Flaw{Name: "the event list is not served", Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.URL.Path == "/api/events" && r.Method == http.MethodGet {
 			http.Error(w, "<html><body>404 Not Found</body></html>", http.StatusNotFound)
 			return body, true
 		}
 		return body, false
 	}}
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, listNowhere)), Seed: 1, MaxActions: 60, ReadOnly: true, Output: io.Discard})
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, listNowhere)), Seed: 1, MaxActions: 60, ReadOnly: true, Output: io.Discard})
 	if rep == nil {
 		t.Fatalf("no report: %v", err)
 	}
@@ -508,8 +355,8 @@ func TestAChecksCountIsAJudgmentMade(t *testing.T) {
 // ones, a refresh token) were offered it as everyone is, which breaks no
 // rule of theirs (AUTH-1, TOK-13).
 func TestALinkOfferedToEveryoneIsBlamedOnItsRuleAlone(t *testing.T) {
-	everyone := flaw{name: "every event offers update-event to every caller", answer: func(_ *flawProxy, r *http.Request, _ []byte, status int, doc map[string]any) {
-		if r.Method != http.MethodGet || !eventPath.MatchString(r.URL.Path) || status != http.StatusOK {
+	everyone := flawed.Flaw{Name: "every event offers update-event to every caller", Answer: func(_ *flawed.Proxy, r *http.Request, _ []byte, status int, doc map[string]any) {
+		if r.Method != http.MethodGet || !flawed.EventPath.MatchString(r.URL.Path) || status != http.StatusOK {
 			return
 		}
 		links, _ := doc["_links"].(map[string]any)
@@ -517,7 +364,7 @@ func TestALinkOfferedToEveryoneIsBlamedOnItsRuleAlone(t *testing.T) {
 			links["update-event"] = links["self"]
 		}
 	}}
-	rep, err := Run(context.Background(), Options{Target: remote(startFlawed(t, everyone)), Seed: 3, MaxActions: 300, Output: io.Discard})
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, everyone)), Seed: 3, MaxActions: 300, Output: io.Discard})
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v", err)
 	}

@@ -8,11 +8,11 @@ import (
 )
 
 // Explorer explores the target of a run of the scenarios after them, as
-// the binary's default run does (conformance.Options.Explore): with the
-// budget, seed, concurrency and output of its Options, against the
-// target the run gives it, which the run's preflight checked. It writes
-// no report and prints no summary: the run reports its sequences with
-// its scenarios, once.
+// the binary's default run does: the runner (package conformance) builds
+// it from the Options it is given (conformance.Options.Explore), with
+// their budget, seed, concurrency and output, and gives it the target it
+// checked with its preflight. It writes no report and prints no summary:
+// the run reports its sequences with its scenarios, once.
 type Explorer struct {
 	// Options are the exploration's budget; the run gives the target,
 	// and Replay and ReportDir are left aside.

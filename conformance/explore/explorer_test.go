@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 )
 
@@ -22,7 +23,7 @@ import (
 // sends no preflight of its own to the target the run checked.
 func TestAnExplorerGivesItsSequencesToTheRunThatCallsIt(t *testing.T) {
 	var preflights atomic.Int64
-	base := startProxy(t, flawNamed(t, "a body with markup fails the server"), func(r *http.Request, body []byte, _ int) {
+	base := flawed.StartProxy(t, flawed.Named(t, "a body with markup fails the server"), func(r *http.Request, body []byte, _ int) {
 		if r.Method == http.MethodPost && bytes.Contains(body, []byte(" preflight]")) {
 			preflights.Add(1)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/conformance"
+	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/origin/origintest"
 	"eventsvc/conformance/report/reporttest"
@@ -22,7 +22,7 @@ import (
 // manager. The exploration goes there without the bearer token, and every
 // report names that origin.
 func TestTheExplorationSendsCredentialsOnlyToTheTargetsOrigin(t *testing.T) {
-	inst, err := conformance.InProcess{Credentials: conformance.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
+	inst, err := inprocess.Launcher{Credentials: target.DemoCredentials, RealTime: true}.Launch(target.ServerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
-	"eventsvc/steps"
 )
 
 // Every exchange of every sequence, the setup's and the shrinking's
@@ -139,8 +138,10 @@ func (s *sequence) registryFinding(from int) *finding {
 // auditResults reports what the audit of a run found that no sequence
 // took and no failed sequence of results blames already.
 func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.ScenarioResult, map[string]int) {
+	c := r.target.Credentials
 	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		return steps.ScriptOf(r.target, r.redactor, title, log, holders)
+		s := repro.Script{Title: title, Base: r.target.BaseURL, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs, Redactor: r.redactor, Log: log}
+		return repro.ScriptOf(s, c.Username, c.OtherUsername, holders)
 	}
 	told := func(f *audit.Finding) bool {
 		for _, s := range results {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"eventsvc/conformance/explore/flawed"
 )
 
 func TestWithoutRenumbersTheEventsAfterALeftOutCreation(t *testing.T) {
@@ -108,7 +110,7 @@ func shrunk(t *testing.T, base string, actions ...Action) []Action {
 }
 
 func TestARaceShrinksToFewerActionsSentTogether(t *testing.T) {
-	base := startFlawed(t, flaw{name: "one event for two creations", request: oneEventForTwo})
+	base := flawed.Start(t, flawed.Flaw{Name: "one event for two creations", Request: flawed.OneEventForTwo})
 	got := shrunk(t, base, Action{Kind: KindRoot, As: AsUser}, createAs(AsUser), together(createAs(AsUser), refreshOf(AsOther), createAs(AsOther)))
 	if want := []Action{together(createAs(AsUser), createAs(AsOther))}; !sameActions(got, want) {
 		t.Fatalf("shrunk to %v, want %v", got, want)
@@ -116,14 +118,14 @@ func TestARaceShrinksToFewerActionsSentTogether(t *testing.T) {
 }
 
 func TestWhatFailsOneAfterAnotherShrinksToThat(t *testing.T) {
-	base := startFlawed(t, flaw{name: "the same body, the same event", request: sameBodySameEvent})
+	base := flawed.Start(t, flawed.Flaw{Name: "the same body, the same event", Request: flawed.SameBodySameEvent})
 	got := shrunk(t, base, together(createAs(AsUser), refreshOf(AsOther), createAs(AsUser)))
 	if want := []Action{createAs(AsUser), createAs(AsUser)}; !sameActions(got, want) {
 		t.Fatalf("shrunk to %v, want %v", got, want)
 	}
 	leap := map[string]any{"beginEnrollmentDateTime": "2028-02-29T10:00:00", "closeEnrollmentDateTime": "2028-03-01T10:00:00",
 		"beginEventDateTime": "2028-03-02T10:00:00", "endEventDateTime": "2028-03-02T18:00:00"}
-	got = shrunk(t, startFlawed(t, flawNamed(t, "a leap day reads back as the first of March")),
+	got = shrunk(t, flawed.Start(t, flawed.Named(t, "a leap day reads back as the first of March")),
 		together(createAs(AsOther), Action{Kind: KindCreate, As: AsUser, Changes: leap}))
 	// The answer to the creation shows the leap day as it reads back:
 	// the registry's read-back check needs no read of it.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 )
 
@@ -54,7 +55,7 @@ var (
 func TestActionsSentTogetherMeetAtTheTarget(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, most, closed := 0, 0, 0
-	held := flaw{name: "writes held", request: func(_ *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	held := flawed.Flaw{Name: "writes held", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.Method == http.MethodGet {
 			return body, false
 		}
@@ -71,7 +72,7 @@ func TestActionsSentTogetherMeetAtTheTarget(t *testing.T) {
 		mu.Unlock()
 		return body, false
 	}}
-	res, out, err := replay(t, startFlawed(t, held),
+	res, out, err := replay(t, flawed.Start(t, held),
 		createAs(AsUser),
 		together(createAs(AsUser), createAs(AsOther), updateAs(AsUser, 0, map[string]any{"name": "Updated"}), refreshOf(AsOther)))
 	if err != nil {
@@ -133,33 +134,33 @@ func TestTheReferenceServerTakesActionsSentTogether(t *testing.T) {
 // blamed.
 func TestWhatNoSerialOrderGivesIsFound(t *testing.T) {
 	for _, tt := range []struct {
-		flaw    flaw
+		flaw    flawed.Flaw
 		actions []Action
 		rule    string
 		says    string
 	}{
-		{flaw{name: "one event for two creations", request: oneEventForTwo},
+		{flawed.Flaw{Name: "one event for two creations", Request: flawed.OneEventForTwo},
 			[]Action{together(createAs(AsUser), createAs(AsOther))},
 			"API-6", "was given the address of event #1, created at the same time"},
-		{flaw{name: "a creation that meets an update lost", request: loseCreationsThatMeetUpdates},
+		{flawed.Flaw{Name: "a creation that meets an update lost", Request: flawed.LoseCreationsThatMeetUpdates},
 			[]Action{createAs(AsOther), together(updateAs(AsOther, 0, map[string]any{"name": "Moved"}), createAs(AsUser))},
 			"API-6", "event #2, created by the user with other actions sent at the same time, is not there: reading it answered 404"},
-		{flaw{name: "updates that meet mixed", request: mixUpdatesThatMeet},
+		{flawed.Flaw{Name: "updates that meet mixed", Request: flawed.MixUpdatesThatMeet},
 			[]Action{createAs(AsUser), together(updateAs(AsUser, 0, map[string]any{"name": "Renamed"}), updateAs(AsUser, 0, map[string]any{"description": "Described"}))},
 			"API-9", "event #1 reads back as none of the 2 updates of it taken at the same time, whole"},
-		{flaw{name: "another user's refused update stored after the manager's it meets", request: storeRefusedUpdatesThatMeet},
+		{flawed.Flaw{Name: "another user's refused update stored after the manager's it meets", Request: flawed.StoreRefusedUpdatesThatMeet},
 			[]Action{createAs(AsUser), together(updateAs(AsOther, 0, map[string]any{"location": "Taken over"}), updateAs(AsUser, 0, map[string]any{"name": "Mine"}))},
 			"AUTH-6", `reads back as none of the 1 updates of it taken at the same time, with "location" as the string "Taken over", as another user's update, refused, wrote it`},
-		{flaw{name: "the second of refreshes that meet refused", request: refuseTheSecondOfRefreshesThatMeet},
+		{flawed.Flaw{Name: "the second of refreshes that meet refused", Request: flawed.RefuseTheSecondOfRefreshesThatMeet},
 			[]Action{together(refreshOf(AsUser), refreshOf(AsUser))},
 			"TOK-4", "a refresh of the user's was refused, sent at the same time as 1 taken with the same refresh token, none of which replaced it"},
-		{flaw{name: "the tokens of refreshes that meet dead", request: killTokensOfRefreshesThatMeet},
+		{flawed.Flaw{Name: "the tokens of refreshes that meet dead", Request: flawed.KillTokensOfRefreshesThatMeet},
 			[]Action{together(refreshOf(AsOther), refreshOf(AsOther))},
 			"TOK-8", "none of the 2 access tokens that the other user's refreshes, sent at the same time, gave is honoured"},
 	} {
-		t.Run(tt.flaw.name, func(t *testing.T) {
+		t.Run(tt.flaw.Name, func(t *testing.T) {
 			t.Parallel()
-			res, out, err := replay(t, startFlawed(t, tt.flaw), tt.actions...)
+			res, out, err := replay(t, flawed.Start(t, tt.flaw), tt.actions...)
 			if !errors.Is(err, ErrFailed) || res.Failure == nil || len(res.Failure.Rules) != 1 || res.Failure.Rules[0] != tt.rule {
 				t.Fatalf("Run = %v, want a finding of %s\n%s", err, tt.rule, out)
 			}
@@ -169,7 +170,7 @@ func TestWhatNoSerialOrderGivesIsFound(t *testing.T) {
 			if !strings.HasPrefix(res.Failure.Step, "* at the same time: ") {
 				t.Errorf("the finding is about %q, not the actions sent at once", res.Failure.Step)
 			}
-			res, out, err = replay(t, startFlawed(t, flaw{name: "none"}), tt.actions...)
+			res, out, err = replay(t, flawed.Start(t, flawed.Flaw{Name: "none"}), tt.actions...)
 			if err != nil {
 				t.Fatalf("the same actions against the reference server: Run = %v\n%s", err, out)
 			}
@@ -180,9 +181,9 @@ func TestWhatNoSerialOrderGivesIsFound(t *testing.T) {
 func TestARotatingTargetMayRefuseTheSecondOfTwoRefreshesSentTogether(t *testing.T) {
 	var mu sync.Mutex
 	refused := 0
-	rotating := flaw{name: "rotating", request: func(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	rotating := flawed.Flaw{Name: "rotating", Request: func(p *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		sw := &statusWriter{ResponseWriter: w}
-		body, done := rotateRefreshTokens(p, sw, r, body)
+		body, done := flawed.RotateRefreshTokens(p, sw, r, body)
 		if sw.status == http.StatusBadRequest {
 			mu.Lock()
 			refused++
@@ -190,7 +191,7 @@ func TestARotatingTargetMayRefuseTheSecondOfTwoRefreshesSentTogether(t *testing.
 		}
 		return body, done
 	}}
-	res, out, err := replay(t, startFlawed(t, rotating),
+	res, out, err := replay(t, flawed.Start(t, rotating),
 		createAs(AsUser),
 		together(refreshOf(AsUser), refreshOf(AsUser)),
 		together(refreshOf(AsUser), createAs(AsOther)),
@@ -242,7 +243,7 @@ func (w *statusWriter) WriteHeader(status int) {
 }
 
 func TestTwoCreationsOneAfterAnotherMakeTwoEvents(t *testing.T) {
-	res, out, err := replay(t, startFlawed(t, flaw{name: "the same body, the same event", request: sameBodySameEvent}), createAs(AsUser), createAs(AsOther))
+	res, out, err := replay(t, flawed.Start(t, flawed.Flaw{Name: "the same body, the same event", Request: flawed.SameBodySameEvent}), createAs(AsUser), createAs(AsOther))
 	if !errors.Is(err, ErrFailed) || res.Failure.Rules[0] != "API-6" || !strings.Contains(res.Failure.Message, "the creation of event #2 by the other user was given the address of event #1") {
 		t.Fatalf("Run = %v\n%s", err, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/url"
 	"slices"
+	"sort"
 	"strings"
 
 	"eventsvc/internal/redact"
@@ -283,4 +284,34 @@ func jsonString(body []byte, name string) string {
 	}
 	str, _ := obj[name].(string)
 	return str
+}
+
+// ScriptOf is the reproduction script of s.Log, exchanges of a scenario or
+// of a sequence that the registry judged, titled s.Title, the last of
+// them the failing one: its address, s.Base, is that of the first of them
+// (s.Base as it is when there is none). Of the access tokens the log
+// sends, those holders names (by token, the account's username: user, the
+// run's user, or other, its other user) and no answer of the log gives
+// are asked for first, with the account's password grant, after those of
+// s.Shared. s.Redactor masks what the script shows: one that knows the
+// run's secrets and the tokens it was issued.
+func ScriptOf(s Script, user, other string, holders map[string]string) string {
+	if len(s.Log) > 0 {
+		if u, err := url.Parse(s.Log[0].URL); err == nil {
+			s.Base = u.Scheme + "://" + u.Host
+		}
+	}
+	var shared []Shared
+	for tok, account := range holders {
+		switch account {
+		case user:
+			shared = append(shared, Shared{Token: tok, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"})
+		case other:
+			shared = append(shared, Shared{Token: tok, Name: "ACCESS_OTHER", UserVar: "CONFORMANCE_OTHER_USERNAME", PassVar: "CONFORMANCE_OTHER_PASSWORD", What: "other user's"})
+		}
+	}
+	sort.Slice(shared, func(i, j int) bool { return shared[i].Name < shared[j].Name })
+	s.Shared = append(slices.Clone(s.Shared), shared...)
+	s.LastFails = true
+	return s.String()
 }

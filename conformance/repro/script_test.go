@@ -308,3 +308,39 @@ func TestAScriptSendsThePathAsItWasSent(t *testing.T) {
 		t.Errorf("the script sent %q, want %q", got, paths)
 	}
 }
+
+// TestAFindingsScriptAsksForTheTokensOfItsAccountsFirst: the script of
+// a finding the registry made (ScriptOf) sends its requests to where the
+// first of them went, asks first for the tokens its log sends that an
+// account of the run holds, with that account's variables, and for no
+// other, and says its last request is the failing one.
+func TestAFindingsScriptAsksForTheTokensOfItsAccountsFirst(t *testing.T) {
+	bearer := func(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
+	log := []Exchange{
+		{Method: "GET", URL: "http://other.example:8080/api/events", Header: bearer("tok-of-the-user"), Status: 200},
+		{Method: "GET", URL: "http://other.example:8080/api/events/1", Header: bearer("tok-of-the-other"), Status: 200},
+		{Method: "GET", URL: "http://other.example:8080/api/events/2", Header: bearer("tok-of-a-stranger"), Status: 404},
+	}
+	holders := map[string]string{"tok-of-the-user": "user@email.com", "tok-of-the-other": "admin@email.com", "tok-of-a-stranger": "someone@else"}
+	got := ScriptOf(Script{Title: "a finding", Base: "http://target.example", ClientID: "myApp", ClientSecret: "pass", Log: log},
+		"user@email.com", "admin@email.com", holders)
+	for _, want := range []string{
+		`BASE_URL='http://other.example:8080'`,
+		`"password=${CONFORMANCE_OTHER_PASSWORD}"`, `ACCESS_OTHER=$(field access_token "$out")`,
+		`"password=${CONFORMANCE_PASSWORD}"`, `ACCESS_USER=$(field access_token "$out")`,
+		"(the failing request)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the script does not hold %s:\n%s", want, got)
+		}
+	}
+	if other, user := strings.Index(got, "ACCESS_OTHER=$("), strings.Index(got, "ACCESS_USER=$("); other > user {
+		t.Errorf("the tokens are not asked for in the order of their names:\n%s", got)
+	}
+	if strings.Contains(got, "tok-of-the-user") || strings.Contains(got, "tok-of-the-other") || !strings.Contains(got, "tok-of-a-stranger") {
+		t.Errorf("the script does not send the accounts' tokens it asked for, and the other as it is:\n%s", got)
+	}
+	if empty := ScriptOf(Script{Title: "nothing", Base: "http://target.example"}, "u", "o", nil); !strings.Contains(empty, `BASE_URL='http://target.example'`) {
+		t.Errorf("a script of no exchange is not for the target:\n%s", empty)
+	}
+}

@@ -155,6 +155,14 @@ type Credentials struct {
 	BasicAsIs bool
 }
 
+// DemoCredentials are the reference server's demo credentials, the default
+// of every CONFORMANCE_* credential variable.
+var DemoCredentials = Credentials{
+	ClientID: "myApp", ClientSecret: "pass",
+	Username: "user@email.com", Password: "user",
+	OtherUsername: "admin@email.com", OtherPass: "admin",
+}
+
 // Secrets returns the values to mask.
 func (c Credentials) Secrets() []string {
 	return []string{c.ClientSecret, c.Password, c.OtherPass}

@@ -1,4 +1,8 @@
-package conformance
+// Package inprocess starts reference servers inside the test process:
+// the Launcher of a run without a base address, which gives each
+// scenario a server of its own, and the one server an exploration in
+// process explores.
+package inprocess
 
 import (
 	"fmt"
@@ -17,7 +21,7 @@ import (
 	"eventsvc/server/servertest"
 )
 
-// InProcess starts reference servers inside the test process, each on its own
+// Launcher starts reference servers inside the test process, each on its own
 // loopback port with its own clock, so that scenarios can move time forward
 // and share nothing. It implements target.Launcher.
 //
@@ -27,7 +31,7 @@ import (
 // and USER (the shape of the embedded demo set). Their secrets are hashed
 // with real bcrypt at Cost, so that the suite stays quick under the race
 // detector.
-type InProcess struct {
+type Launcher struct {
 	// Credentials are the client and accounts of the default configuration.
 	Credentials target.Credentials
 	// Cost is the bcrypt cost of the default configuration. Zero:
@@ -48,8 +52,8 @@ type InProcess struct {
 
 // Launch makes cfg a configuration with config.New, which refuses what
 // `eventsvc serve -config` refuses in a file, and starts a server with it.
-func (l InProcess) Launch(cfg target.ServerConfig) (target.Instance, error) {
-	file, err := l.configFile(cfg)
+func (l Launcher) Launch(cfg target.ServerConfig) (target.Instance, error) {
+	file, err := l.ConfigFile(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +101,11 @@ func (i *instance) BaseURL() string         { return i.srv.URL }
 func (i *instance) Advance(d time.Duration) { i.clock.advance(d) }
 func (i *instance) Close() error            { return i.srv.Close() }
 
-// configFile is cfg as the entries of a configuration file, with the default
-// entries where cfg leaves a list nil. Plain secrets and passwords are
-// stored the way `eventsvc hash-password` prints them.
-func (l InProcess) configFile(cfg target.ServerConfig) (config.File, error) {
+// ConfigFile is cfg as the entries of a configuration file, with the default
+// entries where cfg leaves a list nil: the configuration Launch starts a
+// server with. Plain secrets and passwords are stored the way `eventsvc
+// hash-password` prints them.
+func (l Launcher) ConfigFile(cfg target.ServerConfig) (config.File, error) {
 	c := l.Credentials
 	if cfg.Clients == nil {
 		cfg.Clients = []target.ClientConfig{{
@@ -139,7 +144,7 @@ func (l InProcess) configFile(cfg target.ServerConfig) (config.File, error) {
 
 // store returns stored when it is set, and otherwise plain hashed as
 // `eventsvc hash-password` does, with real bcrypt at l.Cost.
-func (l InProcess) store(stored, plain string) (string, error) {
+func (l Launcher) store(stored, plain string) (string, error) {
 	if stored != "" {
 		return stored, nil
 	}

@@ -1,4 +1,4 @@
-package explore
+package conformance
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/conformance"
+	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -27,7 +27,7 @@ import (
 	"eventsvc/server/servertest"
 )
 
-// hostileProxy serves a reference server at backend as a target that
+// shellProxy serves a reference server at backend as a target that
 // wants the shell of whoever replays its answers: every text it chooses
 // holds shell syntax that runs `touch marker` if a shell reads it as
 // anything but data.
@@ -41,7 +41,7 @@ import (
 //     NUL.
 //   - Every answer has such a header; every JSON object of /api holds
 //     such a "remark", with a line break and a NUL.
-type hostileProxy struct {
+type shellProxy struct {
 	backend string
 	touch   string // the command, without spaces: touch${IFS}marker
 
@@ -50,12 +50,12 @@ type hostileProxy struct {
 }
 
 // tokenTail ends every token the hostile target hands out.
-func (p *hostileProxy) tokenTail() string {
+func (p *shellProxy) tokenTail() string {
 	return "'$(" + p.touch + ")'`" + p.touch + "`;" + p.touch + ";"
 }
 
 // locationTails are what follows a created event's address, in turn.
-func (p *hostileProxy) locationTails() []string {
+func (p *shellProxy) locationTails() []string {
 	return []string{
 		"'$(" + p.touch + ")'",
 		url.PathEscape("'$(" + p.touch + ")'"),
@@ -68,7 +68,7 @@ func (p *hostileProxy) locationTails() []string {
 
 // evil is the text of the hostile target's headers, bodies and status
 // text.
-func (p *hostileProxy) evil() string {
+func (p *shellProxy) evil() string {
 	return "'$(" + p.touch + ")'\";" + p.touch + ";\"`" + p.touch + "`"
 }
 
@@ -76,7 +76,7 @@ func (p *hostileProxy) evil() string {
 // id followed by something that is not a digit.
 var hostileEvent = regexp.MustCompile(`^/api/events/[0-9]+[^0-9/]`)
 
-func (p *hostileProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *shellProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hostileEvent.MatchString(r.URL.Path) {
 		p.rawNotFound(w)
 		return
@@ -116,7 +116,7 @@ func (p *hostileProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // answer is the backend's answer as the hostile target sends it: tokens
 // with their tail, JSON objects of /api with a remark.
-func (p *hostileProxy) answer(r *http.Request, resp *http.Response, body []byte) []byte {
+func (p *shellProxy) answer(r *http.Request, resp *http.Response, body []byte) []byte {
 	var doc map[string]any
 	if json.Unmarshal(body, &doc) != nil {
 		return body
@@ -139,7 +139,7 @@ func (p *hostileProxy) answer(r *http.Request, resp *http.Response, body []byte)
 
 // rawNotFound answers 404 with hostile text where Go's server would not
 // write it: in the status text, with an escape sequence.
-func (p *hostileProxy) rawNotFound(w http.ResponseWriter) {
+func (p *shellProxy) rawNotFound(w http.ResponseWriter) {
 	conn, buf, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		return
@@ -151,14 +151,14 @@ func (p *hostileProxy) rawNotFound(w http.ResponseWriter) {
 	buf.Flush()
 }
 
-// startHostile starts a reference server and the hostile proxy in front
+// startShellHostile starts a reference server and the hostile proxy in front
 // of it, whose texts touch marker, and returns the proxy's address. The
 // server has the demo credentials and no budget of token requests: the
 // runs and the scripts' replays ask for some ninety tokens in seconds.
-func startHostile(t *testing.T, marker string) string {
+func startShellHostile(t *testing.T, marker string) string {
 	t.Helper()
 	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t), TokenRate: -1}))
-	srv := httptest.NewServer(&hostileProxy{backend: ref.URL, touch: "touch${IFS}" + marker})
+	srv := httptest.NewServer(&shellProxy{backend: ref.URL, touch: "touch${IFS}" + marker})
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -184,15 +184,15 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 		}
 	}
 	marker := filepath.Join(t.TempDir(), "pwned")
-	base := startHostile(t, marker)
-	target := target.Target{BaseURL: base, Credentials: conformance.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
+	base := startShellHostile(t, marker)
+	tgt := target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "hostile", Timeout: 20 * time.Second}
 
 	var failures []*report.ScenarioResult
 	scenarios, explored := t.TempDir(), t.TempDir()
 	var out bytes.Buffer
-	rep, err := conformance.Run(conformance.Options{Target: target, Tags: selection.RemoteTags + " and (@API-6 or @API-7 or @TOK-5)",
+	rep, err := Run(Options{Target: tgt, Tags: selection.RemoteTags + " and (@API-6 or @API-7 or @TOK-5)",
 		ReportDir: scenarios, Output: &out})
-	if !errors.Is(err, conformance.ErrFailed) {
+	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("conformance.Run = %v\n%s", err, out.String())
 	}
 	dirs := map[*report.ScenarioResult]string{}
@@ -202,8 +202,8 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 		}
 	}
 	out.Reset()
-	rep, err = Run(context.Background(), Options{Target: target, Seed: 1, MaxActions: 60, Output: &out, ReportDir: explored})
-	if !errors.Is(err, ErrFailed) {
+	rep, err = explore.Run(context.Background(), explore.Options{Target: tgt, Seed: 1, MaxActions: 60, Output: &out, ReportDir: explored})
+	if !errors.Is(err, explore.ErrFailed) {
 		t.Fatalf("explore.Run = %v\n%s", err, out.String())
 	}
 	for _, s := range rep.Scenarios {
@@ -223,7 +223,7 @@ func TestScriptsRunNothingAHostileTargetChose(t *testing.T) {
 	for _, s := range failures {
 		t.Logf("%s: %s, %d exchanges, failing %d: %s", s.Place(), s.Verdict, len(s.Failure.Exchanges), s.Failure.FailingExchange, s.Failure.ScriptFile)
 	}
-	c := conformance.DemoCredentials
+	c := target.DemoCredentials
 	env := append(os.Environ(), "BASE_URL="+base, "CONFORMANCE_CLIENT_ID="+c.ClientID, "CONFORMANCE_CLIENT_SECRET="+c.ClientSecret,
 		"CONFORMANCE_USERNAME="+c.Username, "CONFORMANCE_PASSWORD="+c.Password, "CONFORMANCE_OTHER_USERNAME="+c.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+c.OtherPass)
 	for _, s := range failures {

@@ -1,4 +1,4 @@
-package explore
+package flawed
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Flaws of requests that meet: the flawed proxy (flaws_test.go) holds
+// Flaws of requests that meet: the flawed proxy (flawed.go) holds
 // each write for meetHold, as a store a round trip away would take it,
 // and remembers which were held at the same time, so that a flaw can
 // break what only requests in flight together do.
@@ -81,7 +81,7 @@ func (m *meetings) hold(kind, key string, body []byte) (heldRequest, []heldReque
 
 // forward sends r, with body, to the proxy's reference server, and
 // returns its answer, read.
-func (p *flawProxy) forward(r *http.Request, body []byte) *stored {
+func (p *Proxy) forward(r *http.Request, body []byte) *stored {
 	req, _ := http.NewRequest(r.Method, p.backend+r.URL.RequestURI(), bytes.NewReader(body))
 	req.Header = r.Header.Clone()
 	req.Host = r.Host
@@ -111,17 +111,17 @@ func eventNotFound(w http.ResponseWriter) {
 	w.Write([]byte(`{"error":"not_found","error_description":"no such event"}`))
 }
 
-// loseCreationsThatMeetUpdates is a store that keeps the events in one
+// LoseCreationsThatMeetUpdates is a store that keeps the events in one
 // document: an update writes back the whole of it as it read it, and a
 // creation stored meanwhile is lost. The creation is answered as taken;
 // its event then reads as not found (the list, served from an index of
 // its own, still shows it).
-func loseCreationsThatMeetUpdates(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func LoseCreationsThatMeetUpdates(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	switch {
 	case r.Method == http.MethodGet && p.meet.isLost(r.URL.Path):
 		eventNotFound(w)
 		return nil, true
-	case r.Method == http.MethodPut && eventPath.MatchString(r.URL.Path):
+	case r.Method == http.MethodPut && EventPath.MatchString(r.URL.Path):
 		p.meet.hold(http.MethodPut, r.URL.Path, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/events":
 		_, met := p.meet.hold(http.MethodPost, "", body)
@@ -154,9 +154,9 @@ func (m *meetings) isLost(path string) bool {
 	return m.lost[path]
 }
 
-// oneEventForTwo answers a creation that meets another with the other's
+// OneEventForTwo answers a creation that meets another with the other's
 // event: the id is read, outside the insert's transaction, by both.
-func oneEventForTwo(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func OneEventForTwo(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	if r.Method != http.MethodPost || r.URL.Path != "/api/events" {
 		return body, false
 	}
@@ -182,9 +182,9 @@ func oneEventForTwo(p *flawProxy, w http.ResponseWriter, r *http.Request, body [
 	return nil, true
 }
 
-// sameBodySameEvent answers a creation of a body it took before with
+// SameBodySameEvent answers a creation of a body it took before with
 // the event it made then, sent at once or not: no race.
-func sameBodySameEvent(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func SameBodySameEvent(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	if r.Method != http.MethodPost || r.URL.Path != "/api/events" {
 		return body, false
 	}
@@ -203,11 +203,11 @@ func sameBodySameEvent(p *flawProxy, w http.ResponseWriter, r *http.Request, bod
 	return nil, true
 }
 
-// mixUpdatesThatMeet stores, for updates of one event that meet, each
+// MixUpdatesThatMeet stores, for updates of one event that meet, each
 // body with the name of the other: two writers each set the columns the
 // other did not.
-func mixUpdatesThatMeet(p *flawProxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-	if r.Method != http.MethodPut || !eventPath.MatchString(r.URL.Path) {
+func MixUpdatesThatMeet(p *Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	if r.Method != http.MethodPut || !EventPath.MatchString(r.URL.Path) {
 		return body, false
 	}
 	_, met := p.meet.hold(http.MethodPut, r.URL.Path, body)
@@ -232,9 +232,9 @@ func refreshToken(r *http.Request, body []byte) string {
 	return form.Get("token")
 }
 
-// refuseTheSecondOfRefreshesThatMeet refuses a refresh that meets an
+// RefuseTheSecondOfRefreshesThatMeet refuses a refresh that meets an
 // earlier one with the same refresh token, which it does not replace.
-func refuseTheSecondOfRefreshesThatMeet(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func RefuseTheSecondOfRefreshesThatMeet(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	token := refreshToken(r, body)
 	if token == "" {
 		return body, false
@@ -251,9 +251,9 @@ func refuseTheSecondOfRefreshesThatMeet(p *flawProxy, w http.ResponseWriter, r *
 	return body, false
 }
 
-// killTokensOfRefreshesThatMeet lets the API honour none of the access
+// KillTokensOfRefreshesThatMeet lets the API honour none of the access
 // tokens that refreshes of one refresh token which meet gave.
-func killTokensOfRefreshesThatMeet(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func KillTokensOfRefreshesThatMeet(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	if _, token, _ := strings.Cut(r.Header.Get("Authorization"), " "); p.meet.isDead(token) {
 		r.Header.Del("Authorization")
 	}
@@ -285,10 +285,10 @@ func (m *meetings) isDead(token string) bool {
 	return m.dead[token]
 }
 
-// rotateRefreshTokens is a correct target that rotates refresh tokens
+// RotateRefreshTokens is a correct target that rotates refresh tokens
 // (RFC 6749 §6): each refresh answers a new refresh token and the one it
 // used is refused from then on; of two that meet, the second is refused.
-func rotateRefreshTokens(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+func RotateRefreshTokens(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 	token := refreshToken(r, body)
 	if token == "" {
 		return body, false
@@ -326,11 +326,11 @@ func rotateRefreshTokens(p *flawProxy, w http.ResponseWriter, r *http.Request, b
 	return nil, true
 }
 
-// storeRefusedUpdatesThatMeet answers another user's update 403, as it
+// StoreRefusedUpdatesThatMeet answers another user's update 403, as it
 // should, but when it meets the manager's, stores it after it all the
 // same: the write was queued before the permission was checked.
-func storeRefusedUpdatesThatMeet(p *flawProxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-	if r.Method != http.MethodPut || !eventPath.MatchString(r.URL.Path) {
+func StoreRefusedUpdatesThatMeet(p *Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	if r.Method != http.MethodPut || !EventPath.MatchString(r.URL.Path) {
 		return body, false
 	}
 	p.mu.Lock()
