@@ -429,3 +429,65 @@ func TestACreationShowsWhatItWroteWhoeverSentIt(t *testing.T) {
 	want(t, "a creation answered with another name", r.send("POST", "/api/events", reader, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Cut"`, "")), "API-6")
 	want(t, "it reads back with another name", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Cut"`, "")), "API-6")
 }
+
+// TestAWriteByAValidTokenIsRefusedOnlyAsTheRulesSay: a creation by a
+// valid token is taken (API-6), an update by the event's manager too
+// (API-9), and another user's update is refused with 403 (AUTH-6); a
+// body the target refuses as invalid (400, 422), the target protecting
+// itself (429) and a cap on an account's events (403 to a creation) are
+// its right. A creation refused to the
+// scheme spelt otherwise, when the target took one sent with "Bearer",
+// breaks SVC-7.
+func TestAWriteByAValidTokenIsRefusedOnlyAsTheRulesSay(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	r.login("other", "tok-other", "ref-other")
+	user, other := "Authorization: Bearer tok-user\nContent-Type: application/json", "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation refused as invalid", r.send("POST", "/api/events", user, `{"name":""}`, 400, jsonType, `{"error":"invalid"}`))
+	want(t, "a creation refused as unprocessable", r.send("POST", "/api/events", user, `{"name":""}`, 422, jsonType, `{"error":"invalid"}`))
+	want(t, "a creation throttled", r.send("POST", "/api/events", user, `{"name":"First"}`, 429, "", ""))
+	want(t, "a creation forbidden, as a cap on an account's events may", r.send("POST", "/api/events", user, `{"name":"First"}`, 403, "", ""))
+	want(t, "a creation unauthenticated", r.send("POST", "/api/events", user, `{"name":"First"}`, 401, "", ""), "API-6")
+	want(t, "a creation not found", r.send("POST", "/api/events", user, `{"name":"First"}`, 404, "", ""), "API-6")
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7", ""))
+	want(t, "a creation with the scheme spelt otherwise, refused", r.send("POST", "/api/events", "Authorization: bearer tok-user\nContent-Type: application/json", `{"name":"Second"}`, 401, "", ""), "SVC-7")
+	want(t, "the manager's update, not allowed", r.send("PUT", "/api/events/7", user, `{"name":"Renamed"}`, 405, "", ""), "API-9")
+	want(t, "the manager's update, refused as invalid", r.send("PUT", "/api/events/7", user, `{"name":""}`, 400, "", ""))
+	want(t, "another user's update, not found", r.send("PUT", "/api/events/7", other, `{"name":"Taken"}`, 404, "", ""), "AUTH-6")
+	want(t, "another user's update, refused as invalid", r.send("PUT", "/api/events/7", other, `{"name":""}`, 422, "", ""))
+	want(t, "another user's update, forbidden", r.send("PUT", "/api/events/7", other, `{"name":"Taken"}`, 403, "", ""))
+}
+
+// TestTheAPIRootIsServedToEveryCaller: the API root is served to a
+// caller without credentials and to one with a valid token, and links
+// to the list (API-1); one who sent a token the target did not issue
+// may be refused it (RFC 6750 §3.1).
+func TestTheAPIRootIsServedToEveryCaller(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	r.s.MadeUp("made-up")
+	want(t, "refused without credentials", r.send("GET", "/api", "", "", 401, "", ""), "API-1")
+	want(t, "refused to a valid token", r.send("GET", "/api", "Authorization: Bearer tok-user", "", 403, "", ""), "API-1")
+	want(t, "refused to a made-up token", r.send("GET", "/api", "Authorization: Bearer made-up", "", 401, "", ""))
+	want(t, "not JSON", r.send("GET", "/api", "", "", 200, "Content-Type: text/html", "<html></html>"), "API-1")
+	want(t, "without the events link", r.send("GET", "/api", "", "", 200, jsonType, `{"_links":{"self":{"href":"/api"}}}`), "API-1")
+}
+
+// TestAnEventCreatedIsThereAndItsOwn: an event the audit saw created is
+// there when read after (API-6), unless deleted, and no other creation
+// is given its address or its id; the link that leads to a lost event
+// is right, and not blamed.
+func TestAnEventCreatedIsThereAndItsOwn(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "it is not there", r.send("GET", "/api/events/7", "", "", 404, "", ""), "API-6")
+	want(t, "an event never seen is not there", r.send("GET", "/api/events/70", "", "", 404, "", ""))
+	want(t, "another creation given its id", r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":7,"name":"Second","_links":{"self":{"href":"/api/events/8"}}}`), "API-6")
+	want(t, "it is deleted", r.send("DELETE", "/api/events/7", user, "", 204, "", ""))
+	want(t, "it is not there, deleted", r.send("GET", "/api/events/7", "", "", 404, "", ""))
+}

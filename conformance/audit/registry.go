@@ -56,12 +56,28 @@ var registry = []check{
 		judge:   (*world).checkWrite,
 	},
 	{
+		name:  "the API root is served to every caller, and links to the event list",
+		rules: []string{"API-1"},
+		applies: func(o *observed) bool {
+			return o.path == "/api" && o.x.Method == http.MethodGet && !bodyRefused(o.x.Status) && o.x.Status != http.StatusNotModified
+		},
+		judge: one((*world).checkRoot),
+	},
+	{
 		name:  "a GET under /api/ is open to everyone",
 		rules: []string{"AUTH-2"},
 		applies: func(o *observed) bool {
-			return o.underAPI() && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous
+			return o.underAPI() && o.path != "/api" && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous
 		},
 		judge: one((*world).checkOpenRead),
+	},
+	{
+		name:  "an event created is there until deleted",
+		rules: []string{"API-6"},
+		applies: func(o *observed) bool {
+			return o.x.Method == http.MethodGet && (o.x.Status == http.StatusNotFound || o.x.Status == http.StatusGone)
+		},
+		judge: one((*world).checkGone),
 	},
 	{
 		name:    "a JSON answer of /api/**, and every resource it lists, is HAL",

@@ -36,6 +36,8 @@ func (w *world) leads(j *job, y *observed) *Finding {
 			return nil // an action link need not answer GET
 		case y.x.Status == http.StatusUnauthorized || y.x.Status == http.StatusForbidden:
 			return finding(readRule(from, rel, j.item != nil), "%s leads to an answer of %d to %s: what it leads to is open to everyone", what, y.x.Status, from.caller.who())
+		case w.lostEvent(y):
+			return nil // the link is right: the event is lost (checkGone)
 		}
 		return finding("API-10", "%s leads to an answer of %d", what, y.x.Status)
 	}

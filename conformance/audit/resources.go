@@ -47,6 +47,28 @@ func (w *world) learnList(o *observed) {
 	}
 }
 
+// checkRoot checks a read of the API root (spec API-1): it is served,
+// and its "events" link gives the list's address. Refused, it breaks
+// API-1 for a caller without credentials or with a valid token; one who
+// sent credentials the target did not issue, or ones of another kind,
+// may be refused them (RFC 6750 §3.1).
+func (w *world) checkRoot(o *observed) *Finding {
+	c := o.caller
+	if o.x.Status != http.StatusOK && c.class != callerAnonymous && c.class != callerValid {
+		return nil
+	}
+	o.checked("API-1")
+	switch {
+	case o.x.Status != http.StatusOK:
+		return finding("API-1", "the API root, read by %s, answered %d: it needs no authentication", o.caller.who(), o.x.Status)
+	case o.doc == nil:
+		return finding("API-1", "the API root, read by %s, is not a JSON object: it gives the event list's address as _links.events.href", o.caller.who())
+	case hal.Links(o.doc)["events"] == "":
+		return finding("API-1", "the API root offers no \"events\" link; it offers %s", hal.RelNames(hal.Links(o.doc)))
+	}
+	return nil
+}
+
 // checkOpenRead checks a GET under /api/ sent without any credentials
 // (spec AUTH-2, API-7): it is not refused for want of them.
 func (w *world) checkOpenRead(o *observed) *Finding {

@@ -51,6 +51,9 @@ type world struct {
 	// updatedWith are the uses of an account's valid token that updated
 	// an event, by account and address.
 	updatedWith map[string][]use
+	// createdWith are the uses of an account's valid token that created
+	// an event, by account.
+	createdWith map[string][]use
 	// listed are the addresses of events the world's answers named: the
 	// self links of listed events. What one offers is checked as an
 	// event's.
@@ -68,7 +71,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // family is the world whose budget of links to follow and whose

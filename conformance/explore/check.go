@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"eventsvc/conformance/deadlink"
@@ -14,24 +13,21 @@ import (
 // The oracle is the registry (package audit): every exchange of a
 // sequence passes through it (scopes.go), and its first standing finding
 // about an action's exchanges is the sequence's fault. What a read shows
-// (HAL, the links offered to its caller, every field as last written) and
-// what a token request is answered are the registry's alone. The
-// sequence's own checks are those of what it alone knows: a server error
-// (5xx) and an answer cut by a bound of the run (sequence.play), the
-// answers of writes and what actions sent at once leave (serial.go,
-// refreshed.go), the walk through the list (walk.go) and the links it
+// (HAL, the links offered to its caller, every field as last written),
+// how a write is answered and what it leaves, and what a token request is
+// answered are the registry's alone. The sequence's own checks are those
+// of what it alone knows: a server error (5xx) and an answer cut by a
+// bound of the run (sequence.play), what refreshes sent at once leave
+// (refreshed.go), the walk through the list (walk.go) and the links it
 // follows (follow.go). They accept what the specification leaves open:
-// 401 or 403 for a request refused as unauthenticated, a refused event
-// body, hrefs relative or absolute.
+// hrefs relative or absolute, refresh tokens rotated or not.
 
 // Rules are the rules an exploration's answers are judged by, in the
 // catalogue's order: by the registry's checks (package audit), which
-// judge every exchange of every sequence, and by the exploration's own,
-// among them SVC-1 and TOK-8, which it blames when a valid token is not
-// honoured (tokenBlame). API-11, AUTH-7 and TOK-11 are judged only with
-// Options.Ref.
+// judge every exchange of every sequence, and by the exploration's own.
+// API-11, AUTH-7 and TOK-11 are judged only with Options.Ref.
 var Rules = []string{
-	"SVC-1", "SVC-2", "SVC-5", "SVC-7",
+	"SVC-2", "SVC-5", "SVC-7",
 	"TOK-1", "TOK-3", "TOK-4", "TOK-5", "TOK-7", "TOK-8", "TOK-10", "TOK-13", "TOK-14", "TOK-15", "TOK-16",
 	"API-1", "API-2", "API-3", "API-4", "API-5", "API-6", "API-7", "API-8", "API-9", "API-10", "API-11",
 	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-5", "AUTH-6", "AUTH-7", "TOK-11",
@@ -100,27 +96,6 @@ func firstLine(s string) string {
 	return line
 }
 
-// anonymousRule is the rule that says a caller is served as anonymous on
-// a read, and refused on a write: no token (AUTH-3), a token the target
-// did not issue (API-2 on reads, AUTH-3 on writes), a refresh token
-// (TOK-13), client credentials (AUTH-1).
-func anonymousRule(who string, write bool) string {
-	switch who {
-	case AsRefresh:
-		return "TOK-13"
-	case AsBasic:
-		return "AUTH-1"
-	case AsInvalid:
-		if !write {
-			return "API-2"
-		}
-	}
-	if write {
-		return "AUTH-3"
-	}
-	return "API-3"
-}
-
 // sameAddress compares two addresses without their fragments.
 func sameAddress(a, b string) bool {
 	ua, err1 := url.Parse(a)
@@ -141,39 +116,6 @@ func (s *sequence) learnEvent(a *answer, ev *event) {
 	if id, ok := a.doc["id"]; ok {
 		ev.id = strings.Trim(jsonText(id), `"`)
 	}
-}
-
-// index is ev's place among the sequence's events.
-func (s *sequence) index(ev *event) int { return slices.Index(s.m.events, ev) }
-
-// tokenBlame names the rule an answer breaks that treated who's valid
-// token as no token: when the list offers that token "create-new-event",
-// the target honours it and rule is broken; otherwise the token is not
-// honoured, because of how its scheme is spelt (SVC-7), because it came
-// from a refresh (TOK-8), or because the API does not know the tokens its
-// authorization server issues (SVC-1). When the list offers no token
-// "create-new-event", nothing tells and rule is blamed.
-func (s *sequence) tokenBlame(who, scheme, rule string) string {
-	acct := s.m.accounts[who]
-	offered := func(auth string) bool {
-		a, err := s.send(request{method: http.MethodGet, address: s.r.events, auth: auth})
-		if err != nil || a.status != http.StatusOK {
-			return false
-		}
-		_, ok := a.links()["create-new-event"]
-		return ok
-	}
-	switch {
-	case offered(bearer(scheme, acct.access)):
-		return rule
-	case scheme != "" && offered(bearer("", acct.access)):
-		return "SVC-7"
-	case !offered(bearer("", acct.pooled)):
-		return rule
-	case acct.refreshed:
-		return "TOK-8"
-	}
-	return "SVC-1"
 }
 
 // callerText names a caller in a message.

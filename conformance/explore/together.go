@@ -47,16 +47,9 @@ func (s *sequence) together(actions []Action) (*finding, error) {
 	if f := s.refreshedTogether(parts); f != nil {
 		return f, nil
 	}
-	made, f := s.createdTogether(parts)
-	if f != nil {
-		return f, nil
-	}
-	updated, f := s.updatedTogether(parts)
-	if f != nil {
-		return f, nil
-	}
+	made := s.createdTogether(parts)
 	s.m.events = append(s.m.events, made...)
-	for _, u := range updated {
+	for _, u := range s.updatedTogether(parts) {
 		if f, err := s.readAfterUpdates(u); f != nil || err != nil {
 			return f, err
 		}
@@ -180,16 +173,4 @@ func (s *sequence) merge(lane *sequence, x *answer) {
 	for _, a := range lane.answers {
 		s.observeAt(a.x, a.at+offset)
 	}
-}
-
-// refreshes reports whether a refresh of who's account is among parts:
-// the access token who's other parts were sent with may then have been
-// replaced before they were taken, as a refresh may revoke it.
-func refreshes(parts []*part, who string) bool {
-	for _, p := range parts {
-		if p.action.Kind == KindRefresh && p.action.As == who {
-			return true
-		}
-	}
-	return false
 }
