@@ -29,17 +29,18 @@ func newAudit(t target.Target, transport http.RoundTripper, redactor *redact.Red
 		now = t.Clock.Now // a test's clock, that moves the target's
 	}
 	return audit.New(audit.Options{
-		Now:          now,
-		ClientID:     c.ClientID,
-		ClientSecret: c.ClientSecret,
-		Logins:       map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
-		Ref:          !t.Remote(), // in-process, the reference server
-		Redactor:     redactor,
-		Origins:      t.Origins,
-		DeadLinks:    t.DeadLinks,
-		Transport:    cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
-		Follow:       true,
-		Workers:      min(max(8, 4*concurrency), 64),
+		Now:             now,
+		ClientID:        c.ClientID,
+		ClientSecret:    c.ClientSecret,
+		Logins:          map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
+		RefreshLifetime: t.Lifetimes.Refresh,
+		Ref:             !t.Remote(), // in-process, the reference server
+		Redactor:        redactor,
+		Origins:         t.Origins,
+		DeadLinks:       t.DeadLinks,
+		Transport:       cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
+		Follow:          true,
+		Workers:         min(max(8, 4*concurrency), 64),
 	})
 }
 

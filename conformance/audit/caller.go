@@ -22,7 +22,7 @@ type token struct {
 	partner string // the other token of the same answer
 	// uses are the refresh grants that sent a refresh token, in the
 	// world's time.
-	uses []span
+	uses []refreshUse
 }
 
 // caller is who sent a request, as far as the audit can tell.

@@ -23,8 +23,8 @@ import (
 // does not know (another client, an account that is not the run's) is not
 // judged either way.
 
-// refreshLifetime is how long a refresh token works (spec CLI-6): one
-// older is not judged either way.
+// refreshLifetime is how long a refresh token works by default (spec
+// CLI-6; Options.RefreshLifetime): one older is not judged either way.
 const refreshLifetime = 3600 * time.Second
 
 // tokenAsk is a request of the token endpoint as the issuance checks
@@ -171,8 +171,8 @@ func (w *world) clientRefusal(t tokenAsk) *refusal {
 // mustIssue reports whether t is a well-formed grant with the client's
 // and an account's exact credentials, or with a live refresh token the
 // audit saw issued to the client (spent): the target must answer it with
-// a token, unless another request spent that refresh token before
-// (usedBefore). rule is the rule a refusal breaks. w.mu is held.
+// a token, unless another request replaced that refresh token before
+// (replacedBefore). rule is the rule a refusal breaks. w.mu is held.
 func (w *world) mustIssue(o *observed, t tokenAsk) (rule string, spent *token, ok bool) {
 	c := w.a.o
 	if t.where != "" || !t.basic || t.rawID != c.ClientID || t.rawSecret != c.ClientSecret {
@@ -208,7 +208,7 @@ func (w *world) mustIssue(o *observed, t tokenAsk) (rule string, spent *token, o
 		var known bool
 		spent, known = w.tokens[refreshParam(t.params)]
 		start := o.x.Start.Add(w.offset)
-		if !known || !spent.refresh || spent.client != c.ClientID || !start.Before(spent.issued.start.Add(refreshLifetime-time.Minute)) {
+		if !known || !spent.refresh || spent.client != c.ClientID || !start.Before(spent.issued.start.Add(w.a.refreshLifetime()-time.Minute)) {
 			return "", nil, false
 		}
 	default:
@@ -220,14 +220,16 @@ func (w *world) mustIssue(o *observed, t tokenAsk) (rule string, spent *token, o
 	return rule, spent, true
 }
 
-// usedBefore reports whether the refresh token tok was sent by another
-// request than the one of span s that began before s ended: a target
-// that rotates refresh tokens (RFC 6749 §6) may have spent it.
-func (w *world) usedBefore(tok *token, s span) bool {
+// replacedBefore reports whether the refresh token tok was replaced by
+// another refresh grant than o that began before o's answer came, s
+// being o's span in the world's time: one taken that answered another refresh token, after which a
+// target may revoke it (RFC 6749 §6). A refresh token no answer replaced
+// stays valid, however often it was sent, at once or not.
+func (w *world) replacedBefore(tok *token, o *observed, s span) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, u := range tok.uses {
-		if u != s && u.start.Before(s.end) {
+		if u.by != o && u.rotated && u.when.start.Before(s.end) {
 			return true
 		}
 	}
@@ -310,7 +312,8 @@ func (w *world) checkIssuance(o *observed) []*Finding {
 		}
 		f := finding(rule, "a %s grant with %s was answered %d, with no token", t.params.Get("grant_type"), what, o.x.Status)
 		if spent != nil {
-			f.stands = func() bool { return !w.usedBefore(spent, at) }
+			f.Message += ": no answer replaced the refresh token, which stays valid (RFC 6749 §6)"
+			f.stands = func() bool { return !w.replacedBefore(spent, o, at) }
 		}
 		return []*Finding{f}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"testing"
 	"time"
+
+	"eventsvc/conformance/repro"
 )
 
 // newLoginRig is a rig whose audit knows the run's credentials: client
@@ -73,8 +75,9 @@ func TestATokenIsIssuedForExactCredentialsAlone(t *testing.T) {
 // TestARefreshIsJudgedByTheTokenItSends: a refresh grant yields a token
 // for a refresh token the target issued to the client, not for an
 // access token (TOK-14) or a made-up one (TOK-4); one with a live refresh
-// token nobody spent before is not refused (TOK-4), and one a refresh
-// sent before it may have spent is not judged.
+// token is not refused (TOK-4) until an answer replaced it with another
+// (RFC 6749 §6), however often it was sent; once replaced, it is not
+// judged.
 func TestARefreshIsJudgedByTheTokenItSends(t *testing.T) {
 	newer := `{"access_token":"a2","token_type":"bearer","refresh_token":"r2","expires_in":600}`
 	r := newLoginRig(t)
@@ -87,9 +90,11 @@ func TestARefreshIsJudgedByTheTokenItSends(t *testing.T) {
 	r = newLoginRig(t)
 	r.login("u@x.example", "a1", "r1")
 	want(t, "a live refresh token, refused", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&token=r1", 400, jsonType, `{"error":"invalid_grant"}`), "TOK-4")
-	want(t, "the same refresh token again, refused (rotated)", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 400, jsonType, `{"error":"invalid_grant"}`))
+	want(t, "the same refresh token again, refused: no answer replaced it", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 400, jsonType, `{"error":"invalid_grant"}`), "TOK-4")
 	r.login("u@x.example", "a5", "r5")
-	want(t, "a live refresh token, taken", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r5", 200, noStore, `{"access_token":"a6","token_type":"bearer","refresh_token":"r6","expires_in":600}`))
+	want(t, "a live refresh token, taken", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r5", 200, noStore, `{"access_token":"a6","token_type":"bearer","refresh_token":"r5","expires_in":600}`))
+	want(t, "the same refresh token again, taken", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r5", 200, noStore, `{"access_token":"a7","token_type":"bearer","refresh_token":"r6","expires_in":600}`))
+	want(t, "the same refresh token again, refused: an answer replaced it", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r5", 400, jsonType, `{"error":"invalid_grant"}`))
 }
 
 // TestIssuanceIsNotJudgedOnAServerOfOtherAccounts: on a server the
@@ -124,5 +129,55 @@ func TestTheReferenceServersChoicesAreJudgedWithRef(t *testing.T) {
 		want(t, "a wrong secret, 401 invalid_client", r.send("POST", "/oauth/token", basicOf("app", "x"), "grant_type=password&username=u@x.example&password=pw", 401, "WWW-Authenticate: Basic\n"+jsonType, `{"error":"invalid_client"}`))
 		want(t, "a write without a token, 401 challenged", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 401, "WWW-Authenticate: Bearer", ``))
 		want(t, "a write without a token, 403", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 403, "", ``), judged("AUTH-7")...)
+	}
+}
+
+// TestRefreshesSentAtOnceAreJudgedByEveryOrderOfThem: refreshes of one
+// refresh token sent at the same time give what some order of them
+// gives: the first is taken, and a later one is refused only when an
+// answer replaced the refresh token (RFC 6749 §6); otherwise the refusal
+// breaks TOK-4, whether the refresh token came back or none did.
+func TestRefreshesSentAtOnceAreJudgedByEveryOrderOfThem(t *testing.T) {
+	refused := `{"error":"invalid_grant"}`
+	taken := func(refresh string) string {
+		if refresh == "" {
+			return `{"access_token":"a2","token_type":"bearer","expires_in":600}`
+		}
+		return `{"access_token":"a2","token_type":"bearer","refresh_token":"` + refresh + `","expires_in":600}`
+	}
+	for _, tt := range []struct {
+		name    string
+		answers []string // "" for refused
+		want    []string // the rules found of the refused ones, in order
+	}{
+		{"both taken, neither replaced it", []string{taken(""), taken("")}, nil},
+		{"one taken that replaced it, one refused", []string{taken("r2"), ""}, nil},
+		{"one refused, one taken that replaced it", []string{"", taken("r2")}, nil},
+		{"one taken that gave it again, one refused", []string{taken("r1"), ""}, []string{"TOK-4"}},
+		{"one taken without a refresh token, one refused", []string{taken(""), ""}, []string{"TOK-4"}},
+		{"both refused", []string{"", ""}, []string{"TOK-4", "TOK-4"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newLoginRig(t)
+			r.login("u@x.example", "a1", "r1")
+			start := r.clock
+			r.clock = r.clock.Add(50 * time.Millisecond)
+			var found []*Finding
+			for _, answer := range tt.answers {
+				x := Exchange{Exchange: repro.Exchange{Method: "POST", URL: base + "/oauth/token", Header: header(client), Body: []byte("grant_type=refresh_token&refresh_token=r1"), Status: 200, RespHeader: header(noStore), RespBody: []byte(answer)},
+					Start: start, End: r.clock}
+				if answer == "" {
+					x.Status, x.RespHeader, x.RespBody = 400, header(jsonType), []byte(refused)
+				}
+				found = append(found, r.s.Observe(x, r.next())...)
+			}
+			var got []string
+			for _, f := range found {
+				if f.standing() {
+					got = append(got, f.Rule)
+				}
+			}
+			want(t, tt.name, got, tt.want...)
+		})
 	}
 }

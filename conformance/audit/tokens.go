@@ -181,11 +181,26 @@ func (w *world) noteSpent(o *observed) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old, ok := w.tokens[spent]; ok {
-		old.uses = append(old.uses, span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)})
+		answered, _ := o.doc["refresh_token"].(string)
+		_, taken := o.doc["access_token"].(string)
+		old.uses = append(old.uses, refreshUse{
+			by:      o,
+			when:    span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)},
+			rotated: taken && answered != "" && answered != spent,
+		})
 		if partner, ok := w.tokens[old.partner]; ok && !partner.refresh && partner.spentAt.IsZero() {
 			partner.spentAt = o.x.Start.Add(w.offset)
 		}
 	}
+}
+
+// refreshUse is a refresh grant that sent a refresh token: when, and
+// whether it was taken with another refresh token in its answer, which
+// replaces the one sent (RFC 6749 §6).
+type refreshUse struct {
+	by      *observed
+	when    span
+	rotated bool
 }
 
 // basicUser is the user of an HTTP Basic Authorization header, form-

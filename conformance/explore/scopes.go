@@ -37,16 +37,17 @@ func (r *runner) newRunAudit() *audit.Audit {
 		own = tr
 	}
 	return audit.New(audit.Options{
-		ClientID:     c.ClientID,
-		ClientSecret: c.ClientSecret,
-		Logins:       map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
-		Ref:          r.contract != nil,
-		Redactor:     r.redactor,
-		Origins:      t.Origins,
-		DeadLinks:    t.DeadLinks,
-		Transport:    cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
-		Follow:       true,
-		Workers:      max(4, 2*r.o.Concurrency), // following is waiting for answers
+		ClientID:        c.ClientID,
+		ClientSecret:    c.ClientSecret,
+		Logins:          map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
+		RefreshLifetime: t.Lifetimes.Refresh,
+		Ref:             r.contract != nil,
+		Redactor:        r.redactor,
+		Origins:         t.Origins,
+		DeadLinks:       t.DeadLinks,
+		Transport:       cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
+		Follow:          true,
+		Workers:         max(4, 2*r.o.Concurrency), // following is waiting for answers
 	})
 }
 

@@ -44,9 +44,7 @@ func (s *sequence) together(actions []Action) (*finding, error) {
 			return f, nil
 		}
 	}
-	if f := s.refreshedTogether(parts); f != nil {
-		return f, nil
-	}
+	s.refreshedTogether(parts)
 	made := s.createdTogether(parts)
 	s.m.events = append(s.m.events, made...)
 	for _, u := range s.updatedTogether(parts) {
