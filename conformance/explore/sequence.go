@@ -146,7 +146,37 @@ func (s *sequence) get(address, who, scheme string) (*answer, *finding, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, s.answered(a), nil
+	if f := s.answered(a); f != nil {
+		return a, f, nil
+	}
+	return a, nil, s.twins(address, who, scheme)
+}
+
+// twins reads address again as who, with the account's token sent the
+// plain way, when who's was sent another way: its scheme spelt otherwise
+// (the same token with "Bearer"), or from a refresh (the run's shared
+// token, from a password grant, with the same scheme). What the target
+// honours of the account sent the plain way is the registry's evidence
+// of what it did not honour of the other (audit's honour.go): with the
+// twin in the same action, every replay of the action carries it.
+func (s *sequence) twins(address, who, scheme string) error {
+	acct := s.m.accounts[who]
+	if !holdsToken(who) || acct == nil {
+		return nil
+	}
+	var auths []string
+	if scheme != "" {
+		auths = append(auths, bearer("", acct.access))
+	}
+	if acct.refreshed && acct.pooled != "" {
+		auths = append(auths, bearer(scheme, acct.pooled))
+	}
+	for _, auth := range auths {
+		if _, err := s.send(request{method: http.MethodGet, address: address, auth: auth}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // do runs one action: its requests, and the checks of their answers.
