@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"eventsvc/conformance/hal"
+	"fmt"
+	"net/http"
+)
+
+// Creations: an event a creation made is its caller's, at an address and
+// with an id of its own, there until deleted, and shows what was written
+// (spec API-6); a valid token's creation is not refused as
+// unauthenticated.
+
+// created learns an event a valid token, or a caller the audit cannot
+// tell, created, and checks it: a new event at an address of its own
+// (API-6), whose answer shows what was written.
+func (w *world) created(o *observed) []*Finding {
+	if !o.success() {
+		return w.creationRefused(o)
+	}
+	if o.reqJSON == nil {
+		return nil
+	}
+	o.checked("API-6")
+	address := o.x.RespHeader.Get("Location")
+	if address == "" && o.doc != nil {
+		address = hal.Links(o.doc)["self"]
+	}
+	u, ok := o.resolve(address)
+	if address == "" || !ok {
+		return nil // nothing tells where it is: it cannot be followed up
+	}
+	v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}, create: true}
+	id, _ := idText(o.doc["id"])
+	w.mu.Lock()
+	if c := o.caller; c.class == callerValid {
+		w.createdWith[c.account] = append(w.createdWith[c.account], useOf(c, v.when))
+	}
+	k := key(u)
+	before, twice := w.events[k]
+	var sameID *event
+	if !twice {
+		for _, other := range w.events {
+			if id != "" && other.id == id {
+				sameID = other
+			}
+		}
+		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}}
+	}
+	w.mu.Unlock()
+	switch {
+	case twice:
+		return []*Finding{finding("API-6", "the creation was answered with the address of an event %s (%s): two creations made one event", createdWhen(before, v), address)}
+	case sameID != nil:
+		return []*Finding{finding("API-6", "the creation was answered with the id %s of an event %s (%s): two creations made one event", id, createdWhen(sameID, v), sameID.address)}
+	}
+	if o.doc != nil {
+		if f := shownAsWritten(o.doc, []version{v}, "API-6", "the answer to the creation"); f != nil {
+			return []*Finding{f}
+		}
+	}
+	return nil
+}
+
+// createdWhen says when ev was created, beside the creation v: at the
+// same time, when their requests overlapped, or before.
+func createdWhen(ev *event, v version) string {
+	if len(ev.versions) > 0 {
+		if c := ev.versions[0].when; c.start.Before(v.when.end) && v.when.start.Before(c.end) {
+			return "created at the same time"
+		}
+	}
+	return "created before"
+}
+
+// checkGone checks a read of an event the audit saw created and nobody
+// deleted, nor wrote in a way it cannot follow (API-6): it is there.
+func (w *world) checkGone(o *observed) *Finding {
+	ev, ok := w.eventAt(o)
+	if !ok {
+		return nil
+	}
+	w.mu.Lock()
+	gone, created := ev.gone || ev.lost, ev.versions[0].when
+	w.mu.Unlock()
+	if gone || o.x.Start.Before(created.end) {
+		return nil
+	}
+	o.checked("API-6")
+	return finding("API-6", "the event created at %s is not there: reading it answered %d", ev.address, o.x.Status)
+}
+
+// lostEvent reports whether y, a read answered 404 or 410, is of an
+// event the audit saw created and nobody deleted.
+func (w *world) lostEvent(y *observed) bool {
+	if y.x.Status != http.StatusNotFound && y.x.Status != http.StatusGone {
+		return false
+	}
+	ev, ok := w.eventAt(y)
+	if !ok {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !ev.gone && !ev.lost
+}
+
+// creationRefused are the findings of a creation by a valid token that
+// the target did not take (API-6): refused as unauthenticated (401), the
+// rule of honourBlames that the account's creations bear out for a token
+// sent another way; answered as if the list took no creation (notThere),
+// API-6. Forbidden (403) is not judged: a target may cap what one account
+// creates, as the reference server does.
+func (w *world) creationRefused(o *observed) []*Finding {
+	c := o.caller
+	if c.class != callerValid || o.x.Status != http.StatusUnauthorized && !notThere(o.x.Status) {
+		return nil
+	}
+	o.checked("API-6")
+	msg := fmt.Sprintf("a creation by %s was refused: %d", c.who(), o.x.Status)
+	if notThere(o.x.Status) {
+		return []*Finding{finding("API-6", "a creation by %s answered %d", c.who(), o.x.Status)}
+	}
+	blames := honourBlames(c)
+	if len(blames) == 0 {
+		return []*Finding{finding("API-6", "%s", msg)}
+	}
+	var out []*Finding
+	for i, b := range blames {
+		f := finding(b.rule, "%s", msg)
+		f.stands = func() bool {
+			w.mu.Lock()
+			uses := append([]use(nil), w.createdWith[c.account]...)
+			w.mu.Unlock()
+			return standing(blames, uses)[i]
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// creator is the account an event that c created is managed by: that of
+// its token, when the audit saw it issued, even one it cannot tell is
+// still valid (the target took it); "" when not known.
+func creator(c caller) string {
+	if c.account == "" && c.tok != nil && !c.tok.refresh {
+		return c.tok.account
+	}
+	return c.account
+}
