@@ -20,6 +20,9 @@ type token struct {
 	// from then on.
 	spentAt time.Time
 	partner string // the other token of the same answer
+	// from is the refresh token whose refresh grant issued it; "" for
+	// a password grant's.
+	from string
 	// uses are the refresh grants that sent a refresh token, in the
 	// world's time.
 	uses []refreshUse

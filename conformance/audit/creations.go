@@ -45,7 +45,7 @@ func (w *world) created(o *observed) []*Finding {
 				sameID = other
 			}
 		}
-		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}}
+		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
 	}
 	w.mu.Unlock()
 	switch {
@@ -74,14 +74,15 @@ func createdWhen(ev *event, v version) string {
 }
 
 // checkGone checks a read of an event the audit saw created and nobody
-// deleted, nor wrote in a way it cannot follow (API-6): it is there.
+// deleted, nor wrote in a way it cannot follow (API-6): it is there. A
+// creation answered 202 (accepted, not yet done) is not judged so.
 func (w *world) checkGone(o *observed) *Finding {
 	ev, ok := w.eventAt(o)
 	if !ok {
 		return nil
 	}
 	w.mu.Lock()
-	gone, created := ev.gone || ev.lost, ev.versions[0].when
+	gone, created := ev.gone || ev.lost || ev.accepted, ev.versions[0].when
 	w.mu.Unlock()
 	if gone || o.x.Start.Before(created.end) {
 		return nil
@@ -102,7 +103,7 @@ func (w *world) lostEvent(y *observed) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return !ev.gone && !ev.lost
+	return !ev.gone && !ev.lost && !ev.accepted
 }
 
 // creationRefused are the findings of a creation by a valid token that

@@ -10,13 +10,14 @@ package audit
 // use is how a valid token was sent when the target honoured it.
 type use struct {
 	when      span
+	tok       *token
 	refreshed bool   // a token a refresh grant gave
 	scheme    string // the Authorization scheme as written
 }
 
 // useOf is how c sent its token, during when.
 func useOf(c caller, when span) use {
-	return use{when: when, refreshed: c.tok != nil && c.tok.refreshed, scheme: c.scheme}
+	return use{when: when, tok: c.tok, refreshed: c.tok != nil && c.tok.refreshed, scheme: c.scheme}
 }
 
 // blame is a rule that an unhonoured token may break, and the uses of
@@ -28,28 +29,24 @@ type blame struct {
 }
 
 // honourBlames are the rules a valid token c that was not honoured may
-// break besides the rule of what was refused, each with its evidence: a
-// refreshed token with the scheme "Bearer" breaks TOK-8 when the target
-// honoured a password grant's token so sent; a password grant's token
-// with the scheme spelt otherwise breaks SVC-7 when it honoured one
-// sent with "Bearer"; a refreshed token with the scheme spelt otherwise
-// breaks SVC-7 when it honoured a refreshed token sent with "Bearer", and
-// TOK-8 when it honoured a password grant's token with the same
-// spelling. None for a password grant's token sent with "Bearer".
+// break besides the rule of what was refused, each with its evidence:
+// a token with the scheme spelt otherwise breaks SVC-7 when the target
+// honoured the same token sent with "Bearer"; a refreshed token breaks
+// TOK-8 when it honoured a password grant's token of the account sent
+// the same way, the scheme spelt alike. None for a password grant's
+// token sent with "Bearer".
 func honourBlames(c caller) []blame {
 	refreshed := c.tok != nil && c.tok.refreshed
 	exact := c.scheme == "Bearer"
-	plain := func(u use) bool { return !u.refreshed && u.scheme == "Bearer" }
+	sameToken := func(u use) bool { return u.tok != nil && u.tok == c.tok && u.scheme == "Bearer" }
+	granted := func(u use) bool { return !u.refreshed && u.scheme == c.scheme }
 	switch {
 	case refreshed && exact:
-		return []blame{{"TOK-8", plain}}
+		return []blame{{"TOK-8", granted}}
 	case !refreshed && !exact:
-		return []blame{{"SVC-7", plain}}
+		return []blame{{"SVC-7", sameToken}}
 	case refreshed:
-		return []blame{
-			{"SVC-7", func(u use) bool { return u.refreshed && u.scheme == "Bearer" }},
-			{"TOK-8", func(u use) bool { return !u.refreshed && u.scheme == c.scheme }},
-		}
+		return []blame{{"SVC-7", sameToken}, {"TOK-8", granted}}
 	}
 	return nil
 }

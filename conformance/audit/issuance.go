@@ -208,7 +208,8 @@ func (w *world) mustIssue(o *observed, t tokenAsk) (rule string, spent *token, o
 		var known bool
 		spent, known = w.tokens[refreshParam(t.params)]
 		start := o.x.Start.Add(w.offset)
-		if !known || !spent.refresh || spent.client != c.ClientID || !start.Before(spent.issued.start.Add(w.a.refreshLifetime()-time.Minute)) {
+		if !known || !spent.refresh || spent.client != c.ClientID || !start.Before(spent.issued.start.Add(w.a.refreshLifetime()-time.Minute)) ||
+			!spent.spentAt.IsZero() && spent.spentAt.Before(o.x.End.Add(w.offset)) {
 			return "", nil, false
 		}
 	default:

@@ -181,3 +181,22 @@ func TestRefreshesSentAtOnceAreJudgedByEveryOrderOfThem(t *testing.T) {
 		})
 	}
 }
+
+// TestAReusedRefreshTokenMayRevokeItsFamily: a target that detects a
+// refresh token sent again once a refresh replaced it may revoke every
+// token issued from it (RFC 6749 §10.4): a refresh with the newer refresh
+// token is then not judged; and a refresh answered 5xx may have replaced
+// the refresh token it sent, as a gateway's answer hides.
+func TestAReusedRefreshTokenMayRevokeItsFamily(t *testing.T) {
+	refused := `{"error":"invalid_grant"}`
+	r := newLoginRig(t)
+	r.login("u@x.example", "a1", "r1")
+	want(t, "a refresh that replaces the refresh token", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 200, noStore, `{"access_token":"a2","token_type":"bearer","refresh_token":"r2","expires_in":600}`))
+	want(t, "the replaced refresh token sent again, refused", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 400, jsonType, refused))
+	want(t, "the newer refresh token, refused: the family is revoked", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r2", 400, jsonType, refused))
+
+	r = newLoginRig(t)
+	r.login("u@x.example", "a1", "r1")
+	want(t, "a refresh answered by a gateway", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 502, "", ""))
+	want(t, "the refresh token sent again, refused", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 400, jsonType, refused))
+}

@@ -75,6 +75,7 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 	allowed := allowedVersions(ev.versions, read)
 	refused := append([]version(nil), ev.refused...)
 	updated := len(ev.versions) > 1
+	matched := slices.Clone(ev.matched)
 	w.mu.Unlock()
 	rule := "API-6"
 	if updated {
@@ -85,6 +86,14 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 	}
 	f := shownAsWritten(doc, allowed, rule, what)
 	if f == nil {
+		if o != nil {
+			w.mu.Lock()
+			ev.matched = append(ev.matched, read)
+			if len(ev.matched) > maxMatched {
+				ev.matched = ev.matched[1:]
+			}
+			w.mu.Unlock()
+		}
 		return nil
 	}
 	for _, r := range refused {
@@ -93,11 +102,38 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 		}
 	}
 	for _, r := range slices.Backward(refused) {
-		if r.when.start.Before(read.end) && sinceAllowed(r, allowed) {
+		if r.when.start.Before(read.end) && sinceAllowed(r, allowed) && matchedBetween(matched, allowed, r) {
 			return finding(r.rule, "%s changed after a write that was refused (%s), with no write taken since: a refused write changes nothing; %s", what, r.rule, strings.TrimPrefix(f.Message, what+": "))
 		}
 	}
 	return f
+}
+
+// maxMatched is how many of the last reads that showed an event as
+// written the audit keeps.
+const maxMatched = 16
+
+// matchedBetween reports whether one of the reads matched, which showed
+// the event as written, began after every write a read may show ended
+// and ended before the refused write r was sent: the event was right
+// before r, so what changed after is r's doing, not a write of its own
+// taken wrong, nor a replica behind.
+func matchedBetween(matched []span, allowed []version, r version) bool {
+	for _, m := range matched {
+		if r.when.start.Before(m.end) {
+			continue
+		}
+		after := true
+		for _, v := range allowed {
+			if m.start.Before(v.when.end) {
+				after = false
+			}
+		}
+		if after {
+			return true
+		}
+	}
+	return false
 }
 
 // sinceAllowed reports whether the refused write r was sent after every

@@ -52,19 +52,24 @@ func (w *world) learnList(o *observed) {
 // API-1 for a caller without credentials or with a valid token; one who
 // sent credentials the target did not issue, or ones of another kind,
 // may be refused them (RFC 6750 §3.1).
-func (w *world) checkRoot(o *observed) *Finding {
+func (w *world) checkRoot(o *observed) []*Finding {
 	c := o.caller
 	if o.x.Status != http.StatusOK && c.class != callerAnonymous && c.class != callerValid {
 		return nil
 	}
 	o.checked("API-1")
 	switch {
+	case o.x.Status != http.StatusOK && c.class == callerValid:
+		return w.notHonoured(c, o, key(o.url), "API-1", nil, fmt.Sprintf("the API root, read by %s, answered %d: it needs no authentication", c.who(), o.x.Status))
 	case o.x.Status != http.StatusOK:
-		return finding("API-1", "the API root, read by %s, answered %d: it needs no authentication", o.caller.who(), o.x.Status)
+		return []*Finding{finding("API-1", "the API root, read by %s, answered %d: it needs no authentication", o.caller.who(), o.x.Status)}
 	case o.doc == nil:
-		return finding("API-1", "the API root, read by %s, is not a JSON object: it gives the event list's address as _links.events.href", o.caller.who())
+		return []*Finding{finding("API-1", "the API root, read by %s, is not a JSON object: it gives the event list's address as _links.events.href", o.caller.who())}
 	case hal.Links(o.doc)["events"] == "":
-		return finding("API-1", "the API root offers no \"events\" link; it offers %s", hal.RelNames(hal.Links(o.doc)))
+		return []*Finding{finding("API-1", "the API root offers no \"events\" link; it offers %s", hal.RelNames(hal.Links(o.doc)))}
+	}
+	if c.class == callerValid {
+		w.noteOffered(c, key(o.url), true, o) // served: the token was taken, or taken for none
 	}
 	return nil
 }

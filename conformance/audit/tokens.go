@@ -139,32 +139,70 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	issued := span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)}
-	account, refreshed := o.form.Get("username"), false
+	account, refreshed, spent := o.form.Get("username"), false, ""
+	var revoked time.Time // when a reuse of the refresh token sent may have revoked what it issues
 	if grant == "refresh_token" {
 		refreshed = true
-		spent := o.form.Get("token")
-		if spent == "" {
-			spent = o.form.Get("refresh_token")
-		}
+		spent = refreshParam(o.form)
 		old, ok := w.tokens[spent]
 		if !ok || !old.refresh {
 			return nil // a refresh token the audit did not see: whose it is is not known
 		}
 		account = old.account
+		if refresh == "" || refresh == spent {
+			// The refresh token stays: a refresh of it later spends
+			// this access token.
+			old.partner = access
+		}
+		revoked, _ = reusedAt(old)
 	}
 	if before, ok := w.tokens[access]; ok && before.account != account && account != "" {
 		o.checked("ACC-1")
 		return finding("ACC-1", "the %s grant for %s was answered with an access token issued before to %s: a token acts for the account whose email the grant names", grantName(grant), account, before.account)
 	}
-	w.tokens[access] = &token{account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh}
-	if refresh != "" {
+	w.tokens[access] = &token{account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh, from: spent, spentAt: revoked}
+	if refresh != "" && refresh != spent {
 		if _, seen := w.tokens[refresh]; !seen {
-			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access}
+			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access, from: spent, spentAt: revoked}
 		} else {
 			w.tokens[refresh].partner = access
 		}
 	}
 	return nil
+}
+
+// reusedAt reports whether the refresh token r was sent again once a
+// refresh of it had replaced it, and from when: a target that detects
+// the reuse of a rotated refresh token may revoke every token issued
+// from it (RFC 6749 §10.4), so none of them is taken for valid from
+// then on. w.mu is held.
+func reusedAt(r *token) (time.Time, bool) {
+	var at time.Time
+	for _, v := range r.uses {
+		if !v.rotated {
+			continue
+		}
+		for _, u := range r.uses {
+			if u.by != v.by && (at.IsZero() || u.when.start.Before(at)) {
+				at = u.when.start
+			}
+		}
+	}
+	return at, !at.IsZero()
+}
+
+// revokeFrom marks every token issued from the refresh token key, and
+// from those in turn, as possibly revoked from at. w.mu is held.
+func (w *world) revokeFrom(key string, at time.Time) {
+	for k, t := range w.tokens {
+		if t.from != key || !t.spentAt.IsZero() && !t.spentAt.After(at) {
+			continue
+		}
+		t.spentAt = at
+		if t.refresh {
+			w.revokeFrom(k, at)
+		}
+	}
 }
 
 // noteSpent marks, for a refresh grant however it was answered, the
@@ -184,10 +222,15 @@ func (w *world) noteSpent(o *observed) {
 		answered, _ := o.doc["refresh_token"].(string)
 		_, taken := o.doc["access_token"].(string)
 		old.uses = append(old.uses, refreshUse{
-			by:      o,
-			when:    span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)},
-			rotated: taken && answered != "" && answered != spent,
+			by:   o,
+			when: span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)},
+			// An answer the audit cannot read (a gateway's 5xx) may
+			// hide a refresh the target took and rotated.
+			rotated: taken && answered != "" && answered != spent || o.x.Status >= 500,
 		})
+		if at, reused := reusedAt(old); reused {
+			w.revokeFrom(spent, at)
+		}
 		if partner, ok := w.tokens[old.partner]; ok && !partner.refresh && partner.spentAt.IsZero() {
 			partner.spentAt = o.x.Start.Add(w.offset)
 		}

@@ -97,6 +97,7 @@ func (w *world) inherit(p *world) {
 	for k, t := range p.tokens {
 		c := *t
 		c.scope = slices.Clone(t.scope)
+		c.uses = slices.Clone(t.uses)
 		w.tokens[k] = &c
 	}
 	maps.Copy(w.madeUps, p.madeUps)

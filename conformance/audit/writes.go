@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ type event struct {
 	// creatorRefused is true once an update by its creator was refused
 	// as not its manager's.
 	creatorRefused bool
+	// matched are the last reads that showed it as a write a read then
+	// may show (checkReadBack), at most maxMatched.
+	matched []span
+	// accepted is set for a creation answered 202: it may not be there
+	// yet.
+	accepted bool
 }
 
 // version is one body written to an event.
@@ -39,6 +46,7 @@ type version struct {
 	when   span   // real time
 	rule   string // for a refused write: the rule that refused it
 	create bool
+	same   bool // an update that wrote what the event held before it
 }
 
 // isWrite reports whether o is a request that changes something, if
@@ -232,6 +240,10 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 	case o.success():
 		v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}}
 		w.mu.Lock()
+		// One that writes what the event held (a creator's update of it
+		// as it is) changes nothing, and takes no link (takenByUpdate);
+		// it still orders the writes a read may show.
+		v.same = reflect.DeepEqual(ev.versions[len(ev.versions)-1].fields, v.fields)
 		ev.versions = append(ev.versions, v)
 		w.updatedWith[c.account+" "+ev.address] = append(w.updatedWith[c.account+" "+ev.address], useOf(c, v.when))
 		w.mu.Unlock()
@@ -384,7 +396,7 @@ func (w *world) takenByUpdate(o *observed) bool {
 		return false
 	}
 	for _, v := range ev.versions {
-		if !v.create && v.when.end.After(ev.offered) && v.when.start.Before(o.x.End) {
+		if !v.create && !v.same && v.when.end.After(ev.offered) && v.when.start.Before(o.x.End) {
 			return true
 		}
 	}

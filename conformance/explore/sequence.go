@@ -172,7 +172,7 @@ func (s *sequence) twins(address, who, scheme string) error {
 		auths = append(auths, bearer(scheme, acct.pooled))
 	}
 	for _, auth := range auths {
-		if _, err := s.send(request{method: http.MethodGet, address: address, auth: auth}); err != nil {
+		if _, err := s.send(request{method: http.MethodGet, address: address, auth: auth, via: "the same read with the account's token sent the plain way"}); err != nil {
 			return err
 		}
 	}
