@@ -34,8 +34,8 @@ type check struct {
 // judge one.
 var registry = []check{
 	{
-		name:  "an answer of the token endpoint that holds a token holds what RFC 6749 §5.1 asks, must not be cached, and is for the grant and the account asked for",
-		rules: []string{"TOK-5", "TOK-7", "TOK-9", "TOK-15", "ACC-1"},
+		name:  "an answer of the token endpoint that holds a token holds what RFC 6749 §5.1 asks, must not be cached, is for the grant and the account asked for, and grants no scope beyond the client's registration",
+		rules: []string{"TOK-5", "TOK-7", "TOK-9", "TOK-15", "ACC-1", "CLI-4"},
 		applies: func(o *observed) bool {
 			return o.x.Method == http.MethodPost && o.path == tokenPath && o.success() && o.doc != nil
 		},

@@ -40,9 +40,9 @@ func (w *world) checkTokenAnswer(o *observed) []*Finding {
 func TokenAnswerRules(grant string) []string {
 	switch grant {
 	case "password":
-		return []string{"TOK-15", "TOK-5", "TOK-7"}
+		return []string{"TOK-15", "TOK-5", "TOK-7", "CLI-4"}
 	case "refresh_token":
-		return []string{"TOK-15", "TOK-5"}
+		return []string{"TOK-15", "TOK-5", "CLI-4"}
 	case "":
 		return []string{"TOK-15"}
 	}
@@ -75,7 +75,26 @@ func TokenAnswer(grant, asked string, header http.Header, doc map[string]any) []
 	if refresh, _ := doc["refresh_token"].(string); grant == "password" && refresh == "" {
 		found = append(found, finding("TOK-7", "the password grant's answer carries no refresh_token: the grant is one exchange that returns both tokens"))
 	}
+	if f := grantedScope(doc, asked); f != nil {
+		found = append(found, f)
+	}
 	return found
+}
+
+// grantedScope checks that a token answer that says no scope was asked
+// for none beyond the client's registration (CLI-4: read and write): an
+// answer without scope grants the scope asked (RFC 6749 §5.1, §3.3), so
+// a target that takes a scope it does not know must say what it granted.
+func grantedScope(doc map[string]any, asked string) *Finding {
+	if _, shown := doc["scope"]; shown {
+		return nil // tokenFields judges it (TOK-5)
+	}
+	for _, sc := range strings.Fields(asked) {
+		if sc != "read" && sc != "write" {
+			return finding("CLI-4", "a token was issued to a request for the scope %q, and its answer says no scope: it grants the scope asked (RFC 6749 §5.1), and the client is registered for read and write alone", asked)
+		}
+	}
+	return nil
 }
 
 // tokenFields checks the fields of a token answer (TOK-5): token_type
