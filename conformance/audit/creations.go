@@ -4,6 +4,7 @@ import (
 	"eventsvc/conformance/hal"
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // Creations: an event a creation made is its caller's, at an address and
@@ -82,9 +83,9 @@ func (w *world) checkGone(o *observed) *Finding {
 		return nil
 	}
 	w.mu.Lock()
-	gone, created := ev.gone || ev.lost || ev.accepted, ev.versions[0].when
+	absent, created := ev.mayBeAbsent(), ev.versions[0].when
 	w.mu.Unlock()
-	if gone || o.x.Start.Before(created.end) {
+	if absent || o.x.Start.Before(created.end) {
 		return nil
 	}
 	o.checked("API-6")
@@ -103,8 +104,13 @@ func (w *world) lostEvent(y *observed) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return !ev.gone && !ev.lost && !ev.accepted
+	return !ev.mayBeAbsent()
 }
+
+// mayBeAbsent reports whether ev may not be there: deleted, written in a
+// way the audit cannot follow, or accepted (202) and not yet done. w.mu
+// is held.
+func (ev *event) mayBeAbsent() bool { return ev.gone || ev.lost || ev.accepted }
 
 // creationRefused are the findings of a creation by a valid token that
 // the target did not take (API-6): refused as unauthenticated (401), the
@@ -118,26 +124,14 @@ func (w *world) creationRefused(o *observed) []*Finding {
 		return nil
 	}
 	o.checked("API-6")
-	msg := fmt.Sprintf("a creation by %s was refused: %d", c.who(), o.x.Status)
 	if notThere(o.x.Status) {
 		return []*Finding{finding("API-6", "a creation by %s answered %d", c.who(), o.x.Status)}
 	}
-	blames := honourBlames(c)
-	if len(blames) == 0 {
-		return []*Finding{finding("API-6", "%s", msg)}
-	}
-	var out []*Finding
-	for i, b := range blames {
-		f := finding(b.rule, "%s", msg)
-		f.stands = func() bool {
-			w.mu.Lock()
-			uses := append([]use(nil), w.createdWith[c.account]...)
-			w.mu.Unlock()
-			return standing(blames, uses)[i]
-		}
-		out = append(out, f)
-	}
-	return out
+	return honourFindings(c, "API-6", fmt.Sprintf("a creation by %s was refused: %d", c.who(), o.x.Status), func() []use {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return slices.Clone(w.createdWith[c.account])
+	})
 }
 
 // creator is the account an event that c created is managed by: that of

@@ -51,6 +51,24 @@ func honourBlames(c caller) []blame {
 	return nil
 }
 
+// honourFindings are the findings of c's valid token not honoured, for
+// rule: rule's for a password grant's token sent with "Bearer"; else one
+// of each of honourBlames, of which the one that the uses seen (uses,
+// called when the findings are weighed) bear out stands.
+func honourFindings(c caller, rule, msg string, uses func() []use) []*Finding {
+	blames := honourBlames(c)
+	if len(blames) == 0 {
+		return []*Finding{finding(rule, "%s", msg)}
+	}
+	var out []*Finding
+	for i, b := range blames {
+		f := finding(b.rule, "%s", msg)
+		f.stands = func() bool { return standing(blames, uses())[i] }
+		out = append(out, f)
+	}
+	return out
+}
+
 // standing returns, for each of blames, whether it stands given the uses
 // seen: the first whose evidence is among uses stands, and no other.
 func standing(blames []blame, uses []use) []bool {

@@ -370,18 +370,8 @@ func (w *world) probeAnonymous(address, rel string) {
 // the reads; otherwise what its caller lacks is not the audit's to tell,
 // and the other reads tell the rest.
 func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *event, msg string) []*Finding {
-	blames := honourBlames(c)
-	if len(blames) == 0 {
-		return []*Finding{finding(rule, "%s", msg)}
-	}
 	read := span{o.x.Start, o.x.End}
-	var out []*Finding
-	for i, b := range blames {
-		f := finding(b.rule, "%s", msg)
-		f.stands = func() bool { return standing(blames, w.offeredNear(c.account, address, ev, read))[i] }
-		out = append(out, f)
-	}
-	return out
+	return honourFindings(c, rule, msg, func() []use { return w.offeredNear(c.account, address, ev, read) })
 }
 
 // managerNotOffered are the findings of an event at address that does

@@ -21,15 +21,7 @@ them. The handler renders the entity it loaded before saving, and the save write
 		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{PutStaleAnswer: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Before")
-			if err != nil {
-				return err
-			}
-			put, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("After", "Room 5"), asJSON(bearer(token)...)...)
+			a, put, err := c.createdThenUpdated("Room 5")
 			if err != nil {
 				return err
 			}

@@ -160,15 +160,7 @@ list. The update handler builds "self" the way the list does; the creation's ans
 		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{UpdateAnswerSelfToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Before")
-			if err != nil {
-				return err
-			}
-			put, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("After", "Room 4"), asJSON(bearer(token)...)...)
+			_, put, err := c.createdThenUpdated("Room 4")
 			if err != nil {
 				return err
 			}

@@ -152,6 +152,21 @@ func (c *Client) create(access, name string) (*Answer, error) {
 	return a, err
 }
 
+// createdThenUpdated logs the user in, creates an event named "Before"
+// and updates it, through its "self" link, to "After" in room: the
+// creation's answer and the update's.
+func (c *Client) createdThenUpdated(room string) (created, put *Answer, err error) {
+	token, err := c.user()
+	if err != nil {
+		return nil, nil, err
+	}
+	if created, err = c.create(token, "Before"); err != nil {
+		return nil, nil, err
+	}
+	put, err = c.send(http.MethodPut, created.link("self"), otherEventJSON("After", room), asJSON(bearer(token)...)...)
+	return created, put, err
+}
+
 // otherEventJSON is an event body the second implementation takes.
 func otherEventJSON(name, venue string) string {
 	b, _ := json.Marshal(map[string]string{"name": name, "startsAt": "2026-11-25T10:00:00+01:00", "venue": venue})

@@ -41,15 +41,7 @@ func Variants() []Variant {
 
 // answersUpdates shows an update answered 200 with the event as stored.
 func answersUpdates(c *Client) error {
-	token, err := c.user()
-	if err != nil {
-		return err
-	}
-	a, err := c.create(token, "Before")
-	if err != nil {
-		return err
-	}
-	put, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("After", "Room 5"), asJSON(bearer(token)...)...)
+	_, put, err := c.createdThenUpdated("Room 5")
 	if err != nil {
 		return err
 	}
