@@ -4,12 +4,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
-	"eventsvc/conformance/repro"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
@@ -23,50 +20,13 @@ import (
 // for each event it lists, read by the scenario's caller; at most 64, so
 // that a run at a high -concurrency does not flood the target.
 func newAudit(t target.Target, transport http.RoundTripper, redactor *redact.Redactor, concurrency int) *audit.Audit {
-	c := t.Credentials
-	var now func() time.Time
-	if t.Clock != nil {
-		now = t.Clock.Now // a test's clock, that moves the target's
-	}
-	return audit.New(audit.Options{
-		Now:             now,
-		ClientID:        c.ClientID,
-		ClientSecret:    c.ClientSecret,
-		Logins:          map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
-		RefreshLifetime: t.Lifetimes.Refresh,
-		Ref:             !t.Remote(), // in-process, the reference server
-		Redactor:        redactor,
-		Origins:         t.Origins,
-		DeadLinks:       t.DeadLinks,
-		Transport:       cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(transport),
-		Follow:          true,
-		Workers:         min(max(8, 4*concurrency), 64),
-	})
-}
-
-// ownConnections is a transport with network's settings (TLS, proxy)
-// and connections of its own, so that the audit can close those it left
-// idle to an in-process server about to stop without closing the
-// scenarios'. A transport it cannot copy is used as it is.
-func ownConnections(network http.RoundTripper) http.RoundTripper {
-	switch t := network.(type) {
-	case nil:
-		return http.DefaultTransport.(*http.Transport).Clone()
-	case *http.Transport:
-		return t.Clone()
-	}
-	return network
+	return t.NewAudit(transport, redactor, !t.Remote(), min(max(8, 4*concurrency), 64)) // in-process, the reference server
 }
 
 // auditResults reports what the audit of a run against t found that no
 // step took and no failed scenario of scenarios blames already, and how
 // many answers it checked against each rule.
 func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report.ScenarioResult, t target.Target, redactor *redact.Redactor) ([]*report.ScenarioResult, map[string]int) {
-	c := t.Credentials
-	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		s := repro.Script{Title: title, Base: t.BaseURL, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs, Redactor: redactor, Log: log}
-		return repro.ScriptOf(s, c.Username, c.OtherUsername, holders)
-	}
 	told := func(f *audit.Finding) bool {
 		p := f.Place
 		for _, s := range scenarios {
@@ -76,5 +36,5 @@ func auditResults(a *audit.Audit, plan []*selection.Planned, scenarios []*report
 		}
 		return f.AtDeadLink(t.DeadLinks)
 	}
-	return report.Audited(a, plan, script, told)
+	return report.Audited(a, plan, t.Script(redactor), told)
 }

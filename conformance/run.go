@@ -220,10 +220,10 @@ func Run(o Options) (*report.Report, error) {
 	o.Target = checked
 	o.Target.ReadOnly = o.ReadOnly
 	o.Target.Discovery = &target.Discovery{}
-	if o.Target.Remote() { // in-process, every scenario has a server of its own
+	if o.Target.Remote() { // a deployment's tokens are shared; in-process, every scenario has a server of its own
 		o.Target.Pool = &target.Pool{}
 	}
-	aud := newAudit(o.Target, watch.Transport(ownConnections(given)), redactor, o.Concurrency)
+	aud := newAudit(o.Target, watch.Transport(target.OwnConnections(given)), redactor, o.Concurrency)
 	o.Target.Audit = aud
 	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
 
@@ -319,7 +319,7 @@ func Run(o Options) (*report.Report, error) {
 // prepares one that is not.
 func Prepare(o Options) (Options, error) {
 	if o.Format != "" && o.Format != report.FormatCompact && o.Format != report.FormatPretty {
-		return o, report.Usage("format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty)
+		return o, report.Usage("-format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty)
 	}
 	plan, effective, err := plan(o)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"eventsvc/conformance/audit"
 )
 
 // What an answer tells caches: Cache-Control, Pragma and Vary.
@@ -17,18 +15,15 @@ func (s *scenario) registerCachingSteps(sc stepRegistry) {
 	sc.Step(`^the answer varies with "([^"]*)"$`, s.variesWith)
 }
 
-// mustNotBeCached checks spec TOK-15 (RFC 6749 §5.1) of an answer that
-// holds a token, by the registry's judgment of every such answer
-// (audit.TokenAnswer).
+// mustNotBeCached asks the registry's judgment of spec TOK-15 (RFC 6749
+// §5.1) of an answer that holds a token, which it makes of every such
+// answer.
 func (s *scenario) mustNotBeCached() error {
 	x, err := s.theAnswer()
 	if err != nil {
 		return err
 	}
-	for _, f := range audit.TokenAnswer("", "", x.header, nil) {
-		return breaks(s.failf(x, "%s", f.Message), f.Rule)
-	}
-	return nil
+	return s.auditedAnswer(x, "the token answer", "TOK-15")
 }
 
 // headerWords returns the comma-separated elements of every value of a

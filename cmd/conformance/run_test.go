@@ -180,6 +180,8 @@ func TestPipelineFlagsAreCheckedBeforeTheRun(t *testing.T) {
 		code := run(append(args, "-list"), env(nil), &out, &errs)
 		if msg := strings.TrimSpace(errs.String()); code != exitUsage || msg == "" || strings.Contains(msg, "\n") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, msg)
+		} else if flagOnly := args[0] == "-format" || args[0] == "-color"; flagOnly && !strings.Contains(msg, args[0]) {
+			t.Errorf("%v: stderr %q does not name the flag", args, msg) // a flag that stands for a variable is named by it
 		}
 	}
 }

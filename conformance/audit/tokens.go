@@ -231,10 +231,7 @@ func (w *world) noteSpent(o *observed) {
 	if o.x.Method != http.MethodPost || o.path != tokenPath || o.form.Get("grant_type") != "refresh_token" {
 		return
 	}
-	spent := o.form.Get("token")
-	if spent == "" {
-		spent = o.form.Get("refresh_token")
-	}
+	spent := refreshParam(o.form)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old, ok := w.tokens[spent]; ok {

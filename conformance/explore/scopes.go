@@ -2,14 +2,12 @@ package explore
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
 	"eventsvc/conformance/audit"
-	"eventsvc/conformance/cutoff"
 	"eventsvc/conformance/report"
-	"eventsvc/conformance/repro"
+	"eventsvc/conformance/target"
 )
 
 // Every exchange of every sequence, the setup's and the shrinking's
@@ -25,30 +23,9 @@ import (
 // newRunAudit returns the audit of an exploration that was given none:
 // the exploration reports it itself.
 func (r *runner) newRunAudit() *audit.Audit {
-	t := r.target
-	c := t.Credentials
-	var own http.RoundTripper // connections of its own, released apart from the sequences'
-	switch tr := t.Transport.(type) {
-	case nil:
-		own = http.DefaultTransport.(*http.Transport).Clone()
-	case *http.Transport:
-		own = tr.Clone()
-	default:
-		own = tr
-	}
-	return audit.New(audit.Options{
-		ClientID:        c.ClientID,
-		ClientSecret:    c.ClientSecret,
-		Logins:          map[string]string{c.Username: c.Password, c.OtherUsername: c.OtherPass},
-		RefreshLifetime: t.Lifetimes.Refresh,
-		Ref:             r.contract != nil,
-		Redactor:        r.redactor,
-		Origins:         t.Origins,
-		DeadLinks:       t.DeadLinks,
-		Transport:       cutoff.Limits{MaxAnswer: audit.Limit(t.MaxAnswer), Timeout: t.Timeout}.Transport(r.watch.Transport(own)),
-		Follow:          true,
-		Workers:         max(4, 2*r.o.Concurrency), // following is waiting for answers
-	})
+	// Connections of its own, released apart from the sequences'.
+	own := target.OwnConnections(r.target.Transport)
+	return r.target.NewAudit(r.watch.Transport(own), r.redactor, r.contract != nil, max(4, 2*r.o.Concurrency)) // following is waiting for answers
 }
 
 // auditScopes begins the audit of the run: the setup's scope, whose world
@@ -139,11 +116,6 @@ func (s *sequence) registryFinding(from int) *finding {
 // auditResults reports what the audit of a run found that no sequence
 // took and no failed sequence of results blames already.
 func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.ScenarioResult, map[string]int) {
-	c := r.target.Credentials
-	script := func(title string, log []repro.Exchange, holders map[string]string) string {
-		s := repro.Script{Title: title, Base: r.target.BaseURL, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs, Redactor: r.redactor, Log: log}
-		return repro.ScriptOf(s, c.Username, c.OtherUsername, holders)
-	}
 	told := func(f *audit.Finding) bool {
 		for _, s := range results {
 			if s.File == f.Place.File && s.Line == f.Place.Line && slices.Contains(s.Blamed(), f.Rule) {
@@ -152,5 +124,5 @@ func (r *runner) auditResults(results []*report.ScenarioResult) ([]*report.Scena
 		}
 		return f.AtDeadLink(r.target.DeadLinks)
 	}
-	return report.Audited(r.audit, nil, script, told)
+	return report.Audited(r.audit, nil, r.target.Script(r.redactor), told)
 }
