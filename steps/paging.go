@@ -3,6 +3,8 @@ package steps
 import (
 	"fmt"
 	"slices"
+
+	"eventsvc/conformance/audit"
 )
 
 // What the pages of a walk through the event list say of each other
@@ -19,17 +21,11 @@ func (s *scenario) registerPagingSteps(sc stepRegistry) {
 	sc.Step(`^the first page, reached through "prev", has no "prev" link$`, s.firstPageByPrevHasNoPrev)
 }
 
-func (s *scenario) firstPageHasNoPrev() error { return breaks(s.firstPageHasNoPrevCheck(), "API-5") }
-
-func (s *scenario) firstPageHasNoPrevCheck() error {
-	if err := s.walked(); err != nil {
-		return err
-	}
-	if prev, ok := s.pages[0].links["prev"]; ok {
-		return fmt.Errorf("the first page links to a previous page: %s", s.redactor.String(prev))
-	}
-	return nil
-}
+// firstPageHasNoPrev, nextPagesListEvents, noEventTwice and
+// madeEventsListed ask the registry's judgment of the last walk
+// (audit.Scope.Walked): the step phrases what the scenario looks at, the
+// registry holds the rule.
+func (s *scenario) firstPageHasNoPrev() error { return s.walkJudged(audit.WalkFirstPage) }
 
 func (s *scenario) lastPageHasNoNext() error { return breaks(s.lastPageHasNoNextCheck(), "API-5") }
 
@@ -43,62 +39,40 @@ func (s *scenario) lastPageHasNoNextCheck() error {
 	return nil
 }
 
-// nextPagesListEvents checks that every page reached through "next"
-// lists events: a "next" that leads to an empty page leads to no page
-// (spec API-5).
-func (s *scenario) nextPagesListEvents() error { return breaks(s.nextPagesListEventsCheck(), "API-5") }
+// nextPagesListEvents: every page reached through "next" lists events:
+// a "next" that leads to an empty page leads to no page (spec API-5).
+func (s *scenario) nextPagesListEvents() error { return s.walkJudged(audit.WalkListsSome) }
 
-func (s *scenario) nextPagesListEventsCheck() error {
+// noEventTwice: the pages are disjoint.
+func (s *scenario) noEventTwice() error { return s.walkJudged(audit.WalkOnce) }
+
+// madeEventsListed: the walk met every event the run saw created before
+// it, those the scenario created among them, by their addresses. The
+// list's items are read by their "self" link, so a target whose items
+// have none cannot show it.
+func (s *scenario) madeEventsListed() error { return s.walkJudged(audit.WalkEvery) }
+
+// walkJudged fails with the registry's finding of check about the last
+// walk, or as not run when the registry could not judge the walk by it.
+func (s *scenario) walkJudged(check string) error {
 	if err := s.walked(); err != nil {
 		return err
 	}
-	for i, p := range s.pages {
-		if i > 0 && len(p.items) == 0 {
-			return s.failf(p.x, "the page at %s, reached through the \"next\" link of the page at %s, lists no events", p.address, s.pages[i-1].address)
-		}
+	if s.scope == nil {
+		return errNoAudit
 	}
-	return nil
-}
-
-// noEventTwice checks that the pages are disjoint, and that every page
-// reached through "next" lists events.
-func (s *scenario) noEventTwice() error { return breaks(s.noEventTwiceCheck(), "API-5") }
-
-func (s *scenario) noEventTwiceCheck() error {
-	if err := s.nextPagesListEvents(); err != nil {
-		return err
-	}
-	seen := map[string]string{}
-	for _, p := range s.pages {
-		for _, item := range p.items {
-			if first, ok := seen[item]; ok {
-				return s.failf(p.x, "an event is listed on the page at %s and again on the page at %s: %s", first, p.address, s.redactor.String(item))
+	for _, f := range s.walk.found {
+		if f.Check == check && f.Stands() {
+			s.scope.Claim(f)
+			at := f.At()
+			if len(f.Followed) > 0 {
+				at = s.rec.adoptFollowed(f.Followed)
 			}
-			seen[item] = p.address
+			return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", s.redactor.String(f.Message), f.Transcript)}, f.Rule)
 		}
 	}
-	return nil
-}
-
-// madeEventsListed checks that the walk met every event the scenario
-// created, by its address. The list's items are read by their "self" link,
-// so a target whose items have none cannot show it.
-func (s *scenario) madeEventsListed() error { return breaks(s.madeEventsListedCheck(), "API-5") }
-
-func (s *scenario) madeEventsListedCheck() error {
-	if err := s.walked(); err != nil {
-		return err
-	}
-	listed := map[string]bool{}
-	for _, p := range s.pages {
-		for _, item := range p.items {
-			listed[item] = true
-		}
-	}
-	for i, address := range s.events.made {
-		if !listed[address] {
-			return fmt.Errorf("event %d of the %d created for the walk is on no page: %s", i+1, len(s.events.made), s.redactor.String(address))
-		}
+	if !slices.Contains(s.walk.judged, check) {
+		return notChecked("the audit could not judge the walk by %q: it was not through the whole event list", check)
 	}
 	return nil
 }

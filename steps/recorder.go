@@ -51,6 +51,14 @@ type recorder struct {
 	log []repro.Exchange
 }
 
+// size is how many exchanges the scenario made so far: the number the
+// next one gets.
+func (r *recorder) size() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.log)
+}
+
 // Errorf records a failure reported by httpexpect: a request that could not
 // be sent or whose answer could not be read.
 func (r *recorder) Errorf(message string, args ...any) {

@@ -64,6 +64,11 @@ type scenario struct {
 	eventsURL string
 
 	pages []page // the pages of a walk through the event list
+	// walk is the registry's judgment of that walk (audit.Scope.Walked).
+	walk struct {
+		found  []*audit.Finding
+		judged []string
+	}
 	// listStart is where a walk through the event list starts: "" for
 	// the address of the API root's "events" link, or the first page
 	// with a page size the scenario chose (listFillsLastPage).

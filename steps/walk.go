@@ -159,10 +159,19 @@ func (s *scenario) walkPages(who, start string) error {
 			return err
 		}
 	}
-	return s.eachPageFrom(who, start, func(p page, _ *exchange) error {
+	s.walk.found, s.walk.judged = nil, nil
+	err := s.eachPageFrom(who, start, func(p page, _ *exchange) error {
 		s.pages = append(s.pages, p)
 		return nil
 	})
+	if err == nil && s.scope != nil {
+		at := make([]int, len(s.pages))
+		for i, p := range s.pages {
+			at[i] = p.x.at
+		}
+		s.walk.found, s.walk.judged = s.scope.Walked(at...)
+	}
+	return err
 }
 
 // eachWalked calls check with the answer of every page of the last walk.

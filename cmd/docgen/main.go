@@ -18,7 +18,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "docgen: %v\n", err)
 		os.Exit(1)
 	}
-	page, err := docsite.Render(features.FS, exchanges, explore.Rules)
+	page, err := docsite.Render(features.FS, exchanges, explore.Rules())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "docgen: %v\n", err)
 		os.Exit(1)

@@ -21,7 +21,7 @@ func TestCommittedPageIsUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := docsite.Render(features.FS, exchanges, explore.Rules)
+	want, err := docsite.Render(features.FS, exchanges, explore.Rules())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestTheRulesExplorationChecksAreMarked(t *testing.T) {
 		if !strings.Contains(string(page), heading) {
 			t.Fatalf("no heading for %s", r.ID)
 		}
-		if want := slices.Contains(explore.Rules, r.ID); marked != want {
+		if want := slices.Contains(explore.Rules(), r.ID); marked != want {
 			t.Errorf("%s is marked explored: %v, want %v", r.ID, marked, want)
 		}
 	}

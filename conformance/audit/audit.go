@@ -64,6 +64,10 @@ type Options struct {
 	// Ref takes the target for the reference server: the checks of its
 	// choices where the specification leaves one open judge too (ref.go).
 	Ref bool
+	// Contract, when set, is the reference server's OpenAPI document,
+	// which the exchanges of a scope that asks for it are checked
+	// against (Scope.CheckContract, API-11).
+	Contract Contract
 	// Redactor masks the messages and transcripts of findings.
 	Redactor *redact.Redactor
 	// Transport carries the requests that follow links: the run's

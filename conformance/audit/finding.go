@@ -12,6 +12,9 @@ import (
 type Finding struct {
 	// Rule is the rule broken.
 	Rule string
+	// Check names the registry's check that found it: a check of every
+	// exchange, or of a walk (WalkOnce and the others).
+	Check string
 	// Message says what was expected and what came, masked.
 	Message string
 	// Transcript is the exchange that broke it, masked.

@@ -308,14 +308,7 @@ func (f *follower) client(w *world) *http.Client {
 	defer f.mu.Unlock()
 	c, ok := f.clients[w]
 	if !ok {
-		base := f.a.o.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c = &http.Client{
-			Transport:     &origin.Guard{Target: w.base, Base: base, Log: f.a.o.Origins},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		c = guardedClient(f.a, w)
 		f.clients[w] = c
 	}
 	return c
@@ -381,6 +374,9 @@ func (f *follower) do(j *job) {
 	if y.url == nil {
 		return
 	}
+	j.scope.mu.Lock()
+	y.contract = j.scope.contract
+	j.scope.mu.Unlock()
 	f.a.noteOffers(y)
 	chain := append(append([]repro.Exchange(nil), j.chain...), x.Exchange)
 	found := j.w.check(y)

@@ -11,7 +11,8 @@ import (
 // broken, the exchanges it applies to and its judgment. Every exchange of
 // every runner (the scenarios' steps, the explorer, the preflight's
 // successors) passes through each check that applies to it, in order, and
-// every link of every answer, followed once, through each link check; a
+// every link of every answer, followed once, through each link check, and
+// every walk through a listing through each walk check (walks.go); a
 // check that fails stops none of the others. What the checks judge by is
 // one model of what a conforming target holds (world): the tokens it
 // issued and to whom, the events written and by whom, what was offered
@@ -72,12 +73,26 @@ var registry = []check{
 		judge: one((*world).checkOpenRead),
 	},
 	{
+		name:  "the documentation is served to every caller, whatever its Authorization header holds",
+		rules: []string{"SVC-6", "AUTH-5"},
+		applies: func(o *observed) bool {
+			return isDocs(o) && o.x.Status < 500 && o.x.Status != http.StatusTooManyRequests
+		},
+		judge: one((*world).checkDocs),
+	},
+	{
 		name:  "an event created is there until deleted",
 		rules: []string{"API-6"},
 		applies: func(o *observed) bool {
 			return o.x.Method == http.MethodGet && (o.x.Status == http.StatusNotFound || o.x.Status == http.StatusGone)
 		},
 		judge: one((*world).checkGone),
+	},
+	{
+		name:    "an answer of the reference server is as its OpenAPI document describes it",
+		rules:   []string{"API-11"},
+		applies: underContract,
+		judge:   one((*world).checkContract),
 	},
 	{
 		name:    "a JSON answer of /api/**, and every resource it lists, is HAL",
@@ -109,7 +124,8 @@ var registry = []check{
 // (leads): "self" to the resource itself, "next" and "prev" to the
 // adjacent page of the same listing (API-5), "profile" to documentation
 // that is served, and every link to something the caller may read
-// (SVC-6, AUTH-5, API-7, API-2).
+// (SVC-6, AUTH-5, API-7, API-2). A walk through a listing a runner tells
+// of (Scope.Walked) is judged whole by walkChecks (API-5).
 var linkChecks = []string{"API-10", "API-5", "SVC-6", "AUTH-5", "API-7", "API-2"}
 
 // apiDocument applies to a successful JSON answer of /api/**.
@@ -139,8 +155,17 @@ func (w *world) check(o *observed) []*Finding {
 	var found []*Finding
 	for _, c := range registry {
 		if c.applies(o) {
-			found = append(found, c.judge(w, o)...)
+			for _, f := range c.judge(w, o) {
+				f.Check = c.name
+				found = append(found, f)
+			}
 		}
+	}
+	if c := o.caller; c.class == callerValid && c.scheme != "Bearer" && o.underAPI() && len(o.checks) > 0 {
+		// Every check of the exchange read the token as its scheme was
+		// spelt; one it was not honoured for may find SVC-7 broken
+		// (honour.go).
+		o.checked("SVC-7")
 	}
 	return found
 }

@@ -32,6 +32,8 @@ func (w *world) leads(j *job, y *observed) *Finding {
 	}
 	if !y.success() {
 		switch {
+		case isDocs(y) && (y.x.Status == http.StatusUnauthorized || y.x.Status == http.StatusForbidden):
+			return nil // the registry's check of the answer judges it (checkDocs)
 		case rel == "update-event":
 			return nil // an action link need not answer GET
 		case y.x.Status == http.StatusUnauthorized || y.x.Status == http.StatusForbidden:

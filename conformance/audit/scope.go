@@ -35,6 +35,7 @@ type Scope struct {
 	mu      sync.Mutex
 	place   Place
 	log     []repro.Exchange
+	spans   []span         // when each exchange of log was sent and read
 	checked map[string]int // the checks of its exchanges, by rule
 	// checkedAt are the checks of each exchange and of the links followed
 	// from it, by its number and rule.
@@ -49,6 +50,9 @@ type Scope struct {
 	// target holds but whose findings and checks are the caller's alone
 	// (Trial): a failing sequence replayed as it is shrunk.
 	trial bool
+	// contract is set once its exchanges are checked against the OpenAPI
+	// document (CheckContract).
+	contract bool
 }
 
 // Scope begins a scenario or a sequence against the target at base (the
@@ -84,6 +88,9 @@ func (s *Scope) Fork(p Place) *Scope {
 	s.a.mu.Unlock()
 	t := s.a.Scope(s.base, p)
 	t.worldKey = fmt.Sprintf("%s#fork%d", t.base, n)
+	s.mu.Lock()
+	t.contract = s.contract
+	s.mu.Unlock()
 	t.a.world(t.worldNow()).inherit(parent)
 	return t
 }
@@ -179,15 +186,17 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 	s.mu.Lock()
 	for len(s.log) <= at {
 		s.log = append(s.log, repro.Exchange{})
+		s.spans = append(s.spans, span{})
 	}
-	s.log[at] = x.Exchange
-	place, wk := s.place, worldKey{base: s.base, key: s.worldKey}
+	s.log[at], s.spans[at] = x.Exchange, span{x.Start, x.End}
+	place, wk, contract := s.place, worldKey{base: s.base, key: s.worldKey}, s.contract
 	s.mu.Unlock()
 	w := s.a.world(wk)
 	o := newObserved(w, x)
 	if o.url == nil {
 		return nil
 	}
+	o.contract = contract
 	s.a.noteOffers(o)
 	found := w.check(o)
 	for _, f := range found {

@@ -145,6 +145,9 @@ type observed struct {
 	caller  caller
 	checks  []string // the rules checked, one entry a check
 	kind    string   // what the answer is (kinds below), when known
+	// contract is set for an exchange of a scope whose exchanges are
+	// checked against the OpenAPI document (Scope.CheckContract).
+	contract bool
 }
 
 // Kinds of answers whose checks depend on what they are.

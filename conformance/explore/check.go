@@ -2,12 +2,10 @@ package explore
 
 import (
 	"encoding/json"
+	"eventsvc/conformance/audit"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
-
-	"eventsvc/conformance/deadlink"
 )
 
 // The oracle is the registry (package audit): every exchange of a
@@ -22,16 +20,11 @@ import (
 // follows (follow.go). They accept what the specification leaves open:
 // hrefs relative or absolute, refresh tokens rotated or not.
 
-// Rules are the rules an exploration's answers are judged by, in the
-// catalogue's order: by the registry's checks (package audit), which
-// judge every exchange of every sequence, and by the exploration's own.
-// API-11, AUTH-7 and TOK-11 are judged only with Options.Ref.
-var Rules = []string{
-	"SVC-2", "SVC-5", "SVC-7",
-	"TOK-1", "TOK-3", "TOK-4", "TOK-5", "TOK-7", "TOK-8", "TOK-10", "TOK-13", "TOK-14", "TOK-15", "TOK-16",
-	"API-1", "API-2", "API-3", "API-4", "API-5", "API-6", "API-7", "API-8", "API-9", "API-10", "API-11",
-	"AUTH-1", "AUTH-2", "AUTH-3", "AUTH-5", "AUTH-6", "AUTH-7", "TOK-11",
-}
+// Rules returns the rules an exploration's answers are judged by, in
+// the catalogue's order: the registry's (audit.Rules), which judges every
+// exchange of every sequence; the exploration judges none itself. API-11,
+// AUTH-7 and TOK-11 are judged only with Options.Ref.
+func Rules() []string { return audit.Rules() }
 
 // finding is an answer that breaks a rule, a server error, or an answer
 // cut by a bound of the run.
@@ -41,9 +34,6 @@ type finding struct {
 	cut         bool
 	message     string
 	log         int // the exchange it speaks of, in the sequence's log; -1 for none
-	// walkBound is a walk through the list stopped past what the list
-	// shows it holds (hal.Walk).
-	walkBound bool
 }
 
 func (f *finding) String() string {
@@ -56,55 +46,15 @@ func (f *finding) String() string {
 	return f.rule + ": " + f.message
 }
 
-// breaks is a finding about answer a (nil for none).
-func (s *sequence) breaks(rule string, a *answer, format string, args ...any) *finding {
-	f := &finding{rule: rule, message: s.r.redactor.String(fmt.Sprintf(format, args...)), log: -1}
-	if a != nil {
-		f.log = a.log
-		if page := deadlink.ProxyPage(a.status, a.header); page != "" {
-			f.message += " (" + page + ")"
-		}
-	}
-	return f
-}
-
-// checked counts a check of each rule.
-func (s *sequence) checked(rules ...string) {
-	for _, r := range rules {
-		s.checks[r]++
-	}
-}
-
-// answered is the check every answer gets: no server error, and, when the
-// run checks the reference choices, the OpenAPI document (API-11).
+// answered is what the sequence itself tells of every answer: a server
+// error (5xx). What the answer breaks otherwise, the OpenAPI document of
+// the reference server among it (API-11, with Options.Ref), is the
+// registry's to judge.
 func (s *sequence) answered(a *answer) *finding {
 	if a.status >= 500 {
 		return &finding{serverError: true, log: a.log, message: fmt.Sprintf("%s %s answered %d", a.method, s.r.redactor.String(a.url.Path), a.status)}
 	}
-	if a.contractErr != nil {
-		s.checked("API-11")
-		return s.breaks("API-11", a, "%s (the OpenAPI document is /docs/openapi.json)", firstLine(a.contractErr.Error()))
-	}
-	if s.r.contract != nil {
-		s.checked("API-11")
-	}
 	return nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// sameAddress compares two addresses without their fragments.
-func sameAddress(a, b string) bool {
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	if err1 != nil || err2 != nil {
-		return a == b
-	}
-	ua.Fragment, ub.Fragment = "", ""
-	return ua.String() == ub.String()
 }
 
 // learnEvent learns from a, an answer to a read of ev, what the sequence

@@ -110,7 +110,7 @@ type runner struct {
 	guard    *origin.Guard // the client's transport: credentials go to the target's origin only
 	watch    *target.Watch
 	redactor *redact.Redactor
-	contract target.Contract
+	ref      bool // the target is the reference server, its OpenAPI document at hand
 	readOnly bool
 
 	base   string // the target's address

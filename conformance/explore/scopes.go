@@ -25,7 +25,7 @@ import (
 func (r *runner) newRunAudit() *audit.Audit {
 	// Connections of its own, released apart from the sequences'.
 	own := target.OwnConnections(r.target.Transport)
-	return r.target.NewAudit(r.watch.Transport(own), r.redactor, r.contract != nil, max(4, 2*r.o.Concurrency)) // following is waiting for answers
+	return r.target.NewAudit(r.watch.Transport(own), r.redactor, r.ref, max(4, 2*r.o.Concurrency)) // following is waiting for answers
 }
 
 // auditScopes begins the audit of the run: the setup's scope, whose world

@@ -68,9 +68,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	if preflightCreated {
 		r.created.Store(1) // the preflight's event is one of MaxEvents
 	}
-	if o.Ref {
-		r.contract = t.Contract
-	}
+	r.ref = o.Ref && t.Contract != nil
 	a, own := t.Audit, t.Audit == nil
 	if own {
 		a = r.newRunAudit()
@@ -87,6 +85,9 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	guarded.Transport = r.guard
 	r.client = guarded.Client() // every answer bounded (Target.MaxAnswer, Timeout)
 	r.auditScopes(a, !t.Remote())
+	if r.ref {
+		r.scope.CheckContract() // every sequence's exchanges too, forked from it (API-11)
+	}
 	r.root = r.base + "/api"
 	s := r.newSequence(ctx, 0, nil)
 	s.scope = r.scope
