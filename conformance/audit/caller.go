@@ -2,6 +2,7 @@ package audit
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -69,6 +70,11 @@ func (w *world) callerOf(o *observed) caller {
 	case strings.EqualFold(scheme, "Basic"):
 		return caller{class: callerBasic, scheme: scheme}
 	case !strings.EqualFold(scheme, "Bearer"):
+		// An access token under another scheme, or none, is a token
+		// elsewhere than "Authorization: Bearer" (SVC-4).
+		if w.accessTokenLocked(cred) || cred == "" && w.accessTokenLocked(scheme) {
+			return caller{class: callerElsewhere, scheme: scheme}
+		}
 		return caller{class: callerUncertain, scheme: scheme}
 	case w.madeUps[cred]:
 		return caller{class: callerInvalid, scheme: scheme}
@@ -94,31 +100,47 @@ func (w *world) callerOf(o *observed) caller {
 	return caller{class: callerValid, account: t.account, tok: t, scheme: scheme}
 }
 
-// tokenElsewhereLocked reports whether o carries an access token the
-// audit saw issued where RFC 6750 §2.2 and §2.3 put it, and the
-// specification does not: the access_token query parameter, a form
-// field, a cookie.
+// tokenElsewhereLocked reports whether o, sent without an Authorization
+// header, carries an access token the audit saw issued anywhere else a
+// server or a framework might read one: a query parameter or a form
+// field of any name (RFC 6750 §2.2 and §2.3 name access_token), a cookie,
+// any other header, with a scheme or without. The specification counts
+// none of them (SVC-4).
 func (w *world) tokenElsewhereLocked(o *observed) bool {
-	known := func(v string) bool {
-		t, ok := w.tokens[v]
-		return ok && !t.refresh
-	}
-	for _, v := range o.url.Query()["access_token"] {
-		if known(v) {
+	for _, vs := range o.url.Query() {
+		if slices.ContainsFunc(vs, w.accessTokenLocked) {
 			return true
 		}
 	}
-	for _, v := range o.form["access_token"] {
-		if known(v) {
+	for _, vs := range o.form {
+		if slices.ContainsFunc(vs, w.accessTokenLocked) {
 			return true
 		}
 	}
 	for _, c := range (&http.Request{Header: http.Header{"Cookie": o.x.Header.Values("Cookie")}}).Cookies() {
-		if known(c.Value) {
+		if w.accessTokenLocked(c.Value) {
 			return true
 		}
 	}
+	for name, vs := range o.x.Header {
+		if name == "Authorization" || name == "Cookie" {
+			continue
+		}
+		for _, v := range vs {
+			_, cred, _ := strings.Cut(strings.TrimSpace(v), " ")
+			if w.accessTokenLocked(strings.TrimSpace(v)) || w.accessTokenLocked(strings.TrimSpace(cred)) {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// accessTokenLocked reports whether v is an access token the audit saw
+// issued. w.mu is held.
+func (w *world) accessTokenLocked(v string) bool {
+	t, ok := w.tokens[v]
+	return ok && !t.refresh
 }
 
 // hasScopes reports whether a token's scope holds every one of want; a

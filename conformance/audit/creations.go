@@ -1,10 +1,12 @@
 package audit
 
 import (
-	"eventsvc/conformance/hal"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
+
+	"eventsvc/conformance/hal"
 )
 
 // Creations: an event a creation made is its caller's, at an address and
@@ -31,8 +33,11 @@ func (w *world) created(o *observed) []*Finding {
 	if address == "" || !ok {
 		return nil // nothing tells where it is: it cannot be followed up
 	}
-	v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}, create: true}
+	v := version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}, create: true}
 	id, _ := idText(o.doc["id"])
+	if f := ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
+		return []*Finding{f}
+	}
 	w.mu.Lock()
 	if c := o.caller; c.class == callerValid {
 		w.createdWith[c.account] = append(w.createdWith[c.account], useOf(c, v.when))
@@ -142,4 +147,39 @@ func creator(c caller) string {
 		return c.tok.account
 	}
 	return c.account
+}
+
+// ownedNames are the fields of an event the service owns, not its
+// caller: its id, its links and what it embeds, and the names a store
+// might give its manager. A write's body that sends them sends nothing
+// the event reads back (written), and the service takes none of them
+// (ownedTaken).
+var ownedNames = []string{"id", "_links", "_embedded", "manager", "managerId", "owner"}
+
+// written is what a write's body writes to the event: its fields but
+// those the service owns.
+func written(body map[string]any) map[string]any {
+	out := make(map[string]any, len(body))
+	for k, v := range body {
+		if !slices.Contains(ownedNames, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ownedTaken is a finding of rule when the write o, whose answer shows
+// the id id (and, of a creation, whose event is at path), took the id its
+// body sent: the service owns an event's id (OWASP API3:2023, mass
+// assignment).
+func ownedTaken(o *observed, id, path, rule, what string) *Finding {
+	sent, ok := idText(o.reqJSON["id"])
+	if !ok {
+		return nil
+	}
+	o.checked(rule)
+	if id == sent || path != "" && strings.HasSuffix(path, "/"+sent) {
+		return finding(rule, "%s sent the id %s in its body, and the event took it: the service owns an event's id", what, sent)
+	}
+	return nil
 }

@@ -47,6 +47,13 @@ func (f *inFlight) under(k string) bool {
 	return f.n[k] > 0
 }
 
+// any reports whether a write is under way anywhere.
+func (f *inFlight) any() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.n) > 0
+}
+
 func (f *inFlight) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -15,6 +15,11 @@ import (
 // refusedAsRef judges o, a write refused for want of a valid token, by
 // AUTH-7.
 func (w *world) refusedAsRef(o *observed) *Finding {
+	switch o.x.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return nil // a method the server need not know: refused before any security filter (RFC 9110 §9.1)
+	}
 	if !w.a.o.Ref {
 		return nil
 	}

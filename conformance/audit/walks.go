@@ -124,6 +124,24 @@ func (s *Scope) Walked(at ...int) (found []*Finding, judged []string) {
 	return found, judged
 }
 
+// Moving reports whether the listing may have changed between the
+// scope's at-th and to-th exchanges, two pages of a walk: a write of the
+// run was observed between the first's request and the second's answer,
+// or is under way now. A walk reads such a page as a fresh one
+// (hal.Walk's moving): a creation may push a listed resource onto the
+// next page.
+func (s *Scope) Moving(at, to int) bool {
+	s.mu.Lock()
+	if at < 0 || to >= len(s.spans) || at > to {
+		s.mu.Unlock()
+		return true
+	}
+	start, end := s.spans[at].start, s.spans[to].end
+	wk := worldKey{base: s.base, key: s.worldKey}
+	s.mu.Unlock()
+	return s.a.writing.any() || !s.a.world(wk).quiet(start, end)
+}
+
 // onPage is a finding of a walk about its i-th page (Walked turns i into
 // the page's number in its scope).
 func onPage(i int, format string, args ...any) *Finding {
@@ -165,12 +183,11 @@ func (w *world) offersPrev(wk *walked) ([]*Finding, bool) {
 // walk, and the walk went no further than the listing shows it holds
 // (hal.Walk): pages read while the run created count as new.
 func (w *world) walkEnds(wk *walked) ([]*Finding, bool) {
-	var bound hal.Walk
-	for i, p := range wk.pages {
-		moving := i > 0 && !w.quietAround(wk.pages[i-1], p)
-		if why := bound.Page(wk.keys[i], p.doc, moving); why != "" {
-			return []*Finding{onPage(i, "stopped following \"next\" at page %d, %s: %s", bound.Pages(), p.url, why)}, true
-		}
+	if i, why := w.pastTheEnd(wk); why != "" {
+		f := onPage(i, "stopped following \"next\" at page %d, %s: %s", i+1, wk.pages[i].url, why)
+		// With the writes the audit learns of later.
+		f.stands = func() bool { _, still := w.pastTheEnd(wk); return still != "" }
+		return []*Finding{f}, true
 	}
 	last := len(wk.pages) - 1
 	if u, ok := wk.pages[last].resolve(hal.Links(wk.pages[last].doc)["next"]); ok {
@@ -181,6 +198,20 @@ func (w *world) walkEnds(wk *walked) ([]*Finding, bool) {
 		}
 	}
 	return nil, true
+}
+
+// pastTheEnd is the page at which the walk went on past what the
+// listing shows it holds (hal.Walk), and why; "" when it did not. A page
+// read while the run wrote counts as new.
+func (w *world) pastTheEnd(wk *walked) (int, string) {
+	var bound hal.Walk
+	for i, p := range wk.pages {
+		moving := i > 0 && !w.quietAround(wk.pages[i-1], p)
+		if why := bound.Page(wk.keys[i], p.doc, moving); why != "" {
+			return i, why
+		}
+	}
+	return 0, ""
 }
 
 // listedOnce: no resource is listed on two pages of the walk. A creation

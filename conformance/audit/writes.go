@@ -238,7 +238,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 	o.checked("API-9")
 	switch {
 	case o.success():
-		v := version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}}
+		v := version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}}
 		w.mu.Lock()
 		// One that writes what the event held (a creator's update of it
 		// as it is) changes nothing, and takes no link (takenByUpdate);
@@ -246,7 +246,15 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		v.same = reflect.DeepEqual(ev.versions[len(ev.versions)-1].fields, v.fields)
 		ev.versions = append(ev.versions, v)
 		w.updatedWith[c.account+" "+ev.address] = append(w.updatedWith[c.account+" "+ev.address], useOf(c, v.when))
+		id := ev.id
 		w.mu.Unlock()
+		if sent, ok := idText(o.reqJSON["id"]); ok && sent != id {
+			if shown, _ := idText(o.doc["id"]); shown != "" {
+				if f := ownedTaken(o, shown, "", "API-9", "the update"); f != nil {
+					return []*Finding{f}
+				}
+			}
+		}
 		if o.doc != nil {
 			return nilIfNone(shownAsWritten(o.doc, []version{v}, "API-9", "the answer to the update"))
 		}
@@ -343,7 +351,7 @@ func (w *world) refuse(ev *event, o *observed, rule string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	ev.refused = append(ev.refused, version{fields: o.reqJSON, when: span{o.x.Start, o.x.End}, rule: rule})
+	ev.refused = append(ev.refused, version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}, rule: rule})
 }
 
 // managerOf returns the manager of the event at o's address, or at the

@@ -149,3 +149,45 @@ func TestUpdatesSentAtOnceMayLeaveEitherBody(t *testing.T) {
 	want(t, "it reads back as it was", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")))
 	want(t, "it reads back renamed", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
 }
+
+// TestATokenAnywhereButAuthorizationBearerAuthenticatesNothing: a write
+// taken with a valid access token elsewhere than "Authorization: Bearer"
+// (any query parameter, form field, cookie or other header, another
+// scheme or none) breaks SVC-4, whatever the place is called; refused,
+// it is right.
+func TestATokenAnywhereButAuthorizationBearerAuthenticatesNothing(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	j := "Content-Type: application/json"
+	for _, tt := range []struct{ name, path, header, body string }{
+		{"a query parameter of any name", "/api/events?jwt=tok-user", j, `{"name":"A"}`},
+		{"a form field of any name", "/api/events", formType, "name=A&token=tok-user"},
+		{"a cookie of any name", "/api/events", j + "\nCookie: session=tok-user", `{"name":"A"}`},
+		{"another header", "/api/events", j + "\nX-Auth-Token: tok-user", `{"name":"A"}`},
+		{"Proxy-Authorization", "/api/events", j + "\nProxy-Authorization: Bearer tok-user", `{"name":"A"}`},
+		{"another scheme", "/api/events", j + "\nAuthorization: Token tok-user", `{"name":"A"}`},
+		{"no scheme", "/api/events", j + "\nAuthorization: tok-user", `{"name":"A"}`},
+	} {
+		want(t, tt.name+", refused", r.send("POST", tt.path, tt.header, tt.body, 401, "", ""))
+		want(t, tt.name+", taken", r.send("POST", tt.path, tt.header, tt.body, 201, "", ""), "SVC-4")
+	}
+	want(t, "an unknown scheme with a token the audit did not see", r.send("POST", "/api/events", j+"\nAuthorization: Token something-else", `{"name":"A"}`, 201, "", ""))
+}
+
+// TestWhatTheServiceOwnsIsNotTakenFromABody: a creation or an update
+// whose body sends an id, links or a manager reads back without them
+// (they are the service's), and one that takes the id its body sent
+// breaks API-6 or API-9.
+func TestWhatTheServiceOwnsIsNotTakenFromABody(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	owned := `"id":2147000123,"manager":"other","_links":{"self":{"href":"/api/events/1"}}`
+	want(t, "a creation that ignores them", r.send("POST", "/api/events", user, `{"name":"First",`+owned+`}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "it reads back without them", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "an update that ignores them", r.send("PUT", "/api/events/7", user, `{"name":"Second",`+owned+`}`, 200, jsonType, eventDoc(`"id":7,"name":"Second"`, "")))
+	want(t, "an update that takes the id", r.send("PUT", "/api/events/7", user, `{"name":"Third",`+owned+`}`, 200, jsonType, eventDoc(`"id":2147000123,"name":"Third"`, "")), "API-9")
+	want(t, "a creation that takes the id", r.send("POST", "/api/events", user, `{"name":"Fourth",`+owned+`}`, 201, "Location: /api/events/2147000123\n"+jsonType, eventDoc(`"id":2147000123,"name":"Fourth"`, "")), "API-6")
+}

@@ -27,7 +27,8 @@ func (s *sequence) walk(a Action) (*finding, error) {
 		}
 		seen[address] = true
 		at = append(at, p.log)
-		if p.status != http.StatusOK || p.doc == nil || bound.Page(listed(p), p.doc, false) != "" {
+		moving := len(at) > 1 && s.scope != nil && s.scope.Moving(at[len(at)-2], p.log)
+		if p.status != http.StatusOK || p.doc == nil || bound.Page(listed(p), p.doc, moving) != "" {
 			break
 		}
 		address = ""
