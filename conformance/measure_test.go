@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,12 +51,15 @@ func TestMeasureCatches(t *testing.T) {
 	results := measureAll(t, configs, 2)
 
 	var table strings.Builder
-	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) |\n|---|---|---|---|\n", measureSeed)
-	var byScenarios, byExplorer, byEither int
+	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) | of which a variant (package mutate) |\n|---|---|---|---|---|\n", measureSeed)
+	var byScenarios, byExplorer, byEither, byVariant int
 	var changed []string
 	for i, b := range othersvc.BugReports {
-		got := results[i]
-		fmt.Fprintf(&table, "| %s | %s | %s | %s |\n", b.Name, strings.Join(b.Rules, " "), verdict(got.Scenarios), verdict(got.Explorer))
+		got, variant := results[i].Caught, results[i].variant
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", b.Name, strings.Join(b.Rules, " "), verdict(got.Scenarios), verdict(got.Explorer), verdict(variant))
+		if variant != "" {
+			byVariant++
+		}
 		if got.Scenarios != "" {
 			byScenarios++
 		}
@@ -77,13 +81,13 @@ func TestMeasureCatches(t *testing.T) {
 	}
 	var alarms []string
 	for i, v := range variants {
-		got := results[len(othersvc.BugReports)+i]
+		got := results[len(othersvc.BugReports)+i].Caught
 		if got != (othersvc.Caught{}) {
 			alarms = append(alarms, fmt.Sprintf("%s: scenarios %s, explorer %s", v.Name, verdict(got.Scenarios), verdict(got.Explorer)))
 		}
 	}
 	n := len(othersvc.BugReports)
-	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d; by both together: %d of %d\n", byScenarios, n, byExplorer, n, byEither, n)
+	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d (by a variant of a request: %d); by both together: %d of %d\n", byScenarios, n, byExplorer, n, byVariant, byEither, n)
 	fmt.Fprintf(&table, "false alarms on the %d correct variants: %d\n", len(variants), len(alarms))
 	t.Log(table.String())
 	for _, a := range alarms {
@@ -102,10 +106,17 @@ func verdict(rules string) string {
 	return "caught (" + rules + ")"
 }
 
+// measured is what caught a breakage, and the rules of the sequences
+// that failed at a variant of a request (package mutate), "" for none.
+type measured struct {
+	othersvc.Caught
+	variant string
+}
+
 // measureAll measures each configuration, workers at a time, and returns
 // the results in order.
-func measureAll(t *testing.T, configs []othersvc.Config, workers int) []othersvc.Caught {
-	results := make([]othersvc.Caught, len(configs))
+func measureAll(t *testing.T, configs []othersvc.Config, workers int) []measured {
+	results := make([]measured, len(configs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -126,8 +137,8 @@ func measureAll(t *testing.T, configs []othersvc.Config, workers int) []othersvc
 // measure runs the scenarios of a default remote run, then a default
 // exploration with measureSeed, each against a fresh server configured
 // with c, and says what each caught.
-func measure(t *testing.T, c othersvc.Config) othersvc.Caught {
-	var got othersvc.Caught
+func measure(t *testing.T, c othersvc.Config) measured {
+	var got measured
 	rep, out, err := runOther(t, c, selection.RemoteTags, false)
 	switch {
 	case errors.Is(err, target.ErrPreflight):
@@ -155,10 +166,24 @@ func measure(t *testing.T, c othersvc.Config) othersvc.Caught {
 		got.Explorer = "setup"
 	case errors.Is(err, explore.ErrFailed):
 		got.Explorer = failedRules(rep)
+		got.variant = variantRules(rep)
 	case err != nil:
 		t.Errorf("the exploration stopped: %v\n%s", err, log.String())
 	}
 	return got
+}
+
+// variantRules are the rules the sequences of rep that failed at a
+// variant of a request blame, "" for none.
+func variantRules(rep *report.Report) string {
+	var ids []string
+	for _, s := range rep.Scenarios {
+		if s.Verdict == report.Failed && s.Failure != nil && strings.Contains(s.Failure.Step, "sends variant") {
+			ids = append(ids, s.Blamed()...)
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), " ")
 }
 
 // failedRules are the rules a failed run failed, or "finding" when its

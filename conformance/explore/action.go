@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"eventsvc/conformance/mutate"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,6 +25,7 @@ const (
 	KindWrongLogin   = "wrong-login"       // a token request with wrong credentials
 	KindDocs         = "docs"              // read the documentation with a bad Authorization header
 	KindTogether     = "together"          // creations, updates and refreshes of both users, sent at once
+	KindVariant      = "variant"           // a request of the sequence varied by an operator of the mutator's catalogue
 )
 
 // Callers: who an action acts as.
@@ -76,6 +78,11 @@ type Action struct {
 	Changes map[string]any `json:"changes,omitempty"`
 	// Wrong is how KindWrongLogin gets the login wrong.
 	Wrong string `json:"wrong,omitempty"`
+	// Op is the operator of the mutator's catalogue (package mutate)
+	// that KindVariant applies, and N which of its variants, modulo how
+	// many it gives.
+	Op string `json:"op,omitempty"`
+	N  int    `json:"n,omitempty"`
 	// Parts are the actions KindTogether sends at once: creations,
 	// updates and refreshes of the user and the other user, in the order
 	// the sequence numbers the events they create.
@@ -134,6 +141,8 @@ func (a Action) String() string {
 		return "a token is asked for with " + a.Wrong
 	case KindDocs:
 		return "a caller with an invalid token reads the documentation page"
+	case KindVariant:
+		return fmt.Sprintf("%s sends variant %d of %s: %s", who, a.N, variantBase(a), a.Op)
 	case KindTogether:
 		parts := make([]string, len(a.Parts))
 		for i, p := range a.Parts {
@@ -166,7 +175,7 @@ func changesText(changes map[string]any) string {
 
 // valid refuses an action a replay file cannot mean.
 func (a Action) valid() error {
-	kinds := []string{KindRoot, KindList, KindWalk, KindRead, KindFollow, KindCreate, KindUpdate, KindGrant, KindRefresh, KindAccessAsRefr, KindWrongLogin, KindDocs, KindTogether}
+	kinds := []string{KindRoot, KindList, KindWalk, KindRead, KindFollow, KindCreate, KindUpdate, KindGrant, KindRefresh, KindAccessAsRefr, KindWrongLogin, KindDocs, KindTogether, KindVariant}
 	if !slices.Contains(kinds, a.Kind) {
 		return fmt.Errorf("kind %q: want one of %s", a.Kind, strings.Join(kinds, ", "))
 	}
@@ -183,6 +192,10 @@ func (a Action) valid() error {
 			return fmt.Errorf("wrong %q: want one of %s", a.Wrong, strings.Join(wrongLogins, ", "))
 		}
 	case a.Kind == KindDocs:
+	case a.Kind == KindVariant:
+		if _, ok := mutate.Find(a.Op); !ok || a.N < 0 {
+			return fmt.Errorf("op %q, n %d: want an operator of the catalogue and a variant from 0", a.Op, a.N)
+		}
 	case a.Kind == KindGrant || a.Kind == KindRefresh || a.Kind == KindAccessAsRefr:
 		if a.As != AsUser && a.As != AsOther {
 			return fmt.Errorf("as %q: want %s or %s", a.As, AsUser, AsOther)

@@ -51,10 +51,20 @@ func (f *finding) String() string {
 // the reference server among it (API-11, with Options.Ref), is the
 // registry's to judge.
 func (s *sequence) answered(a *answer) *finding {
-	if a.status >= 500 {
+	if a.status >= 500 && !(a.status == http.StatusNotImplemented && !knownMethod(a.method)) {
 		return &finding{serverError: true, log: a.log, message: fmt.Sprintf("%s %s answered %d", a.method, s.r.redactor.String(a.url.Path), a.status)}
 	}
 	return nil
+}
+
+// knownMethod reports whether m is a method of RFC 9110 §9 or PATCH: a
+// server may answer any other 501 Not Implemented (RFC 9110 §15.6.2).
+func knownMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodTrace, http.MethodConnect:
+		return true
+	}
+	return false
 }
 
 // learnEvent learns from a, an answer to a read of ev, what the sequence

@@ -49,6 +49,7 @@ type request struct {
 	method, address string
 	auth            string // the Authorization header; "" for none
 	contentType     string
+	header          http.Header // more headers, set after those above
 	body            []byte
 	via             string // the link it follows, if it follows one
 	close           bool   // on a connection of its own, closed after the answer
@@ -82,6 +83,9 @@ func (s *sequence) send(req request) (*answer, error) {
 	}
 	if req.contentType != "" {
 		hr.Header.Set("Content-Type", req.contentType)
+	}
+	for name, vs := range req.header {
+		hr.Header[http.CanonicalHeaderKey(name)] = vs
 	}
 	sentAt := time.Now()
 	resp, err := s.r.client.Do(hr)

@@ -29,6 +29,7 @@ import (
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/report"
+	"eventsvc/conformance/repro"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
 	"eventsvc/internal/version"
@@ -111,7 +112,17 @@ type runner struct {
 	watch    *target.Watch
 	redactor *redact.Redactor
 	ref      bool // the target is the reference server, its OpenAPI document at hand
-	readOnly bool
+	// nearMisses are the near-misses of credentials the variants sent,
+	// with the expressions of their variables (guarded by mu).
+	nearMisses []repro.Var
+	// familyTurn and drawnIn are where drawVariant is in the catalogue:
+	// the family whose turn it is, and the variants drawn of each
+	// family (guarded by mu).
+	familyTurn int
+	drawnIn    map[string]int
+	// nearMissDrawn counts the near-misses of credentials drawn.
+	nearMissDrawn atomic.Int64
+	readOnly      bool
 
 	base   string // the target's address
 	root   string // the API root
@@ -432,6 +443,12 @@ func (r *runner) reserveEvent() bool {
 
 // failedLoginsLeft reports whether a wrong login may still be drawn.
 func (r *runner) failedLoginsLeft() bool { return r.failedLogins.Load() < int64(r.o.FailedLogins) }
+
+// failedLoginsLeftBeside reports whether a wrong login may be drawn
+// with kept failed logins still left after it.
+func (r *runner) failedLoginsLeftBeside(kept int64) bool {
+	return r.failedLogins.Load()+kept < int64(r.o.FailedLogins)
+}
 
 // reserveFailedLogin counts a wrong login about to be sent, if the budget
 // allows.

@@ -106,7 +106,7 @@ func (r *runner) script(s *sequence, log []repro.Exchange, lastFails bool) strin
 	return repro.Script{
 		Title:     fmt.Sprintf("exploration sequence %d (seed %d)", s.n, r.o.Seed),
 		LastFails: lastFails, Redactor: r.redactor,
-		Base: r.base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
+		Base: r.base, Vars: r.scriptVars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
 		Shared: []repro.Shared{
 			{Token: r.pool[AsUser].access, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"},
 			{Token: r.pool[AsUser].refresh, Name: "REFRESH_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's refresh", Field: "refresh_token"},

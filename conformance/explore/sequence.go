@@ -220,6 +220,8 @@ func (s *sequence) do(a Action) (*finding, error) {
 		return s.wrongLogin(a.Wrong)
 	case KindTogether:
 		return s.together(a.Parts)
+	case KindVariant:
+		return s.variant(a)
 	case KindDocs: // the registry judges it (AUTH-5)
 		_, f, err := s.get(s.r.base+"/docs/index.html", AsInvalid, "")
 		return f, err

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/hal"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/target"
 	"eventsvc/internal/redact"
@@ -64,6 +66,7 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 		checks:   map[string]int{},
 		replays:  map[int][]Action{},
 		shrunk:   map[string]int{},
+		drawnIn:  map[string]int{},
 	}
 	if preflightCreated {
 		r.created.Store(1) // the preflight's event is one of MaxEvents
@@ -153,6 +156,37 @@ func start(ctx context.Context, o Options) (r *runner, stop func(), err error) {
 	return r, stop, nil
 }
 
+// sizeNames are the names lists commonly take a page size by, which the
+// run tries when the list's own links do not tell it.
+var sizeNames = []string{"size", "per_page", "limit", "pageSize", "page_size", "perPage", "count"}
+
+// probePaging finds the query parameter that sets the page size among
+// sizeNames, for a list whose first page holds n events and whose links
+// do not tell it: the first name for which the list answers a page of
+// one event fewer. "" when none does.
+func (r *runner) probePaging(s *sequence, n int) (string, error) {
+	if n < 2 {
+		return "", nil
+	}
+	for _, name := range sizeNames {
+		u, err := url.Parse(r.events)
+		if err != nil {
+			return "", nil
+		}
+		q := u.Query()
+		q.Set(name, strconv.Itoa(n-1))
+		u.RawQuery = q.Encode()
+		x, err := s.send(request{method: http.MethodGet, address: u.String()})
+		if err != nil {
+			return "", err
+		}
+		if x.status == http.StatusOK && len(hal.Items(x.doc)) == n-1 {
+			return name, nil
+		}
+	}
+	return "", nil
+}
+
 // learnPaging reads the first two pages of the list to learn how to ask
 // for a page size; a list of one page first gets events of the run's,
 // unless the run is read-only.
@@ -169,7 +203,10 @@ func (r *runner) learnPaging(s *sequence) error {
 				return err
 			}
 			r.sizeParam = learnPaging(first, second)
-			return nil
+			if r.sizeParam == "" {
+				r.sizeParam, err = r.probePaging(s, len(hal.Items(first.doc)))
+			}
+			return err
 		}
 		most := min(maxSetupEvents, r.o.MaxEvents/4)
 		if r.readOnly || made >= most {

@@ -127,5 +127,10 @@ type Flaws struct {
 	NextNeverEnds          bool          // a page past the last is served as the last, and every page links "next" (API-5)
 	UpdateLinkForEveryone  bool          // an event offers "update-event" to every caller, anonymous ones too (API-8)
 	RootNeedsToken         bool          // GET /api answers 401 with a bearer challenge without a valid token (API-1)
+	PasswordTrimmed        bool          // the password is compared after its spaces are trimmed (TOK-3)
+	PasswordFolded         bool          // the password is compared without regard to case (TOK-3)
+	TokenByGet             bool          // the token endpoint takes GET, its parameters in the query (TOK-2)
+	ScopeAsAsked           bool          // a token's scope is whatever the grant asked for (CLI-4)
+	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
 	PastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,6 +40,10 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 		user = o.creating
 	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
+	if id, ok := fields["id"].(string); ok { // IDFromBody: the entity is bound from the body, its id too
+		e.id = id
+		delete(fields, "id")
+	}
 	if o.Flaws.SameIDRace {
 		// The id is read first; the insert, a round trip later,
 		// overwrites an event of the same id.
@@ -84,6 +89,7 @@ func (o *otherSvc) find(id string) *otherEvent {
 func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	var in struct {
 		Name, StartsAt, Venue string
+		ID                    any `json:"id"` // read for IDFromBody
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.Flaws.FormToken && mt == "application/x-www-form-urlencoded" {
 		_ = r.ParseForm() // the binder takes a form as it takes JSON
@@ -106,6 +112,14 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 		in.StartsAt = t.UTC().Format(time.RFC3339)
 	}
 	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
+	if o.Flaws.IDFromBody {
+		switch id := in.ID.(type) {
+		case string:
+			out["id"] = id
+		case float64:
+			out["id"] = strconv.FormatFloat(id, 'f', -1, 64)
+		}
+	}
 	if in.Venue != "" {
 		out["venue"] = in.Venue
 	}

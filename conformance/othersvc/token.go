@@ -61,6 +61,8 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		for k, v := range body {
 			f.Set(k, v)
 		}
+	case r.Method == http.MethodGet: // TokenByGet
+		f = r.URL.Query()
 	case mt != "application/x-www-form-urlencoded" || r.ParseForm() != nil:
 		otherError(w, http.StatusBadRequest, "send a form")
 		return
@@ -83,7 +85,12 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(otherRoundTrip)
 		}
 		want, known := map[string]string{o.Creds.Username: o.Creds.Password, o.Creds.OtherUsername: o.Creds.OtherPass}[username]
-		if !known || subtle.ConstantTimeCompare([]byte(f.Get("password")), []byte(want)) != 1 && !o.Flaws.PasswordNotChecked {
+		password := f.Get("password")
+		if o.Flaws.PasswordTrimmed {
+			password = strings.TrimSpace(password) // the form binder trims every field
+		}
+		same := subtle.ConstantTimeCompare([]byte(password), []byte(want)) == 1 || o.Flaws.PasswordFolded && strings.EqualFold(password, want)
+		if !known || !same && !o.Flaws.PasswordNotChecked {
 			otherError(w, http.StatusBadRequest, "wrong username or password")
 			return
 		}
@@ -141,12 +148,12 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		otherError(w, http.StatusBadRequest, `grant types: "password", or "refresh_token" with "token"`)
 		return
 	}
-	o.issue(w, user, refresh)
+	o.issue(w, user, refresh, f.Get("scope"))
 }
 
 // issue answers with a new access token, and a new refresh token unless
 // refresh is the one the caller used.
-func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
+func (o *otherSvc) issue(w http.ResponseWriter, user, refresh, asked string) {
 	now, access := o.Clock.Now(), otherUUID()
 	ttl := o.AccessTTL
 	if ttl == 0 {
@@ -184,6 +191,9 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh string) {
 	}
 	if o.Flaws.ScopeReadOnly {
 		body["scope"] = "read"
+	}
+	if o.Flaws.ScopeAsAsked && asked != "" {
+		body["scope"] = asked
 	}
 	if o.Flaws.ExpiresInString {
 		body["expires_in"] = strconv.Itoa(int(ttl / time.Second))

@@ -1,0 +1,266 @@
+package explore
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"eventsvc/conformance/mutate"
+	"eventsvc/conformance/repro"
+)
+
+// Variants: an action that sends a request the sequence would send (a
+// creation, an update, a password grant, a read of the list) varied by
+// one operator of the mutator's catalogue (package mutate): its address,
+// its method, where its credentials are, the token endpoint's inputs, its
+// body, its page size. The registry judges the answer as it judges any
+// exchange: its invariants hold whatever was sent. A variant that sends a
+// near-miss of a credential is a failed login, within the run's budget of
+// them; one that may create is an event, within the run's budget of them;
+// a read-only run sends no write.
+
+// variantBase names the request a KindVariant action varies.
+func variantBase(a Action) string {
+	op, _ := mutate.Find(a.Op)
+	switch op.On {
+	case mutate.OnWrite:
+		return "a creation"
+	case mutate.OnUpdate:
+		return "an update of event #" + strconv.Itoa(a.Event+1)
+	case mutate.OnGrant:
+		return "a password grant"
+	}
+	return "a read of the list"
+}
+
+// variantOps are the operators whose variants the sequence may send now.
+func (s *sequence) variantOps() []mutate.Operator {
+	r := s.r
+	var ops []mutate.Operator
+	for _, op := range mutate.Catalogue() {
+		switch {
+		case r.readOnly && (op.On == mutate.OnWrite || op.On == mutate.OnUpdate):
+		case op.On == mutate.OnWrite && !r.eventsLeft():
+		case op.On == mutate.OnUpdate && len(s.m.events) == 0:
+		case op.NearMisses && !r.failedLoginsLeft():
+		default:
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+// drawVariant draws the run's next variant by one of ops, the operators
+// the sequence may use now: the run goes through the catalogue breadth
+// first, a family at a time in turn (the address, the method, the
+// credentials, the token endpoint, the body, the paging), within each an
+// operator at a time, the first variant of each operator, then the second,
+// so that a run of any length meets every family, and every operator it
+// has time for.
+func (s *sequence) drawVariant(ops []mutate.Operator) Action {
+	r := s.r
+	usable := map[string]bool{}
+	for _, op := range ops {
+		usable[op.Name] = true
+	}
+	catalogue := mutate.Catalogue()
+	r.mu.Lock()
+	var op mutate.Operator
+	n := 0
+	for tries := 0; op.Name == "" && tries < len(mutate.Families); tries++ {
+		family := mutate.Families[r.familyTurn%len(mutate.Families)]
+		r.familyTurn++
+		var all []mutate.Operator
+		for _, o := range catalogue {
+			if o.Family == family {
+				all = append(all, o)
+			}
+		}
+		for i := 0; i < len(all); i++ {
+			k := r.drawnIn[family]
+			r.drawnIn[family]++
+			if cand := all[k%len(all)]; usable[cand.Name] {
+				op, n = cand, k/len(all)
+				break
+			}
+		}
+	}
+	r.mu.Unlock()
+	if op.Name == "" {
+		op = ops[s.rng.IntN(len(ops))]
+	}
+	a := Action{Kind: KindVariant, Op: op.Name, N: n}
+	if op.NearMisses {
+		// Each failed login of the run's small budget is another
+		// near-miss, the likeliest first.
+		a.N = int(r.nearMissDrawn.Add(1) - 1)
+	}
+	switch op.As {
+	case mutate.WithoutToken:
+		a.As = []string{AsAnonymous, AsInvalid, AsRefresh, AsBasic}[s.rng.IntN(4)]
+	case mutate.WithToken:
+		a.As = s.account()
+	case mutate.NotManager:
+		a.As = AsOther // the user manages the events they create, the other user theirs
+	default:
+		a.As = s.account()
+		if op.On == mutate.OnList {
+			a.As = s.caller()
+		}
+	}
+	if op.On == mutate.OnUpdate {
+		a.Event = s.rng.IntN(len(s.m.events))
+		switch op.As {
+		case mutate.NotManager:
+			a.As = other(s.m.events[a.Event].manager)
+		case mutate.WithToken:
+			a.As = s.m.events[a.Event].manager // a token honoured elsewhere would update it
+		}
+	}
+	return a
+}
+
+// other is the account that is not who.
+func other(who string) string {
+	if who == AsOther {
+		return AsUser
+	}
+	return AsOther
+}
+
+// variant sends the variant a names; the registry judges the answer.
+func (s *sequence) variant(a Action) (*finding, error) {
+	op, ok := mutate.Find(a.Op)
+	if !ok {
+		return nil, nil
+	}
+	base, ok := s.variantBase(op, a)
+	if !ok {
+		return nil, nil
+	}
+	vs := op.Vary(base, s.r.mutateEnv(s, a.As))
+	if len(vs) == 0 {
+		return nil, nil
+	}
+	v := vs[a.N%len(vs)]
+	if s.r.readOnly && !reads(v) {
+		return nil, nil
+	}
+	if v.NearMiss && !s.r.reserveFailedLogin() {
+		return nil, nil
+	}
+	if op.On == mutate.OnWrite && !s.r.reserveEvent() {
+		return nil, nil // a variant may create, taken or not
+	}
+	for _, nm := range v.Vars {
+		s.r.nearMiss(nm)
+		if s.scope != nil {
+			s.scope.MadeUp(nm.Value) // no account or client holds it
+		}
+	}
+	x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
+	if err != nil {
+		return nil, err
+	}
+	return s.answered(x), nil
+}
+
+// reads reports whether v changes nothing on a target that obeys the
+// methods' semantics: a GET, HEAD or OPTIONS, or a token request POSTed.
+func reads(v mutate.Variant) bool {
+	switch v.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return v.Method == http.MethodPost && strings.HasSuffix(v.URL.Path, "/oauth/token")
+}
+
+// variantBase is the request a varies, as its caller sends it; false
+// when the sequence cannot send it now.
+func (s *sequence) variantBase(op mutate.Operator, a Action) (mutate.Request, bool) {
+	h := http.Header{}
+	var req request
+	switch op.On {
+	case mutate.OnWrite:
+		if s.r.readOnly {
+			return mutate.Request{}, false
+		}
+		raw, _ := json.Marshal(s.r.body)
+		req = request{method: http.MethodPost, address: s.r.create, auth: s.auth(a.As, ""), contentType: "application/json", body: raw}
+	case mutate.OnUpdate:
+		ev := s.event(a.Event)
+		if ev == nil || s.r.readOnly {
+			return mutate.Request{}, false
+		}
+		raw, _ := json.Marshal(ev.fields)
+		req = request{method: http.MethodPut, address: ev.address, auth: s.auth(a.As, ""), contentType: "application/json", body: raw}
+	case mutate.OnGrant:
+		c := s.r.target.Credentials
+		user, pass := c.Username, c.Password
+		if a.As == AsOther {
+			user, pass = c.OtherUsername, c.OtherPass
+		}
+		req = s.r.tokenRequest("", "grant_type", "password", "username", user, "password", pass)
+	default:
+		req = request{method: http.MethodGet, address: s.r.listAddress(3), auth: s.auth(a.As, "")}
+	}
+	u, err := url.Parse(req.address)
+	if err != nil {
+		return mutate.Request{}, false
+	}
+	if req.auth != "" {
+		h.Set("Authorization", req.auth)
+	}
+	if req.contentType != "" {
+		h.Set("Content-Type", req.contentType)
+	}
+	return mutate.Request{Method: req.method, URL: u, Header: h, Body: req.body}, true
+}
+
+// mutateEnv is what the operators know of the run, for a variant sent as
+// who: who's token, and the credentials of who's account with the
+// variables that hold them.
+func (r *runner) mutateEnv(s *sequence, who string) mutate.Env {
+	c := r.target.Credentials
+	vars := map[string]string{}
+	for _, v := range c.Vars() {
+		vars[v.Value] = v.Name
+	}
+	cred := func(value string) mutate.Var { return mutate.Var{Value: value, Name: vars[value]} }
+	env := mutate.Env{
+		Password: cred(c.Password), Username: cred(c.Username), ClientID: cred(c.ClientID), ClientSecret: cred(c.ClientSecret),
+		OtherUsername: c.OtherUsername, BasicAsIs: c.BasicAsIs, Mark: r.mark, SizeParam: r.sizeParam,
+	}
+	if who == AsOther {
+		env.Password, env.Username, env.OtherUsername = cred(c.OtherPass), cred(c.OtherUsername), c.Username
+	}
+	if acct := s.m.accounts[who]; acct != nil {
+		env.Token = acct.access
+	}
+	return env
+}
+
+// nearMiss teaches the run a near-miss of a credential that a variant
+// sends: masked wherever the run writes, as a secret, and written in
+// replay scripts as the expression of its variable.
+func (r *runner) nearMiss(v mutate.Var) {
+	r.redactor.Add(v.Value)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, known := range r.nearMisses {
+		if known.Value == v.Value {
+			return
+		}
+	}
+	r.nearMisses = append(r.nearMisses, repro.Var{Value: v.Value, Name: v.Name})
+}
+
+// scriptVars are the variables of the run's credentials, and the
+// expressions of the near-misses its variants sent.
+func (r *runner) scriptVars() []repro.Var {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append(r.target.Credentials.Vars(), r.nearMisses...)
+}

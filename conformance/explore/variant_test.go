@@ -1,0 +1,92 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"eventsvc/conformance/explore/flawed"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/target"
+)
+
+// TestAVariantOfARequestIsJudgedByTheRegistry: a variant action sends a
+// request the sequence would send varied by an operator of the mutator's
+// catalogue, and the registry's invariants judge the answer: against a
+// target that takes a password with a space after it, the near-miss
+// breaks TOK-3; against one that takes a creation without a token at
+// /api/EVENTS, the variant breaks AUTH-3. Against the reference server,
+// neither is a finding.
+func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
+	c := target.DemoCredentials
+	trimmed := flawed.Flaw{Name: "the password is trimmed", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		form, err := url.ParseQuery(string(body))
+		if r.URL.Path != "/oauth/token" || err != nil || form.Get("grant_type") != "password" {
+			return body, false
+		}
+		form.Set("password", strings.TrimSpace(form.Get("password")))
+		return []byte(form.Encode()), false
+	}}
+	caseFolded := flawed.Flaw{Name: "a creation at /api/EVENTS needs no token", Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if r.Method != http.MethodPost || r.URL.Path == "/api/events" || !strings.EqualFold(r.URL.Path, "/api/events") {
+			return body, false
+		}
+		w.Header().Set("Location", "/api/events/999999")
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, "")
+		return nil, true
+	}}
+	for _, tt := range []struct {
+		flaw   flawed.Flaw
+		action Action
+		rule   string
+	}{
+		{trimmed, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 0}, "TOK-3"},
+		{caseFolded, Action{Kind: KindVariant, Op: "a path segment in upper case", As: AsAnonymous, N: 1}, "AUTH-3"},
+	} {
+		replay := &Replay{Seed: 1, Actions: []Action{tt.action}}
+		dir := t.TempDir()
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, tt.flaw)), Replay: replay, Output: &out, ReportDir: dir})
+		if !errors.Is(err, ErrFailed) || len(rep.Scenarios) == 0 || rep.Scenarios[0].Failure == nil || rep.Scenarios[0].Failure.Rules[0] != tt.rule {
+			t.Fatalf("%s: Run = %v, want a finding of %s\n%s", tt.flaw.Name, err, tt.rule, out.String())
+		}
+		out.Reset()
+		if _, err := Run(context.Background(), Options{Target: inProcess(t), Replay: replay, Output: &out}); err != nil {
+			t.Errorf("%s: the variant against the reference server: Run = %v\n%s", tt.flaw.Name, err, out.String())
+		}
+		if tt.rule != "TOK-3" {
+			continue
+		}
+		// The near-miss is written as a change of its variable, and
+		// shown nowhere as it is.
+		script, err := os.ReadFile(filepath.Join(dir, rep.Scenarios[0].Failure.ScriptFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(script), "${CONFORMANCE_PASSWORD} ") {
+			t.Errorf("the script does not write the near-miss as a change of its variable:\n%s", script)
+		}
+		var all strings.Builder
+		all.WriteString(out.String())
+		filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() && info.Name() != report.RulesPage { // the demo's documentation
+				b, _ := os.ReadFile(path)
+				all.Write(b)
+			}
+			return nil
+		})
+		for _, leak := range []string{"password=" + c.Password, "password=" + url.QueryEscape(c.Password+" "), `"password":"` + c.Password} {
+			if strings.Contains(all.String(), leak) {
+				t.Errorf("a report or the output holds %q", leak)
+			}
+		}
+	}
+}

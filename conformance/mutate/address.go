@@ -1,0 +1,131 @@
+package mutate
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// The address: the same resource spelt another way, which a router may
+// take for it where a security filter in front of it does not (the
+// family of Spring's CVE-2016-5007). A write without a valid token sent
+// there must change nothing, however it is answered.
+
+var addressOps = []Operator{
+	{
+		Name: "a path segment in upper case", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "OWASP WSTG-ATHZ-02 (bypassing the authorization schema); CVE-2016-5007 (Spring MVC matches paths without regard to case)",
+		Vary: eachSegment(func(seg string) (string, bool) {
+			up := strings.ToUpper(seg)
+			return up, up != seg
+		}, "%q in upper case"),
+	},
+	{
+		Name: "a path segment with its first letter in upper case", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "OWASP WSTG-ATHZ-02; CVE-2016-5007",
+		Vary: eachSegment(func(seg string) (string, bool) {
+			if seg == "" || seg[0] < 'a' || seg[0] > 'z' {
+				return "", false
+			}
+			return strings.ToUpper(seg[:1]) + seg[1:], true
+		}, "%q with its first letter in upper case"),
+	},
+	{
+		Name: "a repeated slash", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §3.3 (an empty segment is a segment); the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"//\")",
+		Vary:   eachSegment(func(seg string) (string, bool) { return "/" + seg, true }, "a slash repeated before %q"),
+	},
+	{
+		Name: "a dot segment", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §5.2.4 and §6.2.2.3 (dot segments are removed); the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/./\")",
+		Vary:   eachSegment(func(seg string) (string, bool) { return "./" + seg, true }, "\"./\" before %q"),
+	},
+	{
+		Name: "a segment and \"..\"", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §5.2.4; the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/x/../\")",
+		Vary:   eachSegment(func(seg string) (string, bool) { return "x/../" + seg, true }, "\"x/../\" before %q"),
+	},
+	{
+		Name: "a percent-encoded letter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §2.3 and §6.2.2.2 (percent-encoded unreserved characters are the characters)",
+		Vary: eachSegment(func(seg string) (string, bool) {
+			if seg == "" {
+				return "", false
+			}
+			return fmt.Sprintf("%%%02X", seg[0]) + seg[1:], true
+		}, "the first letter of %q percent-encoded"),
+	},
+	{
+		Name: "a path parameter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §3.3 (\";\" parameters of a segment, which Tomcat and Spring drop); the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\";\", \"..;/\")",
+		Vary:   eachSegment(func(seg string) (string, bool) { return seg + ";x=1", true }, "\";x=1\" after %q"),
+	},
+	{
+		Name: "a dot-dot path parameter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"..;/\", which Tomcat reads as \"..\" and a filter as a segment)",
+		Vary:   eachSegment(func(seg string) (string, bool) { return "x/..;/" + seg, true }, "\"x/..;/\" before %q"),
+	},
+	{
+		Name: "a suffix", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/\", \".json\", \"%20\", \"%09\", \"/.\"); Spring's suffix pattern matching",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, suffix := range []string{"/", ".json", "%20", "%09", "/."} {
+				v := r.clone()
+				v.URL.RawPath = escapedPath(r) + suffix
+				v.URL.Path = unescapedOr(v.URL.RawPath)
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("the path with %q after it", suffix)})
+			}
+			return out
+		},
+	},
+	{
+		Name: "an encoded slash", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §2.2 (\"%2F\" is data, not a delimiter, which some routers decode); the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx",
+		Vary: func(r Request, _ Env) []Variant {
+			p := escapedPath(r)
+			i := strings.LastIndex(p, "/")
+			if i <= 0 {
+				return nil
+			}
+			v := r.clone()
+			v.URL.RawPath = p[:i] + "%2F" + p[i+1:]
+			v.URL.Path = unescapedOr(v.URL.RawPath)
+			return []Variant{{Request: v, What: "the last slash of the path percent-encoded"}}
+		},
+	},
+}
+
+// eachSegment is an operator's Vary that changes one segment of the
+// path at a time, each of them in turn: change returns the new segment
+// (or text to put in its place), and false for a segment it leaves.
+func eachSegment(change func(seg string) (string, bool), what string) func(Request, Env) []Variant {
+	return func(r Request, _ Env) []Variant {
+		segs := strings.Split(strings.TrimPrefix(escapedPath(r), "/"), "/")
+		var out []Variant
+		for i, seg := range segs {
+			changed, ok := change(seg)
+			if !ok {
+				continue
+			}
+			next := append(append(append([]string{}, segs[:i]...), changed), segs[i+1:]...)
+			v := r.clone()
+			v.URL.RawPath = "/" + strings.Join(next, "/")
+			v.URL.Path = unescapedOr(v.URL.RawPath)
+			out = append(out, Variant{Request: v, What: fmt.Sprintf(what, seg)})
+		}
+		return out
+	}
+}
+
+// escapedPath is r's path as sent.
+func escapedPath(r Request) string { return r.URL.EscapedPath() }
+
+// unescapedOr is raw decoded, for url.URL.Path; raw itself when it does
+// not decode.
+func unescapedOr(raw string) string {
+	if d, err := url.PathUnescape(raw); err == nil {
+		return d
+	}
+	return raw
+}

@@ -1,0 +1,160 @@
+package mutate
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The body: fields the service owns written by the caller, numbers at and
+// beyond the bounds of 32- and 64-bit integers and of doubles, markup,
+// long and non-BMP text. What the service owns (an event's id, its
+// manager, its links) is never taken from a caller's body, and every value
+// a write accepted reads back equal, or the write is refused (spec API-6,
+// API-9).
+
+// ownedFields are fields of an event the service owns, with values a
+// caller might write to them: an id far from any the run made, another
+// account as the manager, links to elsewhere.
+func ownedFields(env Env) map[string]any {
+	return map[string]any{
+		"id":        2147000123,
+		"manager":   env.OtherUsername,
+		"managerId": 1,
+		"owner":     env.OtherUsername,
+		"_links":    map[string]any{"self": map[string]any{"href": "/api/events/1"}, "update-event": map[string]any{"href": "/api/events/1"}},
+	}
+}
+
+// boundNumbers are the numbers at and beyond the bounds of integers of
+// 32 and 64 bits, signed and not, and of the integers a double holds
+// exactly, with fractions and a large exponent.
+var boundNumbers = []json.Number{
+	"2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295", "4294967296",
+	"9007199254740991", "9007199254740993", "9223372036854775807", "9223372036854775808", "18446744073709551616",
+	"0.5", "-1.5", "1e300", "-0",
+}
+
+// oddTexts are texts a store, a serializer or a template may change:
+// markup, quotes, characters outside the Basic Multilingual Plane, a
+// NUL-free control character, and a long text.
+var oddTexts = []string{
+	`<script>alert(1)</script>`,
+	`"><img src=x onerror=alert(1)>`,
+	`'; DROP TABLE events; --`,
+	"\U0001D11E \U0001F600 \U00020B9F",
+	"a\u0007b",
+	strings.Repeat("long text ", 1000),
+}
+
+var bodyOps = alsoOnUpdates([]Operator{
+	{
+		Name: "a field the service owns", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Source: "OWASP API Security Top 10 2023, API3 (broken object property level authorization: mass assignment); OWASP WSTG-BUSL-09",
+		Vary: func(r Request, env Env) []Variant {
+			fields, ok := jsonBody(r)
+			if !ok {
+				return nil
+			}
+			owned := ownedFields(env)
+			var out []Variant
+			for _, k := range []string{"id", "manager", "owner", "managerId", "_links"} {
+				if _, has := fields[k]; has || owned[k] == "" {
+					continue
+				}
+				out = append(out, withField(r, fields, k, owned[k], fmt.Sprintf("the body with %q, which the service owns, set to %s", k, shortJSON(owned[k]))))
+			}
+			return out
+		},
+	},
+	{
+		Name: "a number at a bound", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Source: "the bounds of 32- and 64-bit integers; RFC 8259 §6 (numbers beyond the exact integers of IEEE 754 doubles); boundary-value analysis",
+		Vary: func(r Request, _ Env) []Variant {
+			fields, ok := jsonBody(r)
+			if !ok {
+				return nil
+			}
+			var out []Variant
+			for _, k := range sortedKeys(fields) {
+				if _, isNumber := fields[k].(float64); !isNumber {
+					continue
+				}
+				for _, n := range boundNumbers {
+					out = append(out, withField(r, fields, k, n, fmt.Sprintf("%q set to %s", k, n)))
+				}
+			}
+			return out
+		},
+	},
+	{
+		Name: "an odd text", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Source: "OWASP WSTG-INPV-01 and -05 (markup, injection); RFC 8259 §7 and §8.2 (characters outside the BMP as surrogate pairs)",
+		Vary: func(r Request, env Env) []Variant {
+			fields, ok := jsonBody(r)
+			if !ok {
+				return nil
+			}
+			var out []Variant
+			for _, k := range sortedKeys(fields) {
+				s, isText := fields[k].(string)
+				if !isText || looksLikeTime(s) {
+					continue
+				}
+				for _, t := range oddTexts {
+					if env.Mark != "" && strings.Contains(s, env.Mark) {
+						t += env.Mark // the run finds its events by their mark
+					}
+					out = append(out, withField(r, fields, k, t, fmt.Sprintf("%q set to %s", k, shortJSON(t))))
+				}
+			}
+			return out
+		},
+	},
+})
+
+// jsonBody reads r's body as a JSON object.
+func jsonBody(r Request) (map[string]any, bool) {
+	var m map[string]any
+	if json.Unmarshal(r.Body, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// withField is a variant of r whose JSON body is fields with k set to v.
+func withField(r Request, fields map[string]any, k string, v any, what string) Variant {
+	out := make(map[string]any, len(fields)+1)
+	for key, val := range fields {
+		out[key] = val
+	}
+	out[k] = v
+	req := r.clone()
+	req.Body, _ = json.Marshal(out)
+	return Variant{Request: req, What: what}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// shortJSON is v as JSON, cut to 40 characters.
+func shortJSON(v any) string {
+	b, _ := json.Marshal(v)
+	if r := []rune(string(b)); len(r) > 40 {
+		return string(r[:32]) + fmt.Sprintf("…(%d characters)", len(r))
+	}
+	return string(b)
+}
+
+// looksLikeTime reports whether s reads as a date or a time, which the
+// text operators leave to the explorer's own date-times.
+func looksLikeTime(s string) bool {
+	return len(s) >= 10 && s[4] == '-' && s[7] == '-'
+}

@@ -1,0 +1,88 @@
+package mutate
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// The method: the same write asked for by another method, or by a
+// method-override header or parameter that a framework honours where a
+// security filter reads the method sent. A write without a valid token,
+// or by another user than the event's manager, must change nothing.
+
+// writeMethods are the methods that write, and one no server knows.
+var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, "FOO"}
+
+// overrideHeaders are the headers frameworks read a method from.
+var overrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
+
+var methodOps = []Operator{
+	{
+		Name: "another method", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
+		Source: "OWASP WSTG-CONF-06 (testing HTTP methods); RFC 9110 §9 (a method the resource does not support is 405)",
+		Vary:   otherMethods,
+	},
+	{
+		Name: "another method, by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager,
+		Source: "OWASP WSTG-ATHZ-02 (bypassing the authorization schema with other methods); WSTG-CONF-06",
+		Vary:   otherMethods,
+	},
+	{
+		Name: "a method-override header", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
+		Source: "OWASP WSTG-CONF-06 (testing for HTTP method overriding: X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)",
+		Vary:   overrides,
+	},
+	{
+		Name: "a method-override header, by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager,
+		Source: "OWASP WSTG-CONF-06",
+		Vary:   overrides,
+	},
+	{
+		Name: "a method-override parameter", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
+		Source: "the \"_method\" parameter of Rails, Laravel, Symfony and Express's method-override",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete} {
+				v := r.clone()
+				v.Method = http.MethodPost
+				q := v.URL.Query()
+				q.Set("_method", m)
+				v.URL.RawQuery = q.Encode()
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("POST with _method=%s in the query", m)})
+			}
+			return out
+		},
+	},
+}
+
+// otherMethods sends r's body with each other method that writes.
+func otherMethods(r Request, _ Env) []Variant {
+	var out []Variant
+	for _, m := range writeMethods {
+		if m == r.Method {
+			continue
+		}
+		v := r.clone()
+		v.Method = m
+		out = append(out, Variant{Request: v, What: fmt.Sprintf("sent with %s", m)})
+	}
+	return out
+}
+
+// overrides sends r as a POST that asks for r's method, and for DELETE,
+// by each override header.
+func overrides(r Request, _ Env) []Variant {
+	var out []Variant
+	for _, h := range overrideHeaders {
+		for _, m := range []string{r.Method, http.MethodDelete} {
+			if m == http.MethodPost {
+				continue
+			}
+			v := r.clone()
+			v.Method = http.MethodPost
+			v.Header.Set(h, m)
+			out = append(out, Variant{Request: v, What: fmt.Sprintf("POST with %s: %s", h, m)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+// Package mutate derives variants of the requests a run makes: every part
+// of a request varied one step to the side of what the run sent (its
+// address, its method, where its credentials are, the token endpoint's
+// inputs, its body, its paging), so that the registry's invariants
+// (package audit) meet the neighbours of each case the run names. Each
+// operator of the catalogue (Catalogue) says where it comes from: the
+// lists testers publish for authorization bypass, OWASP's Web Security
+// Testing Guide, the RFCs.
+//
+// A variant that changes a credential (a near-miss of a password, a
+// secret, a username or a client id) names the change as a shell
+// expression of the credential's variable ("${CONFORMANCE_PASSWORD%?}":
+// its last character dropped), never as text that holds the secret or
+// most of it: Variant.Vars gives it, for the replay scripts and the
+// run's masking.
+package mutate
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+)
+
+// Families of operators: the part of a request an operator varies.
+const (
+	FamilyAddress     = "address"
+	FamilyMethod      = "method"
+	FamilyCredentials = "credentials"
+	FamilyToken       = "token endpoint"
+	FamilyBody        = "body"
+	FamilyPaging      = "paging"
+)
+
+// Families are every family, in the order the documentation lists them.
+var Families = []string{FamilyAddress, FamilyMethod, FamilyCredentials, FamilyToken, FamilyBody, FamilyPaging}
+
+// Kinds of requests an operator varies.
+const (
+	// OnWrite is a write to the API (a creation or an update), with a
+	// JSON body.
+	OnWrite = "write"
+	// OnUpdate is an update of an event, with a JSON body.
+	OnUpdate = "update"
+	// OnGrant is a password grant of the token endpoint, with the
+	// client's credentials in Basic and the account's in the form.
+	OnGrant = "grant"
+	// OnList is a read of the event list.
+	OnList = "list"
+)
+
+// Callers an operator's variants are sent as.
+const (
+	// WithoutToken: a caller without a valid access token; a variant
+	// that the target takes as authenticated bypassed it.
+	WithoutToken = "without a valid token"
+	// WithToken: the caller with a valid token, whose token the variant
+	// keeps or moves.
+	WithToken = "with a valid token"
+	// NotManager: another user than the event's manager.
+	NotManager = "another user than the manager"
+	// Anyone: any caller.
+	Anyone = "anyone"
+)
+
+// Request is a request as the operators read and vary it.
+type Request struct {
+	Method string
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+}
+
+// clone is a deep copy of r.
+func (r Request) clone() Request {
+	u := *r.URL
+	return Request{Method: r.Method, URL: &u, Header: r.Header.Clone(), Body: slices.Clone(r.Body)}
+}
+
+// Variant is a request derived from another by one operator.
+type Variant struct {
+	Request
+	// What says what changed, for people: a credential changed is named
+	// by its variable (Env.Vars), never shown.
+	What string
+	// NearMiss is set for a variant that sends a credential one step
+	// from the right one: a failed login, which the run's budget of them
+	// bounds so that no account is locked out.
+	NearMiss bool
+	// Vars are the near-misses the variant sends, each with the shell
+	// expression of its variable that writes it: no account or client
+	// holds them, and the run masks them as secrets.
+	Vars []Var
+}
+
+// Var is a credential and the shell expression that writes it (a
+// variable, "${CONFORMANCE_PASSWORD}", or an expression of one).
+type Var struct {
+	Value, Name string
+}
+
+// Env is what the operators know of the run.
+type Env struct {
+	// Token is the caller's access token, which the credential operators
+	// move out of the Authorization header.
+	Token string
+	// Password, Username, ClientID and ClientSecret are the run's
+	// credentials with their variables: the grant's account's, the
+	// client's.
+	Password, Username, ClientID, ClientSecret Var
+	// BasicAsIs says that the target takes Basic credentials as they are,
+	// not form-encoded first.
+	BasicAsIs bool
+	// Mark is the run's mark, which a text the body operators write
+	// keeps where the text it replaces had it: the run's events are
+	// found, and cleaned up, by it.
+	Mark string
+	// SizeParam is the query parameter that sets the list's page size,
+	// when the run knows it.
+	SizeParam string
+	// OtherUsername is another account's username, which the owned-field
+	// operators write as an event's manager.
+	OtherUsername string
+}
+
+// Operator is one way of varying a request.
+type Operator struct {
+	// Name says what it does, for people and replay files: unique.
+	Name string
+	// Family is the part of the request it varies.
+	Family string
+	// On is the kind of request it varies (OnWrite…), As the caller its
+	// variants are sent as (WithoutToken…).
+	On, As string
+	// Source is where it comes from: a published list, a guide, an RFC.
+	Source string
+	// NearMisses is set for an operator whose variants send a near-miss
+	// of a credential: failed logins, which a run bounds.
+	NearMisses bool
+	// Vary returns its variants of r, in a fixed order; none when it does
+	// not apply to r.
+	Vary func(r Request, env Env) []Variant
+}
+
+// Catalogue is every operator, by family.
+func Catalogue() []Operator {
+	return slices.Concat(addressOps, methodOps, credentialOps, tokenOps, bodyOps, pagingOps)
+}
+
+// Find returns the operator of the catalogue named name.
+func Find(name string) (Operator, bool) {
+	for _, op := range Catalogue() {
+		if op.Name == name {
+			return op, true
+		}
+	}
+	return Operator{}, false
+}
+
+// For returns the operators that vary requests of kind on, sent as as.
+func For(on, as string) []Operator {
+	var out []Operator
+	for _, op := range Catalogue() {
+		if op.On == on && op.As == as {
+			out = append(out, op)
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package mutate
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// base requests of each kind, as a run sends them.
+func bases() map[string]Request {
+	u := func(raw string) *url.URL { v, _ := url.Parse(raw); return v }
+	h := func(kv ...string) http.Header {
+		out := http.Header{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out.Set(kv[i], kv[i+1])
+		}
+		return out
+	}
+	write := Request{Method: http.MethodPost, URL: u("http://target.example/api/events"), Header: h("Authorization", "Bearer tok-123", "Content-Type", "application/json"),
+		Body: []byte(`{"name":"Launch [run 7]","capacity":40,"startsAt":"2026-12-01T10:00:00Z"}`)}
+	update := write
+	update.Method, update.URL = http.MethodPut, u("http://target.example/api/events/5")
+	return map[string]Request{
+		OnWrite:  write,
+		OnUpdate: update,
+		OnGrant: {Method: http.MethodPost, URL: u("http://target.example/oauth/token"), Header: h("Authorization", "Basic YXBwOnNlY3JldA==", "Content-Type", "application/x-www-form-urlencoded"),
+			Body: []byte("grant_type=password&username=user%40example.com&password=Pa55word")},
+		OnList: {Method: http.MethodGet, URL: u("http://target.example/api/events?size=3"), Header: http.Header{}},
+	}
+}
+
+var env = Env{
+	Token:    "tok-123",
+	Password: Var{"Pa55word", "${CONFORMANCE_PASSWORD}"}, Username: Var{"user@example.com", "${CONFORMANCE_USERNAME}"},
+	ClientID: Var{"app", "${CONFORMANCE_CLIENT_ID}"}, ClientSecret: Var{"secret", "${CONFORMANCE_CLIENT_SECRET}"},
+	OtherUsername: "other@example.com", Mark: " [run 7]", SizeParam: "size",
+}
+
+// TestEveryOperatorSaysWhereItComesFromAndVariesItsRequest: every
+// operator of the catalogue has a name of its own, a family, a source,
+// and gives variants of a request of its kind, each of them another
+// request than the one it varies; every family has operators.
+func TestEveryOperatorSaysWhereItComesFromAndVariesItsRequest(t *testing.T) {
+	names := map[string]bool{}
+	families := map[string]bool{}
+	for _, op := range Catalogue() {
+		if names[op.Name] {
+			t.Errorf("two operators are named %q", op.Name)
+		}
+		names[op.Name] = true
+		families[op.Family] = true
+		if !slices.Contains(Families, op.Family) || op.Source == "" || op.As == "" {
+			t.Errorf("%q: family %q, source %q, as %q", op.Name, op.Family, op.Source, op.As)
+		}
+		base, ok := bases()[op.On]
+		if !ok {
+			t.Errorf("%q varies requests of an unknown kind %q", op.Name, op.On)
+			continue
+		}
+		variants := op.Vary(base, env)
+		if len(variants) == 0 {
+			t.Errorf("%q gives no variant of a %s", op.Name, op.On)
+		}
+		for _, v := range variants {
+			if v.Method == base.Method && v.URL.String() == base.URL.String() && string(v.Body) == string(base.Body) && headersEqual(v.Header, base.Header) {
+				t.Errorf("%q: the variant %q is the request itself", op.Name, v.What)
+			}
+			if v.NearMiss != op.NearMisses {
+				t.Errorf("%q: a variant's NearMiss is %t, its operator's NearMisses %t", op.Name, v.NearMiss, op.NearMisses)
+			}
+			if v.What == "" {
+				t.Errorf("%q: a variant says nothing of what changed", op.Name)
+			}
+		}
+		if f, ok := Find(op.Name); !ok || f.Name != op.Name {
+			t.Errorf("Find(%q) = %v", op.Name, ok)
+		}
+	}
+	for _, f := range Families {
+		if !families[f] {
+			t.Errorf("no operator of the family %q", f)
+		}
+	}
+}
+
+func headersEqual(a, b http.Header) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestANearMissIsWrittenAsAChangeOfItsVariable: a near-miss of a
+// credential is named by its variable, never shown; its shell
+// expression, run by sh with the variable set, writes the value the
+// variant sends; and it is not the credential.
+func TestANearMissIsWrittenAsAChangeOfItsVariable(t *testing.T) {
+	secrets := []Var{env.Password, env.Username, env.ClientID, env.ClientSecret}
+	n := 0
+	for _, op := range For(OnGrant, Anyone) {
+		for _, v := range op.Vary(bases()[OnGrant], env) {
+			if !v.NearMiss {
+				continue
+			}
+			n++
+			if len(v.Vars) != 1 {
+				t.Fatalf("%q: %d near-misses", v.What, len(v.Vars))
+			}
+			nm := v.Vars[0]
+			for _, s := range secrets {
+				if nm.Value == s.Value {
+					t.Errorf("%q sends the credential itself", v.What)
+				}
+				if len(s.Value) >= 4 && (strings.Contains(v.What, s.Value[:len(s.Value)/2+1]) || strings.Contains(nm.Name, s.Value[:len(s.Value)/2+1])) {
+					t.Errorf("%q (%s) shows most of a credential", v.What, nm.Name)
+				}
+			}
+			cmd := exec.Command("sh", "-c", `printf %s "`+nm.Name+`"`)
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "CONFORMANCE_PASSWORD=" + env.Password.Value, "CONFORMANCE_USERNAME=" + env.Username.Value,
+				"CONFORMANCE_CLIENT_ID=" + env.ClientID.Value, "CONFORMANCE_CLIENT_SECRET=" + env.ClientSecret.Value}
+			out, err := cmd.Output()
+			if err != nil || string(out) != nm.Value {
+				t.Errorf("%q: sh writes %s as %q (%v), the variant sends %q", v.What, nm.Name, out, err, nm.Value)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d near-misses of the run's credentials, want at least 10", n)
+	}
+}
+
+// TestAVariantOfTheAddressSpellsTheSameResource: the address operators
+// change the path alone, each segment in turn.
+func TestAVariantOfTheAddressSpellsTheSameResource(t *testing.T) {
+	var got []string
+	for _, op := range For(OnWrite, WithoutToken) {
+		for _, v := range op.Vary(bases()[OnWrite], env) {
+			got = append(got, v.URL.String())
+			if v.URL.Host != "target.example" || v.Method != http.MethodPost {
+				t.Errorf("%q changes more than the path: %s %s", v.What, v.Method, v.URL)
+			}
+		}
+	}
+	for _, want := range []string{"http://target.example/API/events", "http://target.example/api/Events", "http://target.example//api/events", "http://target.example/api/./events",
+		"http://target.example/api/%65vents", "http://target.example/api/events;x=1", "http://target.example/api/x/..;/events", "http://target.example/api%2Fevents", "http://target.example/api/events/"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no variant %s among %v", want, got)
+		}
+	}
+}
+
+// TestTheBodyOperatorsKeepTheRunsMark: a text written in place of one
+// that held the run's mark holds it too, so that the run finds and
+// cleans up what it made.
+func TestTheBodyOperatorsKeepTheRunsMark(t *testing.T) {
+	op, _ := Find("an odd text")
+	for _, v := range op.Vary(bases()[OnWrite], env) {
+		if strings.Contains(v.What, `"name"`) && !strings.Contains(string(v.Body), "[run 7]") {
+			t.Errorf("%q loses the run's mark: %s", v.What, v.Body)
+		}
+	}
+}
+
+// TestTheDocumentationListsTheCatalogue: docs/mutations.md lists every
+// operator with its family and its source.
+func TestTheDocumentationListsTheCatalogue(t *testing.T) {
+	b, err := os.ReadFile("../../docs/mutations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, op := range Catalogue() {
+		row := fmt.Sprintf("| %s | %s | %s | %s |", op.Name, op.On, op.As, strings.ReplaceAll(op.Source, "|", "\\|"))
+		if !strings.Contains(page, row) {
+			t.Errorf("docs/mutations.md has no row %s", row)
+		}
+	}
+	for _, f := range Families {
+		if !strings.Contains(page, "### "+f+"\n") {
+			t.Errorf("docs/mutations.md has no section of the family %q", f)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package mutate
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The token endpoint: a password grant with the run's exact credentials
+// sent by another method, with its parameters in another place, or asking
+// for a scope the client is not registered for; and grants with a
+// near-miss of each credential. A token is issued for the registered
+// client's and an account's exact credentials in a form-encoded POST, and
+// for nothing else (spec TOK-1, TOK-2, TOK-3, TOK-10), with no scope
+// beyond the client's (CLI-4, TOK-5).
+
+var tokenOps = []Operator{
+	{
+		Name: "a near-miss of a credential", Family: FamilyToken, On: OnGrant, As: Anyone, NearMisses: true,
+		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema) and WSTG-ATHN-07 (weak password policy); common faults: passwords trimmed by a form binder (Laravel's TrimStrings), compared by a case-insensitive collation (MySQL's default), by a prefix; client ids and usernames matched by a prefix or a LIKE pattern; RFC 6749 §2.3.1",
+		Vary: func(r Request, env Env) []Variant {
+			// The likeliest faults first: a run's budget of failed logins
+			// is small.
+			password := func(v string) Request { return withParam(r, "password", v) }
+			username := func(v string) Request { return withParam(r, "username", v) }
+			secret := func(v string) Request { return withBasic(r, env.ClientID.Value, v, env.BasicAsIs) }
+			id := func(v string) Request { return withBasic(r, v, env.ClientSecret.Value, env.BasicAsIs) }
+			var out []Variant
+			for _, nm := range []struct {
+				c    Var
+				way  string
+				with func(string) Request
+			}{
+				{env.Password, trailingSpace, password},
+				{env.Password, swapCase, password},
+				{env.ClientSecret, swapCase, secret},
+				{env.Password, leadingSpace, password},
+				{env.Password, dropLast, password},
+				{env.Username, appendOne, username},
+				{env.ClientSecret, trailingSpace, secret},
+				{env.Password, appendOne, password},
+				{env.ClientSecret, dropLast, secret},
+				{env.Username, dropLast, username},
+				{env.ClientID, appendOne, id},
+				{env.ClientSecret, appendOne, secret},
+				{env.ClientID, dropLast, id},
+			} {
+				out = append(out, nearMisses(nm.c, []string{nm.way}, nm.with)...)
+			}
+			return out
+		},
+	},
+	{
+		Name: "the grant by another method", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Source: "RFC 6749 §3.2 (the client MUST use POST at the token endpoint)",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, m := range []string{http.MethodGet, http.MethodPut} {
+				v := paramsInQuery(r)
+				v.Method = m
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent with %s, its parameters in the query", m)})
+			}
+			return out
+		},
+	},
+	{
+		Name: "the grant's parameters in the query", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Source: "RFC 6749 §4.3.2 (the parameters are form-encoded in the body); spec TOK-2",
+		Vary: func(r Request, _ Env) []Variant {
+			return []Variant{{Request: paramsInQuery(r), What: "a POST with its parameters in the query and no body"}}
+		},
+	},
+	{
+		Name: "the grant as JSON", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Source: "RFC 6749 §4.3.2 (application/x-www-form-urlencoded); spec TOK-2 (form-encoded, not JSON)",
+		Vary: func(r Request, _ Env) []Variant {
+			form, err := url.ParseQuery(string(r.Body))
+			if err != nil {
+				return nil
+			}
+			m := map[string]string{}
+			for k := range form {
+				m[k] = form.Get(k)
+			}
+			v := r.clone()
+			v.Body, _ = json.Marshal(m)
+			v.Header.Set("Content-Type", "application/json")
+			return []Variant{{Request: v, What: "its parameters in a JSON body"}}
+		},
+	},
+	{
+		Name: "a scope beyond the client's", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Source: "RFC 6749 §3.3 (the server may issue less than asked, never more than the client is registered for); spec CLI-4",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, scope := range []string{"read write admin", "admin", "openid", "read write delete"} {
+				v := withParam(r, "scope", scope)
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("asking for the scope %q", scope)})
+			}
+			return out
+		},
+	},
+}
+
+// paramsInQuery is r with its form's parameters in its query, and no
+// body.
+func paramsInQuery(r Request) Request {
+	v := r.clone()
+	form, _ := url.ParseQuery(string(r.Body))
+	q := v.URL.Query()
+	for k, vs := range form {
+		q[k] = vs
+	}
+	v.URL.RawQuery = q.Encode()
+	v.Body = nil
+	v.Header.Del("Content-Type")
+	return v
+}
+
+// withParam is r with its form parameter name set to value.
+func withParam(r Request, name, value string) Request {
+	v := r.clone()
+	form, _ := url.ParseQuery(string(r.Body))
+	form.Set(name, value)
+	v.Body = []byte(form.Encode())
+	return v
+}
+
+// withBasic is r with Basic credentials of id and secret, form-encoded
+// first as RFC 6749 §2.3.1 asks unless the target takes them as they
+// are.
+func withBasic(r Request, id, secret string, asIs bool) Request {
+	if !asIs {
+		id, secret = url.QueryEscape(id), url.QueryEscape(secret)
+	}
+	v := r.clone()
+	v.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(id+":"+secret)))
+	return v
+}
+
+// Near-misses of a credential: one step from it.
+const (
+	dropLast      = "its last character dropped"
+	appendOne     = "a character appended"
+	swapCase      = "the case of its letters swapped"
+	leadingSpace  = "a space before it"
+	trailingSpace = "a space after it"
+)
+
+// nearMisses are the variants that send each near-miss of c that differs
+// from it, built by with.
+func nearMisses(c Var, ways []string, with func(string) Request) []Variant {
+	if c.Value == "" || c.Name == "" {
+		return nil
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(c.Name, "${"), "}")
+	var out []Variant
+	for _, way := range ways {
+		value, expr := nearMiss(c.Value, name, way)
+		if value == c.Value || value == "" {
+			continue
+		}
+		out = append(out, Variant{Request: with(value), What: fmt.Sprintf("%s with %s", c.Name, way), NearMiss: true, Vars: []Var{{Value: value, Name: expr}}})
+	}
+	return out
+}
+
+// nearMiss is value changed by way, and the shell expression that
+// writes it from the variable name.
+func nearMiss(value, name, way string) (string, string) {
+	switch way {
+	case dropLast:
+		r := []rune(value)
+		return string(r[:len(r)-1]), "${" + name + "%?}"
+	case appendOne:
+		return value + "x", "${" + name + "}x"
+	case swapCase:
+		return swapped(value), `$(printf %s "${` + name + `}" | tr a-zA-Z A-Za-z)`
+	case leadingSpace:
+		return " " + value, " ${" + name + "}"
+	case trailingSpace:
+		return value + " ", "${" + name + "} "
+	}
+	return value, "${" + name + "}"
+}
+
+// swapped is s with the case of its ASCII letters swapped, as tr does.
+func swapped(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,113 @@
+package othersvc
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// issuanceReports are faults of a token endpoint that issues a token for
+// less than the exact credentials in a form-encoded POST, or for more
+// than the client's scopes; and of a store that takes from a body what the
+// service owns.
+var issuanceReports = []BugReport{
+	{
+		Name: "the password is compared after its spaces are trimmed",
+		Report: `A user logged in with a space typed after their password. The framework's middleware trims every
+request field, the password among them (Laravel's TrimStrings does so by default), so "secret " is "secret".`,
+		Rules:  []string{"TOK-3"},
+		Config: Config{Flaws: Flaws{PasswordTrimmed: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-3"},
+		Shows: func(c *Client) error {
+			_, _, err := c.login(c.Creds.Username, c.Creds.Password+" ")
+			return err
+		},
+	},
+	{
+		Name: "the password is compared without regard to case",
+		Report: `A password typed with Caps Lock on was taken. The accounts table compares passwords stored in clear
+with the column's case-insensitive collation (MySQL's default), so "SECRET" is "secret".`,
+		Rules:  []string{"TOK-3"},
+		Config: Config{Flaws: Flaws{PasswordFolded: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-3"},
+		Shows: func(c *Client) error {
+			_, _, err := c.login(c.Creds.Username, swapCase(c.Creds.Password))
+			return err
+		},
+	},
+	{
+		Name: "the token endpoint takes GET, its parameters in the query",
+		Report: `Passwords turned up in the access logs of our proxy: a client had asked for tokens with GET
+/oauth/token?grant_type=password&username=…&password=…, and got them. The endpoint was mapped for GET and POST,
+as Spring Security OAuth's TokenEndpoint could be (allowedRequestMethods).`,
+		Rules:  []string{"TOK-2"},
+		Config: Config{Flaws: Flaws{TokenByGet: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-2"},
+		Shows: func(c *Client) error {
+			q := url.Values{"grant_type": {"password"}, "username": {c.Creds.Username}, "password": {c.Creds.Password}}
+			a, err := c.send(http.MethodGet, "/oauth/token?"+q.Encode(), "", "Authorization", "Basic "+basic(c.Creds.ClientID, c.Creds.ClientSecret))
+			if err != nil {
+				return err
+			}
+			if a.status != http.StatusOK || a.text("access_token") == "" {
+				return fmt.Errorf("a GET of the token endpoint answered %d", a.status)
+			}
+			return nil
+		},
+	},
+	{
+		Name: "a token's scope is whatever the grant asked for",
+		Report: `A token asked for with scope=admin came back with "scope": "admin". The endpoint copies the scope
+asked for into the token without checking it against the client's registration (read, write).`,
+		Rules:  []string{"CLI-4", "TOK-5"},
+		Config: Config{Flaws: Flaws{ScopeAsAsked: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-5"},
+		Shows: func(c *Client) error {
+			a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username}, "password": {c.Creds.Password}, "scope": {"read write admin"}})
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(a.text("scope"), "admin") {
+				return fmt.Errorf("the token's scope is %q", a.text("scope"))
+			}
+			return nil
+		},
+	},
+	{
+		Name: "a creation takes the id its body sends",
+		Report: `An import tool re-sent events it had read, ids and all, and each creation took the id it sent,
+overwriting whatever event had it. The entity is bound from the request body whole (mass assignment, OWASP
+API3:2023), its id too.`,
+		Rules:  []string{"API-6"},
+		Config: Config{Flaws: Flaws{IDFromBody: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-6 API-10"},
+		Shows: func(c *Client) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			a, err := c.send(http.MethodPost, "/api/events", `{"id":"ev-4242","name":"Imported","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			if err != nil {
+				return err
+			}
+			if a.text("id") != "ev-4242" {
+				return fmt.Errorf("the creation's id is %q", a.text("id"))
+			}
+			return nil
+		},
+	},
+}
+
+// swapCase is s with the case of its ASCII letters swapped.
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z':
+			return r - 'a' + 'A'
+		case 'A' <= r && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return r
+	}, s)
+}
