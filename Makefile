@@ -113,7 +113,7 @@ PODMAN     ?= podman
 IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
 SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
 
-.PHONY: run test vet fmt-check unit mutation measure fuzz explore conformance build release docs openapi-tools bench bench-suite bench-backends image clean
+.PHONY: run test vet fmt-check unit mutation measure default-runs fuzz explore conformance build release docs openapi-tools bench bench-suite bench-backends image clean
 
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -164,6 +164,11 @@ mutation:
 # today. Without the race detector, as make mutation.
 measure:
 	MEASURE=1 $(GO) test -count=1 -v -run '^TestMeasureCatches$$' -timeout 30m ./conformance
+
+# The binary on its defaults, twice in a row, against bin/eventsvc on its
+# defaults: both pass, each within about two minutes (some three minutes).
+default-runs:
+	DEFAULT_RUNS=1 $(GO) test -count=1 -v -run '^TestTheDefaultRunStaysGreenTwice$$' -timeout 15m ./cmd/conformance
 
 # A short run of every fuzz target (their seed corpora also run in unit).
 fuzz:
