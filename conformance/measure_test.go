@@ -156,7 +156,7 @@ func measure(t *testing.T, c othersvc.Config) measured {
 	srv := othersvc.Start(t, c)
 	var log bytes.Buffer
 	rep, err = explore.Run(context.Background(), explore.Options{
-		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(othersvc.EventBody)},
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(c.Body())},
 		Seed:      measureSeed,
 		Output:    &log,
 		ReportDir: t.TempDir(),

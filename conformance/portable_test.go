@@ -30,7 +30,7 @@ func runOther(t *testing.T, c othersvc.Config, tags string, subtests bool) (*rep
 		creds = othersvc.Creds
 	}
 	o := Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(othersvc.EventBody)},
+		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(c.Body())},
 		Tags:   tags,
 	}
 	var buf bytes.Buffer

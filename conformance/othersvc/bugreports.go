@@ -31,4 +31,4 @@ type Caught struct {
 }
 
 // BugReports are every bug report, by family.
-var BugReports = slices.Concat(issueReports, cacheReports, routerReports, serializerReports, columnReports, raceReports, lastReports, issuanceReports)
+var BugReports = slices.Concat(issueReports, cacheReports, routerReports, serializerReports, columnReports, raceReports, lastReports, issuanceReports, numberReports)

@@ -99,6 +99,34 @@ API3:2023), its id too.`,
 	},
 }
 
+// numberReports are faults of a store whose columns hold less than what
+// a body may send.
+var numberReports = []BugReport{
+	{
+		Name: "seats past 2147483647 wrap around",
+		Report: `An event for a stadium, created with 3000000000 seats, showed -1294967296. The seats column is a
+32-bit integer and the driver converts without a range check; the JSON decoder took the number as a double,
+which holds it exactly.`,
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{SeatsInt32: true}, EventBody: SeatsBody},
+		Today:  Caught{Scenarios: "", Explorer: "API-6"},
+		Shows: func(c *Client) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			a, err := c.send(http.MethodPost, "/api/events", `{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`, asJSON(bearer(token)...)...)
+			if err != nil {
+				return err
+			}
+			if seats, _ := a.doc["seats"].(float64); seats != -1294967296 {
+				return fmt.Errorf("the creation shows %v seats", a.doc["seats"])
+			}
+			return nil
+		},
+	},
+}
+
 // swapCase is s with the case of its ASCII letters swapped.
 func swapCase(s string) string {
 	return strings.Map(func(r rune) rune {

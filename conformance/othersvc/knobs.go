@@ -132,5 +132,6 @@ type Flaws struct {
 	TokenByGet             bool          // the token endpoint takes GET, its parameters in the query (TOK-2)
 	ScopeAsAsked           bool          // a token's scope is whatever the grant asked for (CLI-4)
 	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
+	SeatsInt32             bool          // "seats" is stored in a 32-bit column, wrapping past 2147483647 (API-6)
 	PastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

@@ -84,6 +84,20 @@ type Config struct {
 	Flaws     Flaws
 	AccessTTL time.Duration // zero: otherAccessTTL
 	Clock     *Clock        // nil: the real time
+	// EventBody is the body the suite's runs against it create events
+	// with; "" is EventBody. One with "seats", a whole number, is taken.
+	EventBody string
+}
+
+// SeatsBody is an event body with "seats", a whole number.
+const SeatsBody = `{"name": "Meetup", "startsAt": "2026-11-25T10:00:00+01:00", "venue": "Room 4", "seats": 40}`
+
+// Body is c's EventBody.
+func (c Config) Body() string {
+	if c.EventBody != "" {
+		return c.EventBody
+	}
+	return EventBody
 }
 
 type otherSvc struct {

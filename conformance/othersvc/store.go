@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -89,7 +90,8 @@ func (o *otherSvc) find(id string) *otherEvent {
 func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	var in struct {
 		Name, StartsAt, Venue string
-		ID                    any `json:"id"` // read for IDFromBody
+		ID                    any      `json:"id"` // read for IDFromBody
+		Seats                 *float64 // a whole number, when sent
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.Flaws.FormToken && mt == "application/x-www-form-urlencoded" {
 		_ = r.ParseForm() // the binder takes a form as it takes JSON
@@ -112,6 +114,16 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 		in.StartsAt = t.UTC().Format(time.RFC3339)
 	}
 	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
+	if in.Seats != nil {
+		seats := *in.Seats
+		if seats != math.Trunc(seats) || math.Abs(seats) > 1<<53 {
+			return nil, fmt.Errorf("seats must be a whole number")
+		}
+		if o.Flaws.SeatsInt32 {
+			seats = float64(int32(int64(seats))) // the column's type
+		}
+		out["seats"] = seats
+	}
 	if o.Flaws.IDFromBody {
 		switch id := in.ID.(type) {
 		case string:

@@ -36,6 +36,7 @@ func Variants() []Variant {
 		{"a creation answered 201 with the event's Location", Config{Choices: Choices{Created201: true}}, locatesCreations},
 		{"router and filter alike fold /api//events/ and /api/./events", Config{Choices: Choices{FoldPaths: true}}, foldsPaths},
 		{"a path written another way refused with 400", Config{Choices: Choices{RefuseOddPaths: true}}, refusesOddPaths},
+		{"whole numbers of seats kept as doubles, fractions refused", Config{EventBody: SeatsBody}, nil},
 	}
 }
 
