@@ -80,6 +80,70 @@ var addressOps = []Operator{
 		},
 	},
 	{
+		Name: "a percent-encoded dot segment", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "RFC 3986 §2.3 and §6.2.2.2 (\"%2e\" is \".\"), §5.2.4; the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/%2e/\")",
+		Vary:   eachSegment(func(seg string) (string, bool) { return "%2e/" + seg, true }, "\"%%2e/\" before %q"),
+	},
+	{
+		Name: "a dot-semicolon segment", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/.;/\", \";/\": Tomcat drops the parameter, then the dot segment)",
+		Vary:   eachSegment(func(seg string) (string, bool) { return ".;/" + seg, true }, "\".;/\" before %q"),
+	},
+	{
+		Name: "a double-encoded letter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "OWASP's Double Encoding attack (owasp.org/www-community/Double_Encoding: a proxy decodes once, the application again); RFC 3986 §2.4 (data is decoded once)",
+		Vary: eachSegment(func(seg string) (string, bool) {
+			if seg == "" {
+				return "", false
+			}
+			return fmt.Sprintf("%%25%02X", seg[0]) + seg[1:], true
+		}, "the first letter of %q percent-encoded twice"),
+	},
+	{
+		Name: "an empty query", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"?\", \"??\"); RFC 3986 §6.2.3 (an empty query is not the absent one, though many treat them alike)",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, q := range []string{"", "?"} {
+				v := r.clone()
+				v.URL.ForceQuery, v.URL.RawQuery = true, q
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("the path with %q after it", "?"+q)})
+			}
+			return out
+		},
+	},
+	{
+		Name: "a rewrite header", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (X-Original-URL and X-Rewrite-URL, which IIS and Symfony route by, sent to \"/\")",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, h := range []string{"X-Original-URL", "X-Rewrite-URL"} {
+				v := r.clone()
+				v.Header.Set(h, r.URL.RequestURI())
+				v.URL.Path, v.URL.RawPath, v.URL.RawQuery = "/", "", ""
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent to / with %s: %s", h, r.URL.RequestURI())})
+			}
+			return out
+		},
+	},
+	{
+		Name: "a trusted address header", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (X-Forwarded-For, X-Real-IP, X-Originating-IP, X-Remote-IP, X-Client-IP, X-Custom-IP-Authorization, True-Client-IP: 127.0.0.1); OWASP WSTG-ATHZ-02",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, h := range []string{"X-Forwarded-For", "X-Real-IP", "X-Originating-IP", "X-Remote-IP", "X-Client-IP", "X-Custom-IP-Authorization", "True-Client-IP", "Forwarded"} {
+				v := r.clone()
+				val := "127.0.0.1"
+				if h == "Forwarded" {
+					val = "for=127.0.0.1"
+				}
+				v.Header.Set(h, val)
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("with %s: %s", h, val)})
+			}
+			return out
+		},
+	},
+	{
 		Name: "an encoded slash", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "RFC 3986 §2.2 (\"%2F\" is data, not a delimiter, which some routers decode); the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx",
 		Vary: func(r Request, _ Env) []Variant {
