@@ -45,7 +45,7 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 	}
 	res := &report.ScenarioResult{Planned: p, Verdict: report.Passed, Attempts: 1, Duration: took}
 	for i, d := range s.done {
-		step := selection.PlannedStep{Keyword: "*", Text: d.action.String(), Line: i + 1}
+		step := selection.PlannedStep{Keyword: "*", Text: d.text(), Line: i + 1}
 		p.Steps = append(p.Steps, step)
 		status := "passed"
 		if s.found != nil && i == s.foundAt {
@@ -61,7 +61,7 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 	case s.found != nil:
 		res.Verdict = report.Failed
 		f := s.found
-		fail := &report.Failure{Step: "* " + s.done[s.foundAt].action.String(), Line: s.foundAt + 1, Message: f.message, Required: true, ServerError: f.serverError, AnswerCut: f.cut}
+		fail := &report.Failure{Step: "* " + s.done[s.foundAt].text(), Line: s.foundAt + 1, Message: f.message, Required: true, ServerError: f.serverError, AnswerCut: f.cut}
 		if f.rule != "" {
 			fail.Rules = []string{f.rule}
 		}
@@ -150,4 +150,13 @@ func sortRules(ids []string) {
 // sortByLine puts results in the order of their sequences.
 func sortByLine(results []*report.ScenarioResult) {
 	sort.Slice(results, func(i, j int) bool { return results[i].Line < results[j].Line })
+}
+
+// text is the action as a step of its sequence reads: a variant with what
+// it changed.
+func (d done) text() string {
+	if d.what != "" {
+		return d.action.String() + " (" + d.what + ")"
+	}
+	return d.action.String()
 }

@@ -27,6 +27,7 @@ type sequence struct {
 	m      model
 	log    []repro.Exchange
 	done   []done         // the actions it ran
+	what   string         // what the variant being played changed (done.what)
 	checks map[string]int // checks made, by rule
 	found  *finding
 	// foundAt is the action that found it, in done.
@@ -52,6 +53,8 @@ type sequence struct {
 type done struct {
 	action Action
 	from   int
+	// what says what a variant changed (KindVariant), for people.
+	what string
 }
 
 func (r *runner) newSequence(ctx context.Context, n int, rng *rand.Rand) *sequence {
@@ -75,7 +78,8 @@ func (s *sequence) play(a Action) bool {
 	if from == len(s.log) && f == nil && err == nil {
 		return true // nothing to do: an event the sequence does not have
 	}
-	s.done = append(s.done, done{action: a, from: from})
+	s.done = append(s.done, done{action: a, from: from, what: s.what})
+	s.what = ""
 	if link := s.deadLinkOf(f, err); link != nil {
 		s.dead = &deadlink.Error{Link: link, Err: err}
 		return false

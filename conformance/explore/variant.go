@@ -160,6 +160,7 @@ func (s *sequence) variant(a Action) (*finding, error) {
 			s.scope.MadeUp(nm.Value) // no account or client holds it
 		}
 	}
+	s.what = s.r.redactor.String(v.What)
 	x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
 	if err != nil {
 		return nil, err

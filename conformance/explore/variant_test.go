@@ -71,6 +71,9 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if step := rep.Scenarios[0].Failure.Step; !strings.Contains(step, "${CONFORMANCE_PASSWORD} with a space after it") {
+			t.Errorf("the failing step does not say what the variant changed: %q", step)
+		}
 		if !strings.Contains(string(script), "${CONFORMANCE_PASSWORD} ") {
 			t.Errorf("the script does not write the near-miss as a change of its variable:\n%s", script)
 		}
