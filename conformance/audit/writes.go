@@ -118,6 +118,16 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		return w.created(o)
 	case known && o.x.Method == http.MethodPut:
 		return w.updated(o, ev)
+	case known && w.notManagedBy(ev, c):
+		// Another method than PUT at an event, or one asked for by an
+		// override header or parameter: taken from another user than
+		// its manager, it changed what is the manager's alone.
+		o.checked("AUTH-6")
+		w.refuse(ev, o, "AUTH-6")
+		if o.success() {
+			w.lose(ev, known, o)
+			return []*Finding{finding("AUTH-6", "%s %s by %s, who does not manage the event, answered %d: only its manager may change it", o.x.Method, o.path, c.who(), o.x.Status)}
+		}
 	case known && o.x.Method == http.MethodDelete && o.success():
 		w.mu.Lock()
 		ev.gone = true
@@ -126,6 +136,14 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		w.lose(ev, known, o)
 	}
 	return nil
+}
+
+// notManagedBy reports whether ev has a manager the audit knows, and c's
+// account is not it.
+func (w *world) notManagedBy(ev *event, c caller) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return ev.manager != "" && c.account != ev.manager
 }
 
 // lose marks ev, when known, lost once o, a write the audit does not

@@ -191,3 +191,23 @@ func TestWhatTheServiceOwnsIsNotTakenFromABody(t *testing.T) {
 	want(t, "an update that takes the id", r.send("PUT", "/api/events/7", user, `{"name":"Third",`+owned+`}`, 200, jsonType, eventDoc(`"id":2147000123,"name":"Third"`, "")), "API-9")
 	want(t, "a creation that takes the id", r.send("POST", "/api/events", user, `{"name":"Fourth",`+owned+`}`, 201, "Location: /api/events/2147000123\n"+jsonType, eventDoc(`"id":2147000123,"name":"Fourth"`, "")), "API-6")
 }
+
+// TestAnotherMethodByAnotherUserChangesNothing: a write at an event by
+// another method than PUT (PATCH, DELETE, a POST that overrides its
+// method) from another user than its manager breaks AUTH-6 when taken;
+// refused, whatever the status, it is right, and the event reads back as
+// its manager left it.
+func TestAnotherMethodByAnotherUserChangesNothing(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	r.login("other", "tok-other", "ref-other")
+	user, other := "Authorization: Bearer tok-user\nContent-Type: application/json", "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	for _, status := range []int{403, 404, 405, 501} {
+		want(t, "a PATCH by the other user, refused", r.send("PATCH", "/api/events/7", other, `{"name":"Taken"}`, status, "", ""))
+	}
+	want(t, "it reads back as created", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "a POST overriding its method, by the other user, taken", r.send("POST", "/api/events/7", other+"\nX-HTTP-Method-Override: PUT", `{"name":"Taken"}`, 200, "", ""), "AUTH-6")
+	want(t, "a DELETE by the other user, taken", r.send("DELETE", "/api/events/7", other, "", 204, "", ""), "AUTH-6")
+}

@@ -3,6 +3,7 @@ package mutate
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -114,14 +115,18 @@ var addressOps = []Operator{
 	},
 	{
 		Name: "a rewrite header", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
-		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (X-Original-URL and X-Rewrite-URL, which IIS and Symfony route by, sent to \"/\")",
+		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (X-Original-URL and X-Rewrite-URL, which IIS and Symfony route by, sent to another path)",
 		Vary: func(r Request, _ Env) []Variant {
+			// Sent to a path beside the request's, under the API too: a
+			// write taken there without a token is a fault however it
+			// was routed.
+			beside := path.Join(path.Dir(r.URL.Path), "x-nothing")
 			var out []Variant
 			for _, h := range []string{"X-Original-URL", "X-Rewrite-URL"} {
 				v := r.clone()
 				v.Header.Set(h, r.URL.RequestURI())
-				v.URL.Path, v.URL.RawPath, v.URL.RawQuery = "/", "", ""
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent to / with %s: %s", h, r.URL.RequestURI())})
+				v.URL.Path, v.URL.RawPath, v.URL.RawQuery = beside, "", ""
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent to %s with %s: %s", beside, h, r.URL.RequestURI())})
 			}
 			return out
 		},
