@@ -35,9 +35,6 @@ func (w *world) created(o *observed) []*Finding {
 	}
 	v := version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}, create: true}
 	id, _ := idText(o.doc["id"])
-	if f := ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
-		return []*Finding{f}
-	}
 	w.mu.Lock()
 	if c := o.caller; c.class == callerValid {
 		w.createdWith[c.account] = append(w.createdWith[c.account], useOf(c, v.when))
@@ -54,6 +51,9 @@ func (w *world) created(o *observed) []*Finding {
 		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
 	}
 	w.mu.Unlock()
+	if f := ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
+		return []*Finding{f}
+	}
 	switch {
 	case twice:
 		return []*Finding{finding("API-6", "the creation was answered with the address of an event %s (%s): two creations made one event", createdWhen(before, v), address)}

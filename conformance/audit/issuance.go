@@ -102,8 +102,15 @@ func (w *world) mustRefuse(t tokenAsk) *refusal {
 	if f := w.clientRefusal(t); f != nil {
 		return f
 	}
-	if t.where != "" {
+	if t.where != "" && (strings.HasPrefix(t.where, "a JSON") || c.Ref) {
+		// A JSON body breaks TOK-2 as written; parameters in the query
+		// (of a POST, or of another method) only the reference server's
+		// choice: RFC 6749 §3.2 and §4.3.2 say what a client sends,
+		// not what a server must refuse.
 		return &refusal{rule: "TOK-2", why: "its parameters in " + t.where + ", not in a form-encoded POST body"}
+	}
+	if t.where != "" {
+		return nil
 	}
 	switch t.params.Get("grant_type") {
 	case "password":

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/origin"
@@ -185,9 +186,13 @@ func (w *world) offersPrev(wk *walked) ([]*Finding, bool) {
 func (w *world) walkEnds(wk *walked) ([]*Finding, bool) {
 	if i, why := w.pastTheEnd(wk); why != "" {
 		f := onPage(i, "stopped following \"next\" at page %d, %s: %s", i+1, wk.pages[i].url, why)
-		// With the writes the audit learns of later.
-		f.stands = func() bool { _, still := w.pastTheEnd(wk); return still != "" }
-		return []*Finding{f}, true
+		found := w.confirmed(wk, f) // another writer's creations may have pushed the events on
+		if len(found) > 0 {
+			stands := found[0].stands
+			// With the writes the audit learns of later.
+			found[0].stands = func() bool { _, still := w.pastTheEnd(wk); return still != "" && stands() }
+		}
+		return found, true
 	}
 	last := len(wk.pages) - 1
 	if u, ok := wk.pages[last].resolve(hal.Links(wk.pages[last].doc)["next"]); ok {
@@ -252,24 +257,27 @@ func (w *world) everyListed(wk *walked) ([]*Finding, bool) {
 	// An item is known by its "self" link, or by its id: an item with
 	// neither cannot be told from another event.
 	listed, ids := map[string]bool{}, map[string]bool{}
+	idOnly := false // an item known by its id alone
 	for _, p := range wk.pages {
 		for _, item := range hal.Items(p.doc) {
 			u, self := p.resolve(hal.Links(item)["self"])
 			id, hasID := idText(item["id"])
-			switch {
-			case self:
-				listed[key(u)] = true
-			case hasID:
-				ids[id] = true
-			default:
+			if !self && !hasID {
 				return nil, false
+			}
+			idOnly = idOnly || !self
+			if self {
+				listed[key(u)] = true
+			}
+			if hasID {
+				ids[id] = true // an address spelt otherwise is the same event
 			}
 		}
 	}
 	w.mu.Lock()
 	var missing []string
 	for _, ev := range w.events {
-		if !ev.mayBeAbsent() && ev.versions[0].when.end.Before(first.x.Start) && !listed[ev.address] && !ids[ev.id] && (ev.id != "" || len(ids) == 0) {
+		if !ev.mayBeAbsent() && ev.versions[0].when.end.Before(first.x.Start) && !listed[ev.address] && !(ev.id != "" && ids[ev.id]) && !(ev.id == "" && idOnly) {
 			missing = append(missing, ev.address)
 		}
 	}
@@ -300,6 +308,10 @@ func listedKeys(o *observed) []string {
 	return out
 }
 
+// settle is how long the audit waits before it reads the pages of a walk
+// again to confirm a finding.
+const settle = 500 * time.Millisecond
+
 // confirmed is f, a finding about how the pages of wk list resources
 // between them, when the audit, reading each page again on behalf of
 // the same caller, finds it listing the same as before; nil otherwise.
@@ -308,6 +320,9 @@ func listedKeys(o *observed) []string {
 // again: a writer the run does not know of shows in the pages read again.
 func (w *world) confirmed(wk *walked, f *Finding) []*Finding {
 	client := w.a.readClient(w)
+	// A replica behind, or an index updated after the write, shows the
+	// list as it was a moment ago.
+	time.Sleep(settle)
 	var chain []repro.Exchange
 	end := wk.pages[len(wk.pages)-1].x.End
 	for i, p := range wk.pages {
@@ -339,6 +354,7 @@ func (w *world) readAgain(client *http.Client, p *observed) ([]string, Exchange,
 		return nil, Exchange{}, false
 	}
 	req.Header.Set("Accept", "application/hal+json, application/json;q=0.9, */*;q=0.1")
+	req.Header.Set("Cache-Control", "no-cache") // what a cache kept is what the first read may have had
 	if auth := p.x.Header.Get("Authorization"); auth != "" {
 		req.Header.Set("Authorization", auth)
 	}

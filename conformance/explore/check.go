@@ -57,11 +57,13 @@ func (s *sequence) answered(a *answer) *finding {
 	return nil
 }
 
-// knownMethod reports whether m is a method of RFC 9110 §9 or PATCH: a
-// server may answer any other 501 Not Implemented (RFC 9110 §15.6.2).
+// knownMethod reports whether m is a method the API's server must
+// implement somewhere: GET and HEAD (RFC 9110 §9.1), POST and PUT (the
+// specification's writes). It may answer any other 501 Not Implemented
+// (RFC 9110 §15.6.2).
 func knownMethod(m string) bool {
 	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodTrace, http.MethodConnect:
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut:
 		return true
 	}
 	return false

@@ -148,10 +148,15 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if s.r.readOnly && !reads(v) {
 		return nil, nil
 	}
+	if base, err := url.Parse(s.r.base); err != nil || !strings.EqualFold(base.Host, v.URL.Host) || !strings.EqualFold(base.Scheme, v.URL.Scheme) {
+		// An address the target gave that leads elsewhere: a variant may
+		// carry the token where origin.Guard does not look for one.
+		return nil, nil
+	}
 	if v.NearMiss && !s.r.reserveFailedLogin() {
 		return nil, nil
 	}
-	if op.On == mutate.OnWrite && !s.r.reserveEvent() {
+	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !s.r.reserveEvent() {
 		return nil, nil // a variant may create, taken or not
 	}
 	for _, nm := range v.Vars {
@@ -232,6 +237,7 @@ func (r *runner) mutateEnv(s *sequence, who string) mutate.Env {
 	cred := func(value string) mutate.Var { return mutate.Var{Value: value, Name: vars[value]} }
 	env := mutate.Env{
 		Password: cred(c.Password), Username: cred(c.Username), ClientID: cred(c.ClientID), ClientSecret: cred(c.ClientSecret),
+		Credentials:   []string{c.Password, c.Username, c.ClientID, c.ClientSecret, c.OtherPass, c.OtherUsername},
 		OtherUsername: c.OtherUsername, BasicAsIs: c.BasicAsIs, Mark: r.mark, SizeParam: r.sizeParam,
 	}
 	if who == AsOther {

@@ -45,7 +45,7 @@ var oddTexts = []string{
 	`'; DROP TABLE events; --`,
 	"\U0001D11E \U0001F600 \U00020B9F",
 	"a\u0007b",
-	strings.Repeat("long text ", 1000),
+	strings.Repeat("long text ", 1000) + "end",
 }
 
 var bodyOps = alsoOnUpdates([]Operator{

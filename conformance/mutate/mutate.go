@@ -107,6 +107,9 @@ type Env struct {
 	// credentials with their variables: the grant's account's, the
 	// client's.
 	Password, Username, ClientID, ClientSecret Var
+	// Credentials are every credential of the run, both accounts' and
+	// the client's: no near-miss is one of them.
+	Credentials []string
 	// BasicAsIs says that the target takes Basic credentials as they are,
 	// not form-encoded first.
 	BasicAsIs bool

@@ -155,7 +155,7 @@ func (o *otherSvc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		static = static || strings.HasPrefix(p, dir)
 	}
 	switch {
-	case p == "/oauth/token" && (r.Method == http.MethodPost || r.Method == http.MethodGet && o.Flaws.TokenByGet):
+	case p == "/oauth/token" && r.Method == http.MethodPost:
 		o.token(w, r)
 	case p == "/api" || strings.HasPrefix(p, "/api/"):
 		o.api(w, r, p)
