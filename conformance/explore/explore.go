@@ -308,6 +308,9 @@ func (r *runner) explore(ctx context.Context, ended func(*report.ScenarioResult)
 	defer cancel()
 	if r.o.Replay != nil {
 		res := r.runOne(ctx, 1, nil, r.o.Replay.Actions)
+		if res == nil {
+			return nil // a replay whose actions had nothing to do here
+		}
 		ended(res)
 		return []*report.ScenarioResult{res}
 	}

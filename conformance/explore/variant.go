@@ -45,6 +45,7 @@ func (s *sequence) variantOps() []mutate.Operator {
 		case op.On == mutate.OnWrite && !r.eventsLeft():
 		case op.On == mutate.OnUpdate && len(s.m.events) == 0:
 		case op.NearMisses && !r.failedLoginsLeft():
+		case op.Ref && !r.ref: // a deployment's logs would keep the password
 		default:
 			ops = append(ops, op)
 		}
@@ -133,7 +134,7 @@ func other(who string) string {
 // variant sends the variant a names; the registry judges the answer.
 func (s *sequence) variant(a Action) (*finding, error) {
 	op, ok := mutate.Find(a.Op)
-	if !ok {
+	if !ok || op.Ref && !s.r.ref {
 		return nil, nil
 	}
 	base, ok := s.variantBase(op, a)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"eventsvc/conformance/contract"
 	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
@@ -45,23 +46,47 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		io.WriteString(w, "")
 		return nil, true
 	}}
+	byGet := flawed.Flaw{Name: "the token endpoint takes GET", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if r.URL.Path != "/oauth/token" || r.Method != http.MethodGet {
+			return body, false
+		}
+		r.Method, body, r.URL.RawQuery = http.MethodPost, []byte(r.URL.RawQuery), ""
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return body, false
+	}}
+	ct, err := contract.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		flaw   flawed.Flaw
 		action Action
 		rule   string
+		ref    bool
 	}{
-		{folded, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 0}, "TOK-3"},
-		{caseFolded, Action{Kind: KindVariant, Op: "a path segment in upper case", As: AsAnonymous, N: 1}, "AUTH-3"},
+		{byGet, Action{Kind: KindVariant, Op: "the grant by another method", As: AsUser, N: 0}, "TOK-2", true},
+		{folded, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 0}, "TOK-3", false},
+		{caseFolded, Action{Kind: KindVariant, Op: "a path segment in upper case", As: AsAnonymous, N: 1}, "AUTH-3", false},
 	} {
 		replay := &Replay{Seed: 1, Actions: []Action{tt.action}}
 		dir := t.TempDir()
 		var out bytes.Buffer
-		rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, tt.flaw)), Replay: replay, Output: &out, ReportDir: dir})
+		tgt := remote(flawed.Start(t, tt.flaw))
+		tgt.Contract = ct
+		rep, err := Run(context.Background(), Options{Target: tgt, Ref: tt.ref, Replay: replay, Output: &out, ReportDir: dir})
 		if !errors.Is(err, ErrFailed) || len(rep.Scenarios) == 0 || rep.Scenarios[0].Failure == nil || rep.Scenarios[0].Failure.Rules[0] != tt.rule {
 			t.Fatalf("%s: Run = %v, want a finding of %s\n%s", tt.flaw.Name, err, tt.rule, out.String())
 		}
+		if tt.ref {
+			// Without -ref, against a deployment, it is not sent.
+			out.Reset()
+			tgt := remote(flawed.Start(t, tt.flaw))
+			if _, err := Run(context.Background(), Options{Target: tgt, Replay: replay, Output: &out}); err != nil {
+				t.Errorf("%s: without -ref: Run = %v\n%s", tt.flaw.Name, err, out.String())
+			}
+		}
 		out.Reset()
-		if _, err := Run(context.Background(), Options{Target: inProcess(t), Replay: replay, Output: &out}); err != nil {
+		if _, err := Run(context.Background(), Options{Target: inProcess(t), Ref: tt.ref, Replay: replay, Output: &out}); err != nil {
 			t.Errorf("%s: the variant against the reference server: Run = %v\n%s", tt.flaw.Name, err, out.String())
 		}
 		if tt.rule != "TOK-3" {

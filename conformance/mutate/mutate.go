@@ -139,6 +139,10 @@ type Operator struct {
 	// NearMisses is set for an operator whose variants send a near-miss
 	// of a credential: failed logins, which a run bounds.
 	NearMisses bool
+	// Ref is set for an operator whose variants only the reference
+	// server's choices judge (a run with -ref, against a server of the
+	// developer's own): they send what a deployment's logs would keep.
+	Ref bool
 	// Vary returns its variants of r, in a fixed order; none when it does
 	// not apply to r.
 	Vary func(r Request, env Env) []Variant

@@ -4,13 +4,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 )
 
 // The token endpoint: a password grant with the run's exact credentials
-// sent as JSON, or asking for a scope the client is not registered for; and grants with a
+// sent as JSON, or asking for a scope the client is not registered for
+// (and, against the reference server, by another method, or with its
+// parameters in the query); and grants with a
 // near-miss of each credential. A token is issued for the registered
 // client's and an account's exact credentials in a form-encoded POST, and
 // for nothing else (spec TOK-1, TOK-2, TOK-3, TOK-10), with no scope
@@ -50,6 +53,26 @@ var tokenOps = []Operator{
 		},
 	},
 	{
+		Name: "the grant by another method", Family: FamilyToken, On: OnGrant, As: Anyone, Ref: true,
+		Source: "RFC 6749 §3.2 (the client MUST use POST at the token endpoint; the reference server takes nothing else, TOK-2 with -ref)",
+		Vary: func(r Request, _ Env) []Variant {
+			var out []Variant
+			for _, m := range []string{http.MethodGet, http.MethodPut} {
+				v := paramsInQuery(r)
+				v.Method = m
+				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent with %s, its parameters in the query", m)})
+			}
+			return out
+		},
+	},
+	{
+		Name: "the grant's parameters in the query", Family: FamilyToken, On: OnGrant, As: Anyone, Ref: true,
+		Source: "RFC 6749 §4.3.2 (the parameters are form-encoded in the body; the reference server reads them nowhere else, TOK-2 with -ref)",
+		Vary: func(r Request, _ Env) []Variant {
+			return []Variant{{Request: paramsInQuery(r), What: "a POST with its parameters in the query and no body"}}
+		},
+	},
+	{
 		Name: "the grant as JSON", Family: FamilyToken, On: OnGrant, As: Anyone,
 		Source: "RFC 6749 §4.3.2 (application/x-www-form-urlencoded); spec TOK-2 (form-encoded, not JSON)",
 		Vary: func(r Request, _ Env) []Variant {
@@ -79,6 +102,21 @@ var tokenOps = []Operator{
 			return out
 		},
 	},
+}
+
+// paramsInQuery is r with its form's parameters in its query, and no
+// body.
+func paramsInQuery(r Request) Request {
+	v := r.clone()
+	form, _ := url.ParseQuery(string(r.Body))
+	q := v.URL.Query()
+	for k, vs := range form {
+		q[k] = vs
+	}
+	v.URL.RawQuery = q.Encode()
+	v.Body = nil
+	v.Header.Del("Content-Type")
+	return v
 }
 
 // withParam is r with its form parameter name set to value.
