@@ -15,10 +15,30 @@ import (
 // stand while a write to it is under way (the run looks again at its
 // end, once Close has counted every write in).
 
-// inFlight counts the writes sent and not yet observed, by address.
+// inFlight counts the writes sent and not yet observed, by address, and
+// knows the addresses of writes that got no answer.
 type inFlight struct {
-	mu sync.Mutex
-	n  map[string]int // by key
+	mu   sync.Mutex
+	n    map[string]int  // by key
+	lost map[string]bool // by key: a write got no answer
+}
+
+// unanswered notes a write to k that got no answer.
+func (f *inFlight) unanswered(k string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lost == nil {
+		f.lost = map[string]bool{}
+	}
+	f.lost[k] = true
+}
+
+// unsure reports whether a write to k got no answer: whether it was
+// taken is not known.
+func (f *inFlight) unsure(k string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lost[k]
 }
 
 func (f *inFlight) sent(k string) {
@@ -86,6 +106,10 @@ func (t announcing) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.a.writing.sent(k)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
+		// No answer came, but the target may have taken the write (a
+		// timeout of the runner's, a connection cut after the request):
+		// what its address holds is no longer known.
+		t.a.writing.unanswered(k)
 		t.a.writing.done(k)
 	}
 	return resp, err

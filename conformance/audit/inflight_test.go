@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -79,3 +80,26 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+// TestAWriteWithoutAnAnswerMayHaveBeenTaken: a write that got no answer
+// (the runner gave up, the connection was cut) may have been taken: a
+// read of its event that shows it, or no event, is not judged.
+func TestAWriteWithoutAnAnswerMayHaveBeenTaken(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "it reads back otherwise", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Unanswered"`, "")), "API-6")
+	failing := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("timeout") })
+	req, _ := http.NewRequest(http.MethodPut, base+"/api/events/7", strings.NewReader(`{"name":"Unanswered"}`))
+	if _, err := r.a.Transport(failing).RoundTrip(req); err == nil {
+		t.Fatal("the failing transport answered")
+	}
+	want(t, "it reads back as the write that got no answer", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Unanswered"`, "")))
+	want(t, "it is not there", r.send("GET", "/api/events/7", "", "", 404, "", ""))
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -67,6 +67,9 @@ func (w *world) readsBack(o *observed, ev *event, doc map[string]any, read span,
 // readBack is readsBack without its later look; o, when given, counts
 // the check.
 func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, what string) *Finding {
+	if w.a.writing.unsure(ev.address) {
+		return nil // a write to it got no answer: it may have been taken
+	}
 	w.mu.Lock()
 	if ev.lost {
 		w.mu.Unlock()

@@ -277,7 +277,7 @@ func (w *world) everyListed(wk *walked) ([]*Finding, bool) {
 	w.mu.Lock()
 	var missing []string
 	for _, ev := range w.events {
-		if !ev.mayBeAbsent() && ev.versions[0].when.end.Before(first.x.Start) && !listed[ev.address] && !(ev.id != "" && ids[ev.id]) && !(ev.id == "" && idOnly) {
+		if !ev.mayBeAbsent() && !w.a.writing.unsure(ev.address) && ev.versions[0].when.end.Before(first.x.Start) && !listed[ev.address] && !(ev.id != "" && ids[ev.id]) && !(ev.id == "" && idOnly) {
 			missing = append(missing, ev.address)
 		}
 	}
