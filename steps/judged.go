@@ -61,13 +61,20 @@ func (s *scenario) judged(x *exchange, what string, take func(int, ...string) ([
 
 // auditFailure is a step's failure from the audit's finding f about x.
 func (s *scenario) auditFailure(x *exchange, f *audit.Finding) error {
-	at := x.at
-	if len(f.Followed) > 0 {
-		at = s.rec.adoptFollowed(f.Followed)
-	}
 	msg := s.redactor.String(f.Message)
 	if len(f.Followed) > 0 {
 		msg += fmt.Sprintf(" (the audit followed %d link%s from the answer to %s %s)", len(f.Followed), plural(len(f.Followed)), x.method, s.redactor.String(x.url.String()))
+	}
+	return s.findingFailure(f, x.at, msg)
+}
+
+// findingFailure is a step's failure from the audit's finding f, told by
+// msg, about the scenario's at-th exchange or, when the audit sent
+// exchanges of its own to find it, the last of those, which join the
+// scenario's log.
+func (s *scenario) findingFailure(f *audit.Finding, at int, msg string) error {
+	if len(f.Followed) > 0 {
+		at = s.rec.adoptFollowed(f.Followed)
 	}
 	return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", msg, f.Transcript)}, f.Rule)
 }

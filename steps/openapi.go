@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/cucumber/godog"
 )
@@ -39,7 +38,7 @@ func (s *scenario) registerContract(sc stepRegistry) {
 		}
 		for at := from; at < s.rec.size(); at++ {
 			if found, _ := s.scope.TakeOwn(at, "API-11"); len(found) > 0 {
-				return ctx, requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", s.redactor.String(found[0].Message), found[0].Transcript)}, "API-11")
+				return ctx, s.findingFailure(found[0], at, s.redactor.String(found[0].Message))
 			}
 		}
 		return ctx, nil

@@ -64,11 +64,7 @@ func (s *scenario) walkJudged(check string) error {
 	for _, f := range s.walk.found {
 		if f.Check == check && f.Stands() {
 			s.scope.Claim(f)
-			at := f.At()
-			if len(f.Followed) > 0 {
-				at = s.rec.adoptFollowed(f.Followed)
-			}
-			return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", s.redactor.String(f.Message), f.Transcript)}, f.Rule)
+			return s.findingFailure(f, f.At(), s.redactor.String(f.Message))
 		}
 	}
 	if !slices.Contains(s.walk.judged, check) {

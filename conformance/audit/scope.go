@@ -200,10 +200,7 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 	s.a.noteOffers(o)
 	found := w.check(o)
 	for _, f := range found {
-		f.Place, f.at, f.scope = place, at, s
-		f.stands = both(f.stands, func() bool { return w.holds(o.caller, x.End) })
-		f.Message = s.a.o.Redactor.String(f.Message)
-		f.Transcript = s.a.o.Redactor.String(x.Transcript)
+		s.own(f, place, at, w, o)
 	}
 	if s.trial {
 		return found
@@ -213,6 +210,16 @@ func (s *Scope) Observe(x Exchange, at int) []*Finding {
 		s.a.follow.queue(s, w, o, at, place)
 	}
 	return found
+}
+
+// own makes f, a finding about o, the at-th exchange of the scope made
+// at place in w, the scope's: it stands while o's caller held what the
+// audit took it for, and its message and transcript are masked.
+func (s *Scope) own(f *Finding, place Place, at int, w *world, o *observed) {
+	f.Place, f.at, f.scope = place, at, s
+	f.stands = both(f.stands, func() bool { return w.holds(o.caller, o.x.End) })
+	f.Message = s.a.o.Redactor.String(f.Message)
+	f.Transcript = s.a.o.Redactor.String(o.x.Transcript)
 }
 
 // Wait waits for the links of the scope's exchanges to be followed.

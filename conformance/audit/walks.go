@@ -104,11 +104,8 @@ func (s *Scope) Walked(at ...int) (found []*Finding, judged []string) {
 		}
 		judged = append(judged, c.name)
 		for _, f := range fs {
-			page := walk.pages[f.at]
-			f.Check, f.Place, f.at, f.scope = c.name, place, ats[f.at], s
-			f.stands = both(f.stands, func() bool { return w.holds(page.caller, page.x.End) })
-			f.Message = s.a.o.Redactor.String(f.Message)
-			f.Transcript = s.a.o.Redactor.String(page.x.Transcript)
+			f.Check = c.name
+			s.own(f, place, ats[f.at], w, walk.pages[f.at])
 			found = append(found, f)
 		}
 	}

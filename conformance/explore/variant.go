@@ -239,7 +239,8 @@ func (r *runner) mutateEnv(s *sequence, who string) mutate.Env {
 	env := mutate.Env{
 		Password: cred(c.Password), Username: cred(c.Username), ClientID: cred(c.ClientID), ClientSecret: cred(c.ClientSecret),
 		Credentials:   []string{c.Password, c.Username, c.ClientID, c.ClientSecret, c.OtherPass, c.OtherUsername},
-		OtherUsername: c.OtherUsername, BasicAsIs: c.BasicAsIs, Mark: r.mark, SizeParam: r.sizeParam,
+		OtherUsername: c.OtherUsername, Mark: r.mark, SizeParam: r.sizeParam,
+		Basic: func(id, secret string) string { return basic(id, secret, c.BasicAsIs) },
 	}
 	if who == AsOther {
 		env.Password, env.Username, env.OtherUsername = cred(c.OtherPass), cred(c.OtherUsername), c.Username

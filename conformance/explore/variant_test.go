@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"eventsvc/conformance/contract"
@@ -46,10 +47,12 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		io.WriteString(w, "")
 		return nil, true
 	}}
+	var gets atomic.Int32 // the token requests by GET it took
 	byGet := flawed.Flaw{Name: "the token endpoint takes GET", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		if r.URL.Path != "/oauth/token" || r.Method != http.MethodGet {
 			return body, false
 		}
+		gets.Add(1)
 		r.Method, body, r.URL.RawQuery = http.MethodPost, []byte(r.URL.RawQuery), ""
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		return body, false
@@ -80,9 +83,10 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		if tt.ref {
 			// Without -ref, against a deployment, it is not sent.
 			out.Reset()
+			gets.Store(0)
 			tgt := remote(flawed.Start(t, tt.flaw))
-			if _, err := Run(context.Background(), Options{Target: tgt, Replay: replay, Output: &out}); err != nil {
-				t.Errorf("%s: without -ref: Run = %v\n%s", tt.flaw.Name, err, out.String())
+			if _, err := Run(context.Background(), Options{Target: tgt, Replay: replay, Output: &out}); err != nil || gets.Load() != 0 {
+				t.Errorf("%s: without -ref: Run = %v, %d token requests by GET\n%s", tt.flaw.Name, err, gets.Load(), out.String())
 			}
 		}
 		out.Reset()

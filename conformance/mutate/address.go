@@ -70,14 +70,12 @@ var addressOps = []Operator{
 		Name: "a suffix", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"/\", \".json\", \"%20\", \"%09\", \"/.\"); Spring's suffix pattern matching",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, suffix := range []string{"/", ".json", "%20", "%09", "/."} {
+			return each([]string{"/", ".json", "%20", "%09", "/."}, func(suffix string) Variant {
 				v := r.clone()
 				v.URL.RawPath = escapedPath(r) + suffix
 				v.URL.Path = unescapedOr(v.URL.RawPath)
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the path with %q after it", suffix)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("the path with %q after it", suffix)}
+			})
 		},
 	},
 	{
@@ -104,13 +102,11 @@ var addressOps = []Operator{
 		Name: "an empty query", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (\"?\", \"??\"); RFC 3986 §6.2.3 (an empty query is not the absent one, though many treat them alike)",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, q := range []string{"", "?"} {
+			return each([]string{"", "?"}, func(q string) Variant {
 				v := r.clone()
 				v.URL.ForceQuery, v.URL.RawQuery = true, q
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the path with %q after it", "?"+q)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("the path with %q after it", "?"+q)}
+			})
 		},
 	},
 	{
@@ -121,31 +117,27 @@ var addressOps = []Operator{
 			// write taken there without a token is a fault however it
 			// was routed.
 			beside := path.Join(path.Dir(r.URL.Path), "x-nothing")
-			var out []Variant
-			for _, h := range []string{"X-Original-URL", "X-Rewrite-URL"} {
+			return each([]string{"X-Original-URL", "X-Rewrite-URL"}, func(h string) Variant {
 				v := r.clone()
 				v.Header.Set(h, r.URL.RequestURI())
 				v.URL.Path, v.URL.RawPath, v.URL.RawQuery = beside, "", ""
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent to %s with %s: %s", beside, h, r.URL.RequestURI())})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("sent to %s with %s: %s", beside, h, r.URL.RequestURI())}
+			})
 		},
 	},
 	{
 		Name: "a trusted address header", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "the 403-bypass lists of iamj0ker/bypass-403 and lobuhi/byp4xx (X-Forwarded-For, X-Real-IP, X-Originating-IP, X-Remote-IP, X-Client-IP, X-Custom-IP-Authorization, True-Client-IP: 127.0.0.1); OWASP WSTG-ATHZ-02",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, h := range []string{"X-Forwarded-For", "X-Real-IP", "X-Originating-IP", "X-Remote-IP", "X-Client-IP", "X-Custom-IP-Authorization", "True-Client-IP", "Forwarded"} {
+			return each([]string{"X-Forwarded-For", "X-Real-IP", "X-Originating-IP", "X-Remote-IP", "X-Client-IP", "X-Custom-IP-Authorization", "True-Client-IP", "Forwarded"}, func(h string) Variant {
 				v := r.clone()
 				val := "127.0.0.1"
 				if h == "Forwarded" {
 					val = "for=127.0.0.1"
 				}
 				v.Header.Set(h, val)
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("with %s: %s", h, val)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("with %s: %s", h, val)}
+			})
 		},
 	},
 	{

@@ -3,8 +3,8 @@ package mutate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
 )
 
 // Where credentials are: the caller's valid access token moved out of
@@ -32,95 +32,81 @@ var credentialOps = alsoOnUpdates([]Operator{
 		Name: "the token in a query parameter", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.3 (the access_token query parameter, which SVC-4 does not allow); names of common frameworks' token getters (express-jwt, Laravel, Spring's BearerTokenResolver)",
 		Vary: func(r Request, env Env) []Variant {
-			var out []Variant
-			for _, name := range tokenParams {
+			return each(tokenParams, func(name string) Variant {
 				v := withoutToken(r)
 				q := v.URL.Query()
 				q.Set(name, env.Token)
 				v.URL.RawQuery = q.Encode()
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the token in the query parameter %q, not in Authorization", name)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("the token in the query parameter %q, not in Authorization", name)}
+			})
 		},
 	},
 	{
 		Name: "the token in a form field", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.2 (the access_token form field, which SVC-4 does not allow)",
 		Vary: func(r Request, env Env) []Variant {
-			var fields map[string]any
-			if json.Unmarshal(r.Body, &fields) != nil {
+			fields, ok := jsonBody(r)
+			if !ok {
 				return nil
 			}
-			var out []Variant
-			for _, name := range tokenParams[:2] {
-				v := withoutToken(r)
-				form := url.Values{}
-				keys := make([]string, 0, len(fields))
-				for k := range fields {
-					keys = append(keys, k)
+			form := url.Values{}
+			for _, k := range sortedKeys(fields) {
+				if s, ok := fields[k].(string); ok {
+					form.Set(k, s)
+				} else {
+					b, _ := json.Marshal(fields[k])
+					form.Set(k, string(b))
 				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					if s, ok := fields[k].(string); ok {
-						form.Set(k, s)
-					} else {
-						b, _ := json.Marshal(fields[k])
-						form.Set(k, string(b))
-					}
-				}
-				form.Set(name, env.Token)
-				v.Body = []byte(form.Encode())
-				v.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the body form-encoded, the token in its field %q", name)})
 			}
-			return out
+			return each(tokenParams[:2], func(name string) Variant {
+				v := withoutToken(r)
+				withToken := maps.Clone(form)
+				withToken.Set(name, env.Token)
+				v.Body = []byte(withToken.Encode())
+				v.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				return Variant{Request: v, What: fmt.Sprintf("the body form-encoded, the token in its field %q", name)}
+			})
 		},
 	},
 	{
 		Name: "the token in a cookie", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-SESS-02 (cookies); the cookies single-page front ends keep a token in",
 		Vary: func(r Request, env Env) []Variant {
-			var out []Variant
-			for _, name := range tokenCookies {
+			return each(tokenCookies, func(name string) Variant {
 				v := withoutToken(r)
 				v.Header.Add("Cookie", name+"="+env.Token)
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the token in the cookie %q", name)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("the token in the cookie %q", name)}
+			})
 		},
 	},
 	{
 		Name: "the token in another header", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "API gateways' and frameworks' token headers; RFC 9110 §11.7.1 (Proxy-Authorization is for the proxy)",
 		Vary: func(r Request, env Env) []Variant {
-			var out []Variant
-			for _, h := range tokenHeaders {
+			return each(tokenHeaders, func(h string) Variant {
 				v := withoutToken(r)
 				val := env.Token
 				if h == "Proxy-Authorization" {
 					val = "Bearer " + env.Token
 				}
 				v.Header.Set(h, val)
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("the token in the header %s", h)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("the token in the header %s", h)}
+			})
 		},
 	},
 	{
 		Name: "the token under another scheme", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.1 (the Bearer scheme); Django REST framework's \"Token\", passport-jwt's \"JWT\", OAuth 1's \"OAuth\", RFC draft MAC",
 		Vary: func(r Request, env Env) []Variant {
-			var out []Variant
-			for _, scheme := range otherSchemes {
+			return each(otherSchemes, func(scheme string) Variant {
 				v := withoutToken(r)
 				v.Header.Set("Authorization", scheme+env.Token)
 				what := fmt.Sprintf("the token under the scheme %q", scheme[:max(0, len(scheme)-1)])
 				if scheme == "" {
 					what = "the token in Authorization without a scheme"
 				}
-				out = append(out, Variant{Request: v, What: what})
-			}
-			return out
+				return Variant{Request: v, What: what}
+			})
 		},
 	},
 })

@@ -41,16 +41,14 @@ var methodOps = []Operator{
 		Name: "a method-override parameter", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
 		Source: "the \"_method\" parameter of Rails, Laravel, Symfony and Express's method-override",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			return each([]string{http.MethodPut, http.MethodPatch, http.MethodDelete}, func(m string) Variant {
 				v := r.clone()
 				v.Method = http.MethodPost
 				q := v.URL.Query()
 				q.Set("_method", m)
 				v.URL.RawQuery = q.Encode()
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("POST with _method=%s in the query", m)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("POST with _method=%s in the query", m)}
+			})
 		},
 	},
 }

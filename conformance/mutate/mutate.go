@@ -110,9 +110,9 @@ type Env struct {
 	// Credentials are every credential of the run, both accounts' and
 	// the client's: no near-miss is one of them.
 	Credentials []string
-	// BasicAsIs says that the target takes Basic credentials as they are,
-	// not form-encoded first.
-	BasicAsIs bool
+	// Basic is the Authorization header of HTTP Basic credentials as the
+	// run sends them to the target (form-encoded first, or not).
+	Basic func(id, secret string) string
 	// Mark is the run's mark, which a text the body operators write
 	// keeps where the text it replaces had it: the run's events are
 	// found, and cleaned up, by it.
@@ -148,25 +148,34 @@ type Operator struct {
 	Vary func(r Request, env Env) []Variant
 }
 
-// Catalogue is every operator, by family.
-func Catalogue() []Operator {
-	return slices.Concat(addressOps, methodOps, credentialOps, tokenOps, bodyOps, pagingOps)
-}
+// catalogue is every operator, by family.
+var catalogue = slices.Concat(addressOps, methodOps, credentialOps, tokenOps, bodyOps, pagingOps)
+
+// Catalogue returns every operator, by family.
+func Catalogue() []Operator { return slices.Clone(catalogue) }
 
 // Find returns the operator of the catalogue named name.
 func Find(name string) (Operator, bool) {
-	for _, op := range Catalogue() {
-		if op.Name == name {
-			return op, true
-		}
+	i := slices.IndexFunc(catalogue, func(op Operator) bool { return op.Name == name })
+	if i < 0 {
+		return Operator{}, false
 	}
-	return Operator{}, false
+	return catalogue[i], true
+}
+
+// each is a variant of every element of xs, made by vary, in order.
+func each[T any](xs []T, vary func(T) Variant) []Variant {
+	out := make([]Variant, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, vary(x))
+	}
+	return out
 }
 
 // For returns the operators that vary requests of kind on, sent as as.
 func For(on, as string) []Operator {
 	var out []Operator
-	for _, op := range Catalogue() {
+	for _, op := range catalogue {
 		if op.On == on && op.As == as {
 			out = append(out, op)
 		}

@@ -1,6 +1,7 @@
 package mutate
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -39,6 +40,9 @@ var env = Env{
 	Password: Var{"Pa55word", "${CONFORMANCE_PASSWORD}"}, Username: Var{"user@example.com", "${CONFORMANCE_USERNAME}"},
 	ClientID: Var{"app", "${CONFORMANCE_CLIENT_ID}"}, ClientSecret: Var{"secret", "${CONFORMANCE_CLIENT_SECRET}"},
 	OtherUsername: "other@example.com", Mark: " [run 7]", SizeParam: "size",
+	Basic: func(id, secret string) string {
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id)+":"+url.QueryEscape(secret)))
+	},
 }
 
 // TestEveryOperatorSaysWhereItComesFromAndVariesItsRequest: every

@@ -22,15 +22,13 @@ var pagingOps = []Operator{
 			if env.SizeParam == "" {
 				return nil
 			}
-			var out []Variant
-			for _, size := range oddSizes {
+			return each(oddSizes, func(size string) Variant {
 				v := r.clone()
 				q := v.URL.Query()
 				q.Set(env.SizeParam, size)
 				v.URL.RawQuery = q.Encode()
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("%s=%q", env.SizeParam, size)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("%s=%q", env.SizeParam, size)}
+			})
 		},
 	},
 }

@@ -1,7 +1,6 @@
 package mutate
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -28,8 +27,8 @@ var tokenOps = []Operator{
 			// is small.
 			password := func(v string) Request { return withParam(r, "password", v) }
 			username := func(v string) Request { return withParam(r, "username", v) }
-			secret := func(v string) Request { return withBasic(r, env.ClientID.Value, v, env.BasicAsIs) }
-			id := func(v string) Request { return withBasic(r, v, env.ClientSecret.Value, env.BasicAsIs) }
+			secret := func(v string) Request { return withHeader(r, "Authorization", env.Basic(env.ClientID.Value, v)) }
+			id := func(v string) Request { return withHeader(r, "Authorization", env.Basic(v, env.ClientSecret.Value)) }
 			var out []Variant
 			for _, nm := range []struct {
 				c    Var
@@ -47,7 +46,9 @@ var tokenOps = []Operator{
 				{env.ClientID, appendOne, id},
 				{env.ClientID, dropLast, id},
 			} {
-				out = append(out, nearMisses(nm.c, []string{nm.way}, nm.with, env.Credentials)...)
+				if v, ok := nearMissOf(nm.c, nm.way, nm.with, env.Credentials); ok {
+					out = append(out, v)
+				}
 			}
 			return out
 		},
@@ -56,13 +57,11 @@ var tokenOps = []Operator{
 		Name: "the grant by another method", Family: FamilyToken, On: OnGrant, As: Anyone, Ref: true,
 		Source: "RFC 6749 §3.2 (the client MUST use POST at the token endpoint; the reference server takes nothing else, TOK-2 with -ref)",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, m := range []string{http.MethodGet, http.MethodPut} {
+			return each([]string{http.MethodGet, http.MethodPut}, func(m string) Variant {
 				v := paramsInQuery(r)
 				v.Method = m
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("sent with %s, its parameters in the query", m)})
-			}
-			return out
+				return Variant{Request: v, What: fmt.Sprintf("sent with %s, its parameters in the query", m)}
+			})
 		},
 	},
 	{
@@ -94,12 +93,9 @@ var tokenOps = []Operator{
 		Name: "a scope beyond the client's", Family: FamilyToken, On: OnGrant, As: Anyone,
 		Source: "RFC 6749 §3.3 (the server may issue less than asked, never more than the client is registered for); spec CLI-4",
 		Vary: func(r Request, _ Env) []Variant {
-			var out []Variant
-			for _, scope := range []string{"read write admin", "admin", "openid", "read write delete"} {
-				v := withParam(r, "scope", scope)
-				out = append(out, Variant{Request: v, What: fmt.Sprintf("asking for the scope %q", scope)})
-			}
-			return out
+			return each([]string{"read write admin", "admin", "openid", "read write delete"}, func(scope string) Variant {
+				return Variant{Request: withParam(r, "scope", scope), What: fmt.Sprintf("asking for the scope %q", scope)}
+			})
 		},
 	},
 }
@@ -128,15 +124,10 @@ func withParam(r Request, name, value string) Request {
 	return v
 }
 
-// withBasic is r with Basic credentials of id and secret, form-encoded
-// first as RFC 6749 §2.3.1 asks unless the target takes them as they
-// are.
-func withBasic(r Request, id, secret string, asIs bool) Request {
-	if !asIs {
-		id, secret = url.QueryEscape(id), url.QueryEscape(secret)
-	}
+// withHeader is r with its header name set to value.
+func withHeader(r Request, name, value string) Request {
 	v := r.clone()
-	v.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(id+":"+secret)))
+	v.Header.Set(name, value)
 	return v
 }
 
@@ -147,25 +138,22 @@ const (
 	swapCase  = "the case of its letters swapped"
 )
 
-// nearMisses are the variants that send each near-miss of c that differs
-// from it and from every credential of others, built by with.
-func nearMisses(c Var, ways []string, with func(string) Request, others []string) []Variant {
+// nearMissOf is the variant, built by with, that sends the near-miss of
+// c by way; false when it is c itself or another credential of others,
+// or cannot be written as a change of c's variable.
+func nearMissOf(c Var, way string, with func(string) Request, others []string) (Variant, bool) {
 	if c.Value == "" || c.Name == "" {
-		return nil
+		return Variant{}, false
 	}
 	name := strings.TrimSuffix(strings.TrimPrefix(c.Name, "${"), "}")
-	var out []Variant
-	for _, way := range ways {
-		value, expr := nearMiss(c.Value, name, way)
-		if value == c.Value || value == "" || slices.Contains(others, value) {
-			continue // a near-miss that is a credential of the run is none
-		}
-		if way == dropLast && c.Value[len(c.Value)-1] >= 0x80 {
-			continue // "${V%?}" drops a byte in the C locale, not a character
-		}
-		out = append(out, Variant{Request: with(value), What: fmt.Sprintf("%s with %s", c.Name, way), NearMiss: true, Vars: []Var{{Value: value, Name: expr}}})
+	value, expr := nearMiss(c.Value, name, way)
+	if value == c.Value || value == "" || slices.Contains(others, value) {
+		return Variant{}, false // a near-miss that is a credential of the run is none
 	}
-	return out
+	if way == dropLast && c.Value[len(c.Value)-1] >= 0x80 {
+		return Variant{}, false // "${V%?}" drops a byte in the C locale, not a character
+	}
+	return Variant{Request: with(value), What: fmt.Sprintf("%s with %s", c.Name, way), NearMiss: true, Vars: []Var{{Value: value, Name: expr}}}, true
 }
 
 // nearMiss is value changed by way, and the shell expression that
