@@ -179,6 +179,8 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 		var broken interface {
 			BrokenRules() []string
 			Required() bool
+			Setup() bool
+			Cause() string
 		}
 		var cut *cutoff.CutError
 		var dead *deadlink.Error
@@ -188,7 +190,7 @@ func (c *collector) step(run *scenarioRun, st *godog.Step, status godog.StepResu
 		case errors.As(err, &dead):
 			sr.DeadLink = c.redactor.String(dead.Error()) // not checked: the run tells the link once
 		case errors.As(err, &broken):
-			sr.Rules, sr.Required = broken.BrokenRules(), broken.Required()
+			sr.Rules, sr.Required, sr.Setup, sr.Cause = broken.BrokenRules(), broken.Required(), broken.Setup(), broken.Cause()
 		}
 		if run.err == nil {
 			run.err = err
@@ -235,8 +237,8 @@ func (c *collector) end(run *scenarioRun) {
 		if s.Status == "failed" || s.Status == "undefined" || s.Status == "pending" || s.Status == "ambiguous" {
 			failedNow = true
 			if r.Failure == nil {
-				f := &report.Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required, AnswerCut: s.AnswerCut}
-				f.Setup = s.Arranges && len(s.Rules) == 0 && !s.AnswerCut
+				f := &report.Failure{Step: strings.TrimSpace(s.Keyword + " " + s.Text), Line: s.Line, Rules: s.Rules, Required: s.Required, AnswerCut: s.AnswerCut, Cause: s.Cause}
+				f.Setup = (s.Arranges || s.Setup) && len(s.Rules) == 0 && !s.AnswerCut
 				f.Message, f.Exchange, _ = strings.Cut(s.Error, "\n\n")
 				if run.repro != nil {
 					for _, x := range run.repro.Exchanges {

@@ -439,3 +439,26 @@ func TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd(t *testing.T) {
 	}
 	t.Logf("%d pages asked for past the last, in %d scenarios%s", past.Load(), walks, failedSteps(out))
 }
+
+// TestOneFaultFailsTheRuleItBreaksAlone: a cache that serves a page of
+// the list to whoever asks next at the same address breaks what the list
+// offers its callers (API-4 here, where the anonymous caller asks first);
+// the scenarios that meet it on their way (creating an event needs the
+// link the page no longer offers) fail that rule, not their own, which
+// are not checked; and the run tells the failures of that one cause as
+// one: the first in full, then how many more.
+func TestOneFaultFailsTheRuleItBreaksAlone(t *testing.T) {
+	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{ListCacheShared: true}}, selection.RemoteTags, false)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("the run does not catch the cache (Run returned %v)%s", err, failedSteps(out))
+	}
+	if failed := failedRules(rep); failed != "API-4" {
+		t.Errorf("the run fails %s, want API-4 alone:%s", failed, failedSteps(out))
+	}
+	if !regexp.MustCompile(`and \d+ more of the same cause: answers given to one caller are served, byte for byte, to callers who must be answered otherwise`).MatchString(out) {
+		t.Errorf("the failures of the cache are not told as one:%s", failedSteps(out))
+	}
+	if !strings.Contains(out, "fails API-4; not checked: AUTH-3, as the scenario could not go on past that fault") {
+		t.Errorf("a scenario that met the cache on its way does not say its own rule went unchecked:%s", failedSteps(out))
+	}
+}

@@ -279,6 +279,7 @@ func Run(o Options) (*report.Report, error) {
 		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
 	}
 	rep.Foreign = origin.Mask(foreign, redactor.String)
+	report.TellCausesOnce(rep.Scenarios)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
 	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"eventsvc/conformance/audit"
 )
 
 // The steps that check the answer of the last When step, whatever the
@@ -50,11 +52,11 @@ func (s *scenario) hasStatus(status int) error {
 func (s *scenario) unreadable(x *exchange, err error) error {
 	switch {
 	case x.kind == kindList && !holdsToken(x.who):
-		return requires(err, "API-2", "SVC-5")
+		return unmetOnTheWay(err, audit.ReadOpen(true, x.who == anonymous))
 	case x.kind == kindList:
-		return requires(err, "API-4")
+		return unmetOnTheWay(err, audit.ListOpenToTokenHolder)
 	case x.kind == kindEvent && !holdsToken(x.who):
-		return requires(err, "API-7", "SVC-5")
+		return unmetOnTheWay(err, audit.ReadOpen(false, x.who == anonymous))
 	}
 	return err
 }
@@ -86,7 +88,7 @@ func (s *scenario) refusedAsUnauthenticated() error {
 	if err == nil && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
 		err = s.failf(x, "expected the request to be refused (401 or 403), got %d", x.status)
 		if x.cookies {
-			err = breaks(err, "SVC-4")
+			err = unmet(err, audit.NoSession)
 		}
 		if x.url.Path == protectedPath && x.method == http.MethodGet {
 			if bare := s.needsAToken(protectedPath); bare != nil {
@@ -102,7 +104,7 @@ func (s *scenario) refusedAsUnauthenticated() error {
 func (s *scenario) refusedForPermission() error {
 	x, err := s.theAnswer()
 	if err == nil && x.status != http.StatusForbidden {
-		err = breaks(s.failf(x, "status %d, want 403 (denied for lack of permission)", x.status), "AUTH-6")
+		err = unmet(s.failf(x, "status %d, want 403 (denied for lack of permission)", x.status), audit.DeniedForPermission)
 	}
 	return err
 }
@@ -126,7 +128,7 @@ func (s *scenario) offersNoMoreThanToAnyone() error {
 	for _, rel := range actions {
 		if _, ok := x.links()[rel]; ok {
 			if _, anyone := theirs[rel]; !anyone {
-				return breaks(s.failf(x, "the answer offers %q, which the same request without credentials is not offered: the credentials it carried count on the API", rel), "AUTH-1")
+				return unmet(s.failf(x, "the answer offers %q, which the same request without credentials is not offered: the credentials it carried count on the API", rel), audit.ClientCredentialsAuthenticateNothing)
 			}
 		}
 	}
@@ -137,7 +139,7 @@ func (s *scenario) offersNoMoreThanToAnyone() error {
 func (s *scenario) notRefused() error {
 	x, err := s.theAnswer()
 	if err == nil && (x.status == http.StatusUnauthorized || x.status == http.StatusForbidden) {
-		err = breaks(s.failf(x, "the request was refused with status %d", x.status), "AUTH-2")
+		err = unmet(s.failf(x, "the request was refused with status %d", x.status), audit.OpenRead)
 	}
 	return err
 }
@@ -149,18 +151,18 @@ func (s *scenario) challenges(scheme, code string) error {
 	if err != nil {
 		return err
 	}
-	// A Basic challenge after failed client authentication is spec TOK-16;
-	// a Bearer one is the reference's AUTH-7.
-	rule := "AUTH-7"
+	// A Basic challenge follows failed client authentication, a Bearer
+	// one a request without a valid token.
+	e := audit.BearerChallenge
 	if strings.EqualFold(scheme, schemeBasic) {
-		rule = "TOK-16"
+		e = audit.BasicChallenge
 	}
 	h := x.header.Get("WWW-Authenticate")
 	if m := challengeScheme.FindStringSubmatch(h); m == nil || !strings.EqualFold(m[1], scheme) {
-		return breaks(s.failf(x, "WWW-Authenticate is %q, want a %s challenge", h, scheme), rule)
+		return unmet(s.failf(x, "WWW-Authenticate is %q, want a %s challenge", h, scheme), e)
 	}
 	if code != "" && !strings.Contains(h, `error="`+code+`"`) {
-		return breaks(s.failf(x, "WWW-Authenticate is %q, want error=%q", h, code), rule)
+		return unmet(s.failf(x, "WWW-Authenticate is %q, want error=%q", h, code), e)
 	}
 	return nil
 }
@@ -218,7 +220,7 @@ func (s *scenario) doesNotRedirect() error {
 
 func (s *scenario) noCookies() error {
 	if c := s.rec.cookies(); len(c) > 0 {
-		return breaks(fmt.Errorf("answers set cookies: %s", strings.Join(c, "; ")), "SVC-4")
+		return unmet(fmt.Errorf("answers set cookies: %s", strings.Join(c, "; ")), audit.NoSession)
 	}
 	return nil
 }
@@ -231,10 +233,10 @@ func (s *scenario) isHTML() error {
 	}
 	ct := x.header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/html" {
-		return breaks(s.failf(x, "Content-Type is %q, want text/html", ct), "SVC-6")
+		return unmet(s.failf(x, "Content-Type is %q, want text/html", ct), audit.DocsServed)
 	}
 	if strings.TrimSpace(x.body) == "" {
-		return breaks(s.failf(x, "the page is empty"), "SVC-6")
+		return unmet(s.failf(x, "the page is empty"), audit.DocsServed)
 	}
 	return nil
 }

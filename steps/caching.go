@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"eventsvc/conformance/audit"
 )
 
 // What an answer tells caches: Cache-Control, Pragma and Vary.
@@ -23,7 +25,7 @@ func (s *scenario) mustNotBeCached() error {
 	if err != nil {
 		return err
 	}
-	return s.auditedAnswer(x, "the token answer", "TOK-15")
+	return s.auditedAnswer(x, "the token answer", audit.TokenAnswerNotCached)
 }
 
 // headerWords returns the comma-separated elements of every value of a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/hal"
 )
 
@@ -53,7 +54,7 @@ func (s *scenario) createAddress(who string) (string, error) {
 	}
 	create, err := list.link("create-new-event")
 	if err != nil {
-		return "", breaks(s.about(list, err), "API-4")
+		return "", cannotGoOn(s.about(list, err))
 	}
 	if s.events.create == nil {
 		s.events.create = map[string]string{}
@@ -214,7 +215,7 @@ func (s *scenario) eventIsCreated() error {
 	if err != nil {
 		return err
 	}
-	return breaks(s.created(x), "API-6", "SVC-7")
+	return unmet(s.created(x), audit.Created)
 }
 
 func (s *scenario) locationIsSelf() error {
@@ -268,24 +269,20 @@ func (s *scenario) noEventWithSentName() error {
 			if name, ok := item["name"].(string); ok && slices.Contains(s.events.sentNames, name) && !slices.Contains(s.events.madeNames, name) {
 				// A refused write changes nothing: whoever sent it, the
 				// write needed a valid token.
-				return requires(s.failf(x, "the refused request created the event %q anyway", plainName(name)), s.tokenRule(s.answer))
+				return unmetOnTheWay(s.failf(x, "the refused request created the event %q anyway", plainName(name)), s.tokenNeeded(s.answer))
 			}
 		}
 		return nil
 	})
 }
 
-// tokenRule is the rule by which the request of x, a write, needs a valid
-// token: AUTH-3 for a path under /api/ of the target, AUTH-4 for any other
-// (an address written another way, such as /API/EVENTS).
-func (s *scenario) tokenRule(x *exchange) string {
+// tokenNeeded is why the request of x, a write, needs a valid token:
+// it is under the target's /api/, or it is any other request (an address
+// written another way, such as /API/EVENTS).
+func (s *scenario) tokenNeeded(x *exchange) audit.Expectation {
 	base, err := url.Parse(s.base)
 	if x == nil || err != nil {
-		return "AUTH-3"
+		return audit.APIWriteNeedsToken
 	}
-	api := strings.TrimSuffix(base.Path, "/") + apiRootPath
-	if x.url.Path == api || strings.HasPrefix(x.url.Path, api+"/") {
-		return "AUTH-3"
-	}
-	return "AUTH-4"
+	return audit.NeedsToken(strings.TrimSuffix(base.Path, "/")+apiRootPath, x.url.Path)
 }

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/hal"
 )
 
@@ -29,16 +30,10 @@ func (s *scenario) registerFollowSteps(sc stepRegistry) {
 // (spec: Relation names): to create an event, to update one.
 var actions = []string{"create-new-event", "update-event"}
 
-// linkRules are the rules of where a link leads: API-10, API-5 for "next"
-// and "prev", and, for a link that leads to an answer refused to its
-// caller, the rule that lets anyone read it (SVC-6 and AUTH-5 the
-// documentation, API-7 an event, API-2 the rest under /api/).
-var linkRules = []string{"API-10", "API-5", "API-7", "API-2", "SVC-6", "AUTH-5"}
-
 // linksLead checks, through the audit, that every link of x leads where
 // its relation says.
 func (s *scenario) linksLead(x *exchange) error {
-	return s.audited(x, "where its links lead", linkRules...)
+	return s.audited(x, "where its links lead", audit.LinksLead)
 }
 
 // listedEventsLeadToThemselves checks that every event the answer lists
@@ -54,7 +49,7 @@ func (s *scenario) listedEventsLeadToThemselves() error {
 	}
 	for i, item := range items {
 		if hal.Links(item)["self"] == "" {
-			return breaks(s.failf(x, "listed event %d has no \"self\" link", i+1), "API-10")
+			return unmet(s.failf(x, "listed event %d has no \"self\" link", i+1), audit.ListedEventLinksItself)
 		}
 	}
 	return s.linksLead(x)

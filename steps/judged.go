@@ -20,29 +20,30 @@ import (
 var errNoAudit = errors.New("this step asks the run's audit of every exchange, and the run has none")
 
 // audited fails a step with the audit's first finding about x, and about
-// the links the audit followed from x, that breaks one of rules: the
+// the links the audit followed from x, that breaks one of the rules of
+// e: the
 // finding's rule blamed, its exchange last in the scenario's evidence
 // (the audit's own requests join the scenario's log). A step that says a
 // rule holds of x is not run when the audit could check none of rules on
 // x, though x has links, is not checked: it would say what nothing
 // checked. An answer without links (a 204, a body that is not JSON)
 // offers nothing and leads nowhere.
-func (s *scenario) audited(x *exchange, what string, rules ...string) error {
+func (s *scenario) audited(x *exchange, what string, e audit.Expectation) error {
 	if s.scope == nil {
 		return errNoAudit
 	}
-	return s.judged(x, what, s.scope.TakeAt, rules)
+	return s.judged(x, what, s.scope.TakeAt, e.Rules())
 }
 
 // auditedAnswer is audited for what x itself shows, without waiting for
 // the links the audit follows from it: what they lead to is the audit's
 // to report, apart, when no step asks. A step that says what an answer
 // offers its caller looks at that answer alone.
-func (s *scenario) auditedAnswer(x *exchange, what string, rules ...string) error {
+func (s *scenario) auditedAnswer(x *exchange, what string, e audit.Expectation) error {
 	if s.scope == nil {
 		return errNoAudit
 	}
-	return s.judged(x, what, s.scope.TakeOwn, rules)
+	return s.judged(x, what, s.scope.TakeOwn, e.Rules())
 }
 
 // judged fails a step with the first finding take gives about x that
@@ -76,7 +77,7 @@ func (s *scenario) findingFailure(f *audit.Finding, at int, msg string) error {
 	if len(f.Followed) > 0 {
 		at = s.rec.adoptFollowed(f.Followed)
 	}
-	return requires(&exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", msg, f.Transcript)}, f.Rule)
+	return &ruleError{rules: []string{f.Rule}, err: &exchangeError{at: at, err: fmt.Errorf("%s\n\n%s", msg, f.Transcript)}, required: true, finding: true, cause: f.Cause}
 }
 
 // adoptFollowed adds exchanges the audit sent for the scenario to its log, so that

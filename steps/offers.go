@@ -2,6 +2,8 @@ package steps
 
 import (
 	"net/http"
+
+	"eventsvc/conformance/audit"
 )
 
 // What an answer offers its caller (spec SVC-3): the run's audit checks it
@@ -21,14 +23,6 @@ func (s *scenario) registerOfferSteps(sc stepRegistry) {
 	})
 }
 
-// offerRules are the rules of what an answer offers its caller: the
-// list's links to anyone (API-3) and to a valid token (API-4), the
-// manager's update link (API-8; API-9 when an update took it, API-6 when
-// the creator is not the manager), and the rules of the callers that hold
-// no valid token or one a refresh gave (TOK-13, AUTH-1, SVC-4, TOK-8,
-// SVC-7).
-var offerRules = []string{"SVC-3", "API-3", "API-4", "API-8", "API-9", "API-6", "TOK-8", "SVC-7", "TOK-13", "AUTH-1", "SVC-4"}
-
 // offersExactly checks, through the audit, that x offers its caller what
 // the specification lets them do, and nothing they may not: x itself,
 // the events a list shows included; the audit reports apart what the
@@ -46,7 +40,23 @@ func (s *scenario) offersExactly(x *exchange) error {
 			return err
 		}
 	}
-	return s.auditedAnswer(x, "what it offers its caller", offerRules...)
+	return s.auditedAnswer(x, "what it offers its caller", audit.Offers)
+}
+
+// freshToken is a new access token of holder's account from a password
+// grant, "" when none is issued.
+func (s *scenario) freshToken(holder string) string {
+	username, password := s.creds.Username, s.creds.Password
+	if holder == "other" {
+		username, password = s.creds.OtherUsername, s.creds.OtherPass
+	}
+	g, err := s.send(s.passwordGrantRequest(username, password, ""))
+	if err != nil || s.tokenIssued(g) != nil {
+		return ""
+	}
+	fresh, _ := g.text("access_token")
+	s.learn(fresh)
+	return fresh
 }
 
 // probeManager sends the event's last body to its address on behalf of
@@ -63,13 +73,7 @@ func (s *scenario) probeManager(x *exchange) error {
 	body := s.updateBody(nil)
 	var probes []*exchange
 	if h := s.tokens.of(holderOf(x.who)); h != nil && (h.refreshed || s.spelling(schemeBearer) != schemeBearer) {
-		username, password := s.creds.Username, s.creds.Password
-		if holderOf(x.who) == "other" {
-			username, password = s.creds.OtherUsername, s.creds.OtherPass
-		}
-		if g, err := s.send(s.passwordGrantRequest(username, password, "")); err == nil && s.tokenIssued(g) == nil {
-			fresh, _ := g.text("access_token")
-			s.learn(fresh)
+		if fresh := s.freshToken(holderOf(x.who)); fresh != "" {
 			req := s.at(http.MethodPut, x.url.String()).WithHeader("Authorization", schemeBearer+" "+fresh).WithJSON(body)
 			if y, err := s.send(req); err == nil {
 				probes = append(probes, y)
@@ -82,7 +86,7 @@ func (s *scenario) probeManager(x *exchange) error {
 		}
 	}
 	for _, y := range probes {
-		if found, _ := s.scope.TakeAt(y.at, "API-6", "TOK-8", "SVC-7"); len(found) > 0 {
+		if found, _ := s.scope.TakeAt(y.at, audit.ManagerOffered.Rules()...); len(found) > 0 {
 			return s.auditFailure(y, found[0])
 		}
 	}
@@ -92,6 +96,9 @@ func (s *scenario) probeManager(x *exchange) error {
 // holdsToken reports whether who, an actor phrase, sends a valid access
 // token.
 func holdsToken(who string) bool { return who == "the user" || who == "the other user" }
+
+// anonymous is the actor phrase of a caller who sends no credentials.
+const anonymous = "a caller"
 
 // manages reports whether who (an actor phrase) manages the event at
 // address, as far as the scenario knows.

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 
+	"eventsvc/conformance/audit"
+
 	"github.com/cucumber/godog"
 )
 
@@ -37,7 +39,7 @@ func (s *scenario) registerContract(sc stepRegistry) {
 			return ctx, nil
 		}
 		for at := from; at < s.rec.size(); at++ {
-			if found, _ := s.scope.TakeOwn(at, "API-11"); len(found) > 0 {
+			if found, _ := s.scope.TakeOwn(at, audit.AsDocumented.Rules()...); len(found) > 0 {
 				return ctx, s.findingFailure(found[0], at, s.redactor.String(found[0].Message))
 			}
 		}

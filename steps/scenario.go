@@ -19,6 +19,7 @@ import (
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/target"
+	"eventsvc/features"
 	"eventsvc/internal/redact"
 )
 
@@ -28,7 +29,8 @@ import (
 // Every step returns its failure as an error; a failure about an exchange
 // carries that exchange's masked transcript (scenario.failf).
 type scenario struct {
-	name, place string // the scenario's, for its reproduction
+	name, place string   // the scenario's, for its reproduction
+	rules       []string // the rules it checks, by its tags
 	target      target.Target
 	creds       target.Credentials
 	redactor    *redact.Redactor
@@ -88,11 +90,12 @@ type scenario struct {
 func Initializer(target target.Target) func(*godog.ScenarioContext) {
 	compiled := &expressions{}
 	return func(ctx *godog.ScenarioContext) {
-		sc := stepRegistry{ctx, compiled}
 		s := &scenario{target: target, creds: target.Credentials}
+		sc := stepRegistry{ctx, compiled, s}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			s.ownTokens = watchesCookies(p)
 			s.name, s.place = p.Name, p.Uri
+			s.rules = scenarioRules(p)
 			return ctx, s.start()
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
@@ -132,6 +135,15 @@ func Initializer(target target.Target) func(*godog.ScenarioContext) {
 		s.registerContract(sc)
 		s.registerReproduction(sc)
 	}
+}
+
+// scenarioRules are the ids of the rules p's tags name.
+func scenarioRules(p *godog.Scenario) []string {
+	var tags features.Tags
+	for _, t := range p.Tags {
+		tags = append(tags, t.Name)
+	}
+	return tags.Rules()
 }
 
 // watchesCookies reports whether a step of the scenario looks at the

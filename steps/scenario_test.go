@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/internal/redact"
 )
 
@@ -16,8 +17,9 @@ func TestAFailureSaysWhichExchangeItIsAbout(t *testing.T) {
 	x := &exchange{at: 3, transcript: "request:\n    GET /api/events/1\n"}
 	for name, err := range map[string]error{
 		"failf":            s.failf(x, "no link"),
-		"breaks":           breaks(s.failf(x, "no link"), "API-8"),
-		"requires":         requires(breaks(s.failf(x, "no link"), "API-8"), "API-6"),
+		"unmet":            unmet(s.failf(x, "no link"), audit.UpdateOffered),
+		"on the way":       unmetOnTheWay(unmet(s.failf(x, "no link"), audit.UpdateOffered), audit.Created),
+		"cannot go on":     cannotGoOn(s.failf(x, "no link")),
 		"wrapped":          fmt.Errorf("reading the event: %w", s.about(x, errors.New("not JSON"))),
 		"without its text": s.failf(&exchange{at: 3}, "no link"),
 	} {
@@ -25,7 +27,7 @@ func TestAFailureSaysWhichExchangeItIsAbout(t *testing.T) {
 			t.Errorf("%s: the failure is about exchange %d (%v), want 3", name, at, ok)
 		}
 	}
-	if at, ok := failingExchange(breaks(s.failf(nil, "no request sent"), "API-8")); ok {
+	if at, ok := failingExchange(unmet(s.failf(nil, "no request sent"), audit.UpdateOffered)); ok {
 		t.Errorf("a failure about no exchange is about exchange %d", at)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/target"
 )
 
@@ -140,7 +141,7 @@ func TestAnEventIsStillThereOnlyWhenItReadsBackWithItsName(t *testing.T) {
 		{"status=200&name=Taken+over", "renamed it", nil},
 		{"status=404", "deleted it", nil},
 		{"status=410", "deleted it", nil},
-		{"status=401", "status 401", []string{"API-7", "SVC-5"}},
+		{"status=401", "status 401", audit.EventOpenWithoutCredentials.Rules()},
 	} {
 		s := &scenario{target: target.Target{BaseURL: srv.URL}}
 		if err := s.start(); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gavv/httpexpect/v2"
 
+	"eventsvc/conformance/audit"
 	"eventsvc/conformance/hal"
 	"eventsvc/conformance/jsonvalue"
 	"eventsvc/conformance/meet"
@@ -130,7 +131,7 @@ func (s *scenario) eachMadeItsOwn() error {
 	}
 	for i, c := range cs {
 		if c.x.status < 200 || c.x.status > 299 {
-			return breaks(s.failf(c.x, "creation %d of %d sent at the same moment, by %s, failed with status %d", i+1, len(cs), c.who, c.x.status), "API-6")
+			return unmet(s.failf(c.x, "creation %d of %d sent at the same moment, by %s, failed with status %d", i+1, len(cs), c.who, c.x.status), audit.CreationsAtOnce)
 		}
 		if loc := c.x.header.Get("Location"); loc != "" {
 			c.address = c.x.resolve(loc)
@@ -144,12 +145,12 @@ func (s *scenario) eachMadeItsOwn() error {
 	for i, c := range cs {
 		for j, d := range cs[:i] {
 			if c.address == d.address {
-				return breaks(s.failf(c.x, "creations %d and %d, sent at the same moment, were both given the event at %s: two creations made one event", j+1, i+1, c.address), "API-6")
+				return unmet(s.failf(c.x, "creations %d and %d, sent at the same moment, were both given the event at %s: two creations made one event", j+1, i+1, c.address), audit.CreationsAtOnce)
 			}
 			id, err1 := c.x.field("id")
 			other, err2 := d.x.field("id")
 			if err1 == nil && err2 == nil && jsonText(id) == jsonText(other) {
-				return breaks(s.failf(c.x, "creations %d and %d, sent at the same moment, were both given the id %s: two creations made one event", j+1, i+1, jsonText(id)), "API-6")
+				return unmet(s.failf(c.x, "creations %d and %d, sent at the same moment, were both given the id %s: two creations made one event", j+1, i+1, jsonText(id)), audit.CreationsAtOnce)
 			}
 		}
 		s.events.setManager(c.address, holderOf(c.who))
@@ -189,7 +190,7 @@ func (s *scenario) findUnlocated(cs []*creation) error {
 	}
 	for _, c := range cs {
 		if c.address == "" {
-			return breaks(s.failf(c.x, "the event created by %s at the same moment as others is neither in the answer's Location nor its \"self\" link, nor listed under the name sent", c.who), "API-6")
+			return unmet(s.failf(c.x, "the event created by %s at the same moment as others is neither in the answer's Location nor its \"self\" link, nor listed under the name sent", c.who), audit.CreationsAtOnce)
 		}
 	}
 	return nil
@@ -233,7 +234,7 @@ func (s *scenario) listedAndReadBack() error {
 	}
 	for i, c := range cs {
 		if unlisted[c] {
-			return breaks(s.failf(last, "event %d of %d created at the same moment, at %s, is on no page of the event list", i+1, len(cs), c.address), "API-6")
+			return unmet(s.failf(last, "event %d of %d created at the same moment, at %s, is on no page of the event list", i+1, len(cs), c.address), audit.CreationsAtOnce)
 		}
 	}
 	// Each read back as its creator, all at once: they are reads.
@@ -263,28 +264,28 @@ func (s *scenario) readsBackAsCreated(i int, c *creation, y *exchange) error {
 	n := len(s.sameMoment)
 	switch {
 	case y.status == http.StatusNotFound || y.status == http.StatusGone:
-		return breaks(s.failf(y, "event %d of %d created at the same moment is not there: reading it answered %d", i+1, n, y.status), "API-6")
+		return unmet(s.failf(y, "event %d of %d created at the same moment is not there: reading it answered %d", i+1, n, y.status), audit.CreationsAtOnce)
 	case y.status != http.StatusOK:
 		return s.unreadable(y, s.failf(y, "reading event %d of %d created at the same moment: status %d", i+1, n, y.status))
 	}
 	obj, err := y.object()
 	if err != nil {
-		return breaks(s.about(y, err), "API-6")
+		return unmet(s.about(y, err), audit.CreationsAtOnce)
 	}
 	if _, ok := y.links()["update-event"]; !ok {
 		s.events.body, s.events.sent = c.body, nil // the probe sends the body it was created with
 		if err := s.probeManager(y); err != nil {
 			return err
 		}
-		if found := s.takeAudit(y, offerRules...); len(found) > 0 {
+		if found := s.takeAudit(y, audit.Offers.Rules()...); len(found) > 0 {
 			return s.auditFailure(y, found[0])
 		}
-		return breaks(s.failf(y, "event %d of %d created at the same moment does not offer \"update-event\" to %s, who created it", i+1, n, c.who), "API-6")
+		return unmet(s.failf(y, "event %d of %d created at the same moment does not offer \"update-event\" to %s, who created it", i+1, n, c.who), audit.CreationsAtOnce)
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.body)) {
 		got, shown := obj[k]
 		if shown && !jsonvalue.Same(c.body[k], got) {
-			return breaks(s.failf(y, "%q of event %d of %d created at the same moment reads back as %s; it was created with %s", k, i+1, n, jsonvalue.Describe(got), jsonvalue.Describe(c.body[k])), "API-6")
+			return unmet(s.failf(y, "%q of event %d of %d created at the same moment reads back as %s; it was created with %s", k, i+1, n, jsonvalue.Describe(got), jsonvalue.Describe(c.body[k])), audit.CreationsAtOnce)
 		}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 
+	"eventsvc/conformance/audit"
+
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 )
@@ -27,9 +29,9 @@ type tokenAsk struct {
 	auth   clientAuth
 	json   bool
 	holder string
-	// rules are those whose checks the answer shows: that the token is
-	// issued, or that it is not.
-	rules []string
+	// expect is what the answer shows: that the token is issued, or that
+	// it is not.
+	expect audit.Expectation
 }
 
 func (a *tokenAsk) set(name, value string) {
@@ -66,10 +68,10 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 	a := tokenAsk{auth: s.clientAuth}
 	password := func(username, pw, holder string) {
 		a.params = [][2]string{{"grant_type", "password"}, {"username", username}, {"password", pw}}
-		a.holder, a.rules = holder, []string{"TOK-3"}
+		a.holder, a.expect = holder, audit.PasswordGrant
 	}
 	refresh := func(token, holder string) {
-		a.params, a.holder, a.rules = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, holder, []string{"TOK-4"}
+		a.params, a.holder, a.expect = [][2]string{{"grant_type", "refresh_token"}, {"token", token}}, holder, audit.RefreshGrant
 	}
 	switch subject {
 	case "the user's token":
@@ -80,7 +82,7 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		password(s.madeUpValue(s.madeUp("nobody-")+"@example.invalid"), s.creds.Password, "")
 	case "a token with the client's credentials as the user's":
 		password(s.creds.ClientID, s.creds.ClientSecret, "")
-		a.rules = []string{"TOK-10"}
+		a.expect = audit.ClientIsNoUser
 	case "a refresh of a made-up token":
 		refresh(s.madeUpToken(), "")
 	case "a refresh of the first refresh token":
@@ -95,7 +97,7 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 			return a, noRefreshToken("the user")
 		}
 		refresh(h.first.refresh, "user")
-		a.rules = nil
+		a.expect = 0
 	case "a refresh of the other user's refresh token":
 		h, err := s.ownToken("other")
 		if err != nil {
@@ -112,7 +114,7 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		}
 		if subject == "a refresh of the access token" {
 			refresh(h.access, "user")
-			a.rules = []string{"TOK-14"}
+			a.expect = audit.AccessTokenIsNoRefreshToken
 		} else {
 			if h.refresh == "" {
 				return a, noRefreshToken("the user")
@@ -128,16 +130,16 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 		}
 	case "with a wrong client secret":
 		a.auth = clientAuth{id: s.clientAuth.id, secret: s.madeUp("wrong-secret-")}
-		a.rules = []string{"TOK-1"}
+		a.expect = audit.ClientAuthentication
 	case "without client credentials":
 		a.auth = clientAuth{none: true}
-		a.rules = []string{"TOK-1"}
+		a.expect = audit.ClientAuthentication
 	case "with the user's credentials as the client's":
 		a.auth = clientAuth{id: s.creds.Username, secret: s.creds.Password}
-		a.rules = []string{"TOK-10", "CLI-1"}
+		a.expect = audit.UserIsNoClient
 	case "in a JSON body":
 		a.json = true
-		a.rules = []string{"TOK-2"}
+		a.expect = audit.FormBody
 	default:
 		q := quotedWord.FindStringSubmatch(how)
 		switch {
@@ -149,10 +151,10 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 			}
 		case q[1] == "with the scope":
 			a.set("scope", q[2])
-			a.rules = []string{"TOK-3", "CLI-4"}
+			a.expect = audit.ScopeWithinRegistration
 		default:
 			a.set("grant_type", q[2])
-			a.rules = []string{"TOK-9", "CLI-3"}
+			a.expect = audit.OnlyTwoGrants
 		}
 	}
 	return a, nil
@@ -250,9 +252,9 @@ func (s *scenario) askWithTable(table *godog.Table) error {
 	for _, p := range a.params {
 		switch {
 		case p[0] == "username" && p[1] == s.creds.Username:
-			a.holder, a.rules = "user", []string{"TOK-3"}
+			a.holder, a.expect = "user", audit.PasswordGrant
 		case p[0] == "grant_type" && p[1] == "refresh_token":
-			a.holder, a.rules = "user", []string{"TOK-4"}
+			a.holder, a.expect = "user", audit.RefreshGrant
 		}
 	}
 	return s.ask(a)
@@ -275,9 +277,9 @@ func (s *scenario) value(cell string) (string, error) {
 }
 
 // noRefreshToken is the failure of a refresh that cannot be asked for: the
-// password grant gave who no refresh token (spec TOK-7).
+// password grant gave who no refresh token.
 func noRefreshToken(who string) error {
-	return requires(fmt.Errorf("%s holds no refresh token: the password grant's answer gave none", who), "TOK-7")
+	return unmetOnTheWay(fmt.Errorf("%s holds no refresh token: the password grant's answer gave none", who), audit.BothTokens)
 }
 
 // keepTokens keeps the tokens of an answer that issued them, for holder,

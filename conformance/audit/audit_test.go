@@ -37,17 +37,27 @@ func newRig(t *testing.T) *rig {
 // and body. It returns the rules of what the audit found.
 func (r *rig) send(method, path, reqHeader, reqBody string, status int, respHeader, respBody string) []string {
 	r.t.Helper()
+	var rules []string
+	for _, f := range r.observe(method, path, reqHeader, reqBody, status, respHeader, respBody) {
+		rules = append(rules, f.Rule)
+	}
+	return rules
+}
+
+// observe is send, returning the standing findings themselves.
+func (r *rig) observe(method, path, reqHeader, reqBody string, status int, respHeader, respBody string) []*Finding {
+	r.t.Helper()
 	start := r.clock
 	r.clock = r.clock.Add(10 * time.Millisecond)
 	x := Exchange{Exchange: repro.Exchange{Method: method, URL: base + path, Header: header(reqHeader), Body: []byte(reqBody),
 		Status: status, RespHeader: header(respHeader), RespBody: []byte(respBody)}, Start: start, End: r.clock}
-	var rules []string
+	var found []*Finding
 	for _, f := range r.s.Observe(x, r.next()) {
 		if f.standing() {
-			rules = append(rules, f.Rule)
+			found = append(found, f)
 		}
 	}
-	return rules
+	return found
 }
 
 func header(lines string) http.Header {

@@ -25,6 +25,12 @@ type Finding struct {
 	// links, the last of them the one that broke the rule; empty when
 	// the exchange is the place's own.
 	Followed []repro.Exchange
+	// Cause, when set, names the fault the finding shows as other
+	// findings show it too: one answer served to callers who must be
+	// answered differently, the links of one relation that lead
+	// elsewhere, a request that removed an event. A run tells the
+	// findings of one cause as one.
+	Cause string
 
 	scope   *Scope
 	at      int // the place's exchange it came from, in the scope's log

@@ -68,7 +68,7 @@ var registry = []check{
 		name:  "a GET under /api/ is open to everyone",
 		rules: []string{"AUTH-2"},
 		applies: func(o *observed) bool {
-			return o.underAPI() && o.path != "/api" && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous
+			return o.underAPI() && o.x.Method == http.MethodGet && o.caller.class == callerAnonymous
 		},
 		judge: one((*world).checkOpenRead),
 	},
@@ -81,8 +81,8 @@ var registry = []check{
 		judge: one((*world).checkDocs),
 	},
 	{
-		name:  "an event created is there until deleted",
-		rules: []string{"API-6"},
+		name:  "an event created is there until deleted, and a refused request does not remove it",
+		rules: []string{"API-6", "AUTH-1", "AUTH-3", "AUTH-4", "AUTH-6", "SVC-4", "TOK-13"},
 		applies: func(o *observed) bool {
 			return o.x.Method == http.MethodGet && (o.x.Status == http.StatusNotFound || o.x.Status == http.StatusGone)
 		},

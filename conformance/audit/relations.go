@@ -21,6 +21,19 @@ import (
 // after the one that carries the link (an earlier link to the same
 // address may have been followed before).
 func (w *world) leads(j *job, y *observed) *Finding {
+	f := w.leadsTo(j, y)
+	if f != nil && f.Rule == "API-10" {
+		// Every link of one relation that leads elsewhere is one fault.
+		f.Cause = fmt.Sprintf("the %q links lead elsewhere than their relation says", j.rel)
+		if j.item != nil {
+			f.Cause = "the \"self\" links of listed resources lead elsewhere than to the resource"
+		}
+	}
+	return f
+}
+
+// leadsTo is leads, without the finding's cause.
+func (w *world) leadsTo(j *job, y *observed) *Finding {
 	from, rel := j.from, j.rel
 	fresh := !y.x.Start.Before(from.x.Start)
 	what := fmt.Sprintf("the %q link of the answer to %s %s", rel, from.x.Method, from.path)

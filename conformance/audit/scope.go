@@ -331,6 +331,41 @@ func (s *Scope) TakeOwn(at int, rules ...string) (found []*Finding, checked int)
 	return s.take(at, true, rules)
 }
 
+// TakeOne is TakeOwn for one finding: the first standing finding about
+// the at-th exchange itself whose rule is among prefer, or else the first
+// of any rule; nil when there is none. The others stay for whoever asks,
+// or are reported apart.
+func (s *Scope) TakeOne(at int, prefer ...string) *Finding {
+	found := s.OwnFindings(at)
+	if len(found) == 0 {
+		return nil
+	}
+	first := found[0]
+	for _, f := range found {
+		if contains(prefer, f.Rule) {
+			first = f
+			break
+		}
+	}
+	s.Claim(first)
+	return first
+}
+
+// OwnFindings returns the standing findings about the at-th exchange
+// itself that nobody took yet, without taking them.
+func (s *Scope) OwnFindings(at int) []*Finding {
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var found []*Finding
+	for _, f := range a.findings {
+		if f.scope == s && f.at == at && len(f.Followed) == 0 && !f.claimed && f.standing() {
+			found = append(found, f)
+		}
+	}
+	return found
+}
+
 // take claims the standing findings about the at-th exchange that break
 // one of rules (any, when none is given), with own those about it alone,
 // and counts the checks of rules they had.

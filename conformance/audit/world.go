@@ -68,6 +68,10 @@ type world struct {
 	// managersOffered is true once an event the audit saw created offered
 	// its manager "update-event" before any update of it.
 	managersOffered bool
+	// served are the answers whose links depend on their caller, kept
+	// to tell one served to callers who must be answered differently
+	// (shared.go).
+	served served
 }
 
 func newWorld(a *Audit, base string) *world {

@@ -21,6 +21,10 @@ type event struct {
 	manager  string // the account that created it; "" when not known
 	versions []version
 	refused  []version
+	// refusals are the last writes to it that were refused (refusedWrite):
+	// one of them removed it, when it is not there and nobody deleted
+	// it.
+	refusals []refusedWrite
 	gone     bool // a DELETE of it succeeded: nothing more is told of it
 	// lost is set once a write to it succeeded that the audit cannot
 	// follow (a caller it cannot tell, a body that is not JSON): what it
@@ -99,6 +103,7 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		o.checked(rule)
 		if known {
 			w.refuse(ev, o, rule)
+			w.noteRefusal(ev, o, rule)
 		}
 		if o.success() {
 			return []*Finding{finding(rule, "%s %s by %s answered %d: it must be refused, and change nothing", o.x.Method, o.path, c.who(), o.x.Status)}
@@ -124,6 +129,7 @@ func (w *world) checkWrite(o *observed) []*Finding {
 		// its manager, it changed what is the manager's alone.
 		o.checked("AUTH-6")
 		w.refuse(ev, o, "AUTH-6")
+		w.noteRefusal(ev, o, "AUTH-6")
 		if o.success() {
 			w.lose(ev, known, o)
 			return []*Finding{finding("AUTH-6", "%s %s by %s, who does not manage the event, answered %d: only its manager may change it", o.x.Method, o.path, c.who(), o.x.Status)}
@@ -243,6 +249,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 	if c.account != manager {
 		o.checked("AUTH-6")
 		w.refuse(ev, o, "AUTH-6")
+		w.noteRefusal(ev, o, "AUTH-6")
 		switch {
 		case o.success():
 			return []*Finding{finding("AUTH-6", "%s updated an event managed by %s: %d", c.who(), manager, o.x.Status)}

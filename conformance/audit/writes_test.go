@@ -82,14 +82,15 @@ func TestAWriteByAValidTokenIsRefusedOnlyAsTheRulesSay(t *testing.T) {
 
 // TestTheAPIRootIsServedToEveryCaller: the API root is served to a
 // caller without credentials and to one with a valid token, and links
-// to the list (API-1); one who sent a token the target did not issue
+// to the list (API-1; refused without credentials, a GET under /api/
+// refused, AUTH-2 too); one who sent a token the target did not issue
 // may be refused it (RFC 6750 §3.1).
 func TestTheAPIRootIsServedToEveryCaller(t *testing.T) {
 	r := newRig(t)
 	r.root()
 	r.login("user", "tok-user", "ref-user")
 	r.s.MadeUp("made-up")
-	want(t, "refused without credentials", r.send("GET", "/api", "", "", 401, "", ""), "API-1")
+	want(t, "refused without credentials", r.send("GET", "/api", "", "", 401, "", ""), "API-1", "AUTH-2")
 	want(t, "refused to a valid token", r.send("GET", "/api", "Authorization: Bearer tok-user", "", 403, "", ""), "API-1")
 	want(t, "refused to a made-up token", r.send("GET", "/api", "Authorization: Bearer made-up", "", 401, "", ""))
 	want(t, "not JSON", r.send("GET", "/api", "", "", 200, "Content-Type: text/html", "<html></html>"), "API-1")

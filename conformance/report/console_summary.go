@@ -39,6 +39,9 @@ func (c *Console) Summary(rep *Report) {
 			}
 			fmt.Fprintln(c.w)
 			fmt.Fprintf(c.w, "   %s\n", blameText(s))
+			if line := causeText(s.Failure); line != "" {
+				fmt.Fprintf(c.w, "   %s\n", Visible(line))
+			}
 			if s.Expectation != "" {
 				fmt.Fprintf(c.w, "   expected by the baseline (%s): %s\n", Visible(s.Name), Visible(s.Expectation))
 			}

@@ -57,7 +57,7 @@ func auditResult(f *audit.Finding, n int, plan []*selection.Planned, script audi
 	}
 	p.Steps = []selection.PlannedStep{{Keyword: "*", Text: text, Line: 1}}
 	log := f.Log()
-	fail := &Failure{Step: "* " + text, Line: 1, Message: f.Message, Exchange: f.Transcript, Rules: []string{f.Rule}, Required: true}
+	fail := &Failure{Step: "* " + text, Line: 1, Message: f.Message, Exchange: f.Transcript, Rules: []string{f.Rule}, Required: true, Cause: f.Cause}
 	for _, x := range log {
 		fail.Exchanges = append(fail.Exchanges, x.Transcript)
 	}

@@ -99,6 +99,11 @@ type StepResult struct {
 	Error    string   // masked
 	Rules    []string // the rules its failure proves broken, when it names them
 	Required bool     // blamed whatever the scenario checks (Failure.Required)
+	// Setup is true when the step could not go on and nothing was found
+	// at fault: a setup failure, whatever its keyword.
+	Setup bool
+	// Cause names the fault its failure shows (Failure.Cause).
+	Cause string
 	// AnswerCut is true when an answer of the step was cut
 	// (Failure.AnswerCut).
 	AnswerCut bool
@@ -146,6 +151,12 @@ type Failure struct {
 	// full (an exploration's finding of a kind it shrank in another
 	// sequence): the console tells this one in a line pointing to it.
 	SameAs string
+	// Cause names the fault the failure shows, when the registry's
+	// finding that failed it names one (audit.Finding.Cause); SameCause
+	// is, of the failure told in full, how many others show it
+	// (TellCausesOnce).
+	Cause     string
+	SameCause int
 }
 
 // Text is the failure as one text: message, then exchange.
@@ -176,7 +187,10 @@ func blameText(s *ScenarioResult) string {
 			unchecked = append(unchecked, r)
 		}
 	}
-	if len(unchecked) > 0 {
+	switch {
+	case len(unchecked) > 0 && s.Failure != nil && s.Failure.Required:
+		text += "; not checked: " + strings.Join(unchecked, ", ") + ", as the scenario could not go on past that fault"
+	case len(unchecked) > 0:
 		text += "; not checked: " + strings.Join(unchecked, ", ")
 	}
 	return text
