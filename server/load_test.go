@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"eventsvc/server/config"
 )
 
 // The size of the load of TestConcurrentLoadLosesNothing: a few hundred
@@ -38,9 +41,30 @@ const (
 // stale update), never the body of a refused update. No answer may be a 5xx.
 func TestConcurrentLoadLosesNothing(t *testing.T) {
 	conf := loadConfig(t)
-	base := startLoadServer(t, conf)
+	st := newLoadState(t, conf, startLoadServer(t, conf))
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d; %d workers, %d operations each; base %s", seed, loadWorkers, loadOpsPerWorker, st.base)
+	loadTime := st.load(seed)
+	if st.aborted.Load() {
+		t.FailNow()
+	}
+	if st.budget.Load() {
+		t.Logf("the load phase reached its time budget of %v: some workers stopped early", loadBudget)
+	}
+	// Afterwards: walk the whole list, then read every event alone.
+	listed := st.walkList()
+	st.compareListed(listed)
+	st.readEach(listed)
+	stale := st.checkOrder()
+	st.checkRefused()
+	st.summarize(loadTime, stale)
+}
+
+// newLoadState is the state of a load against the server at base, whose
+// configuration is conf; its context ends with the test.
+func newLoadState(t *testing.T, conf *config.Config, base string) *loadState {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	st := &loadState{
 		t: t, base: base, client: loadClient(t, loadWorkers), ctx: ctx, cancel: cancel,
 		statuses: map[string]map[int]int{},
@@ -55,9 +79,12 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 		}
 		st.managerIDs = append(st.managerIDs, a.ID)
 	}
+	return st
+}
 
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d; %d workers, %d operations each; base %s", seed, loadWorkers, loadOpsPerWorker, base)
+// load runs the workers, each drawing its operations from seed, until
+// they are done or the budget is spent, and returns how long it took.
+func (st *loadState) load(seed uint64) time.Duration {
 	start := time.Now()
 	deadline := start.Add(loadBudget)
 	var wg sync.WaitGroup
@@ -66,22 +93,20 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 		wg.Go(func() { w.run(deadline) })
 	}
 	wg.Wait()
-	loadTime := time.Since(start)
-	if st.aborted.Load() {
-		t.FailNow()
-	}
-	if st.budget.Load() {
-		t.Logf("the load phase reached its time budget of %v: some workers stopped early", loadBudget)
-	}
+	return time.Since(start)
+}
 
-	// Afterwards: walk the whole list, then read every event alone.
-	final := context.Background()
+// walkList walks the whole list page by page, checking each page's
+// count, links and events, and returns the events listed; the walk must
+// be in id order.
+func (st *loadState) walkList() map[int64]loadView {
+	t := st.t
 	listed := map[int64]loadView{}
 	var order []int64
 	const pageSize = 7
 	for page := 0; ; page++ {
 		path := fmt.Sprintf("/api/events?page=%d&size=%d", page, pageSize)
-		r, ok := st.do(final, loadOpFinalList, "GET", path, "", "", nil, false)
+		r, ok := st.do(context.Background(), loadOpFinalList, "GET", path, "", "", nil, false)
 		if !ok {
 			t.FailNow()
 		}
@@ -114,6 +139,11 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 	if !slices.IsSorted(order) {
 		st.errorf("the list walk is not in id order: %v", order)
 	}
+	return listed
+}
+
+// compareListed checks that the events listed are those answered 201.
+func (st *loadState) compareListed(listed map[int64]loadView) {
 	var missing, extra []int64
 	for id := range st.records {
 		if _, ok := listed[id]; !ok {
@@ -133,17 +163,17 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 	if len(extra) > 0 {
 		st.errorf("events in the list that no 201 announced: %v", extra)
 	}
+}
 
-	ids := make([]int64, 0, len(st.records))
-	for id := range st.records {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+// readEach reads every event created alone, in id order, and checks that
+// it shows what the list showed of it.
+func (st *loadState) readEach(listed map[int64]loadView) {
+	ids := slices.Sorted(maps.Keys(st.records))
 	for _, id := range ids {
 		path := "/api/events/" + strconv.FormatInt(id, 10)
-		r, ok := st.do(final, loadOpFinalGet, "GET", path, "", "", nil, false)
+		r, ok := st.do(context.Background(), loadOpFinalGet, "GET", path, "", "", nil, false)
 		if !ok {
-			t.FailNow()
+			st.t.FailNow()
 		}
 		if !st.expect(loadOpFinalGet, "GET", path, r, http.StatusOK) {
 			continue
@@ -158,13 +188,15 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 			st.errorf("event %d: the list shows %q, GET shows %q", id, l.Name, v.Name)
 		}
 	}
+}
 
-	// Ordering: a read must not show a write superseded by another
-	// accepted write of the same event that was sent after the first one's
-	// answer and answered before the read was sent. For the final reads,
-	// this says: the creation body only when no update was accepted, and
-	// otherwise one of the accepted updates not superseded so.
-	stale := 0
+// checkOrder checks the order of every read, and returns how many were
+// stale. A read must not show a write superseded by another accepted
+// write of the same event that was sent after the first one's answer and
+// answered before the read was sent. For the final reads, this says: the
+// creation body only when no update was accepted, and otherwise one of
+// the accepted updates not superseded so.
+func (st *loadState) checkOrder() (stale int) {
 	for _, rd := range st.reads {
 		rec := st.records[rd.id]
 		if rec == nil {
@@ -190,6 +222,11 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 			}
 		}
 	}
+	return stale
+}
+
+// checkRefused checks that no read showed the body of a refused update.
+func (st *loadState) checkRefused() {
 	for _, rec := range st.records {
 		for _, k := range rec.refused {
 			for _, rd := range st.reads {
@@ -199,8 +236,12 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// Summary.
+// summarize logs what the load did: its rate, the operations of each
+// kind, the reads checked and the stale ones, and the statuses of each
+// kind of request.
+func (st *loadState) summarize(loadTime time.Duration, stale int) {
 	updates, refused, hot := 0, 0, 0
 	for _, rec := range st.records {
 		updates += len(rec.accepted)
@@ -211,26 +252,16 @@ func TestConcurrentLoadLosesNothing(t *testing.T) {
 	}
 	var lines []string
 	total := 0
-	kinds := make([]string, 0, len(st.statuses))
-	for kind := range st.statuses {
-		kinds = append(kinds, kind)
-	}
-	slices.Sort(kinds)
-	for _, kind := range kinds {
-		codes := make([]int, 0, len(st.statuses[kind]))
-		for code := range st.statuses[kind] {
-			codes = append(codes, code)
-		}
-		slices.Sort(codes)
+	for _, kind := range slices.Sorted(maps.Keys(st.statuses)) {
 		var parts []string
-		for _, code := range codes {
+		for _, code := range slices.Sorted(maps.Keys(st.statuses[kind])) {
 			n := st.statuses[kind][code]
 			total += n
 			parts = append(parts, fmt.Sprintf("%d×%d", code, n))
 		}
 		lines = append(lines, fmt.Sprintf("  %-22s %s", kind, strings.Join(parts, " ")))
 	}
-	t.Logf("load phase %v, %d requests in all (%.0f/s during the load); %d password grants, %d refreshes, %d events created, %d updates accepted (%d events updated more than once), %d refused with 403, %d reads checked, %d stale\nstatuses:\n%s",
+	st.t.Logf("load phase %v, %d requests in all (%.0f/s during the load); %d password grants, %d refreshes, %d events created, %d updates accepted (%d events updated more than once), %d refused with 403, %d reads checked, %d stale\nstatuses:\n%s",
 		loadTime.Round(time.Millisecond), total, float64(total-st.statuses[loadOpFinalList][200]-st.statuses[loadOpFinalGet][200])/loadTime.Seconds(),
 		st.grants, st.refreshs, len(st.records), updates, hot, refused, len(st.reads), stale, strings.Join(lines, "\n"))
 }

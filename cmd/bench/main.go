@@ -123,6 +123,9 @@ func run(args []string) int {
 	return 0
 }
 
+// bench measures eventsvc against the bare Fiber app answering its bytes,
+// read by read, and its password grants against bcrypt, and prints the
+// table.
 func bench(eventsvcBin, bareBin string, rounds int, warmup time.Duration, load Load) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "eventsvc-bench-")
@@ -144,93 +147,115 @@ func bench(eventsvcBin, bareBin string, rounds int, warmup time.Duration, load L
 		return err
 	}
 	auth := "Bearer " + token
-
-	var recs []recorded
-	for _, r := range rows {
-		rec, err := record(svc.base, r.target, r.token, auth)
+	bare, recs, err := startBare(ctx, dir, bareBin, svc.base, auth)
+	if err != nil {
+		return err
+	}
+	defer bare.stop()
+	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn after a warm-up of %v; the median rates, and the median ratio of the rounds with its range; CPUs: %d\n\n",
+		load.Threads, load.Connections, load.Duration, rounds, warmup, runtime.NumCPU())
+	var lines []tableLine
+	for i, r := range rows {
+		l, err := measureRead(ctx, r, svc.base, bare.base, auth, rounds, warmup, load)
 		if err != nil {
 			return err
+		}
+		l.name += fmt.Sprintf(" (%d bytes)", len(recs[i].Body))
+		lines = append(lines, l)
+	}
+	l, err := measureGrants(ctx, dir, svc.base, rounds, load)
+	if err != nil {
+		return err
+	}
+	printTable(append(lines, l))
+	return nil
+}
+
+// startBare records the answers of eventsvc at base to the rows'
+// requests, starts the bare Fiber app answering them from a file in dir,
+// and checks that it answers the same bytes.
+func startBare(ctx context.Context, dir, bareBin, base, auth string) (*process, []recorded, error) {
+	var recs []recorded
+	for _, r := range rows {
+		rec, err := record(base, r.target, r.token, auth)
+		if err != nil {
+			return nil, nil, err
 		}
 		recs = append(recs, rec)
 	}
 	file := filepath.Join(dir, "responses.json")
 	data, err := json.Marshal(recs)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if err := os.WriteFile(file, data, 0o600); err != nil {
-		return err
+		return nil, nil, err
 	}
 	bare, err := start(ctx, bareBin, "-addr", "127.0.0.1:0", "-responses", file)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer bare.stop()
 	for i, r := range rows {
 		got, err := record(bare.base, r.target, r.token, auth)
+		if err == nil && (!slices.Equal(got.Header, recs[i].Header) || string(got.Body) != string(recs[i].Body) || got.Status != recs[i].Status) {
+			err = fmt.Errorf("%s: the bare Fiber app does not answer the bytes of eventsvc:\n%v %q\n%v %q", r.name, recs[i].Header, recs[i].Body, got.Header, got.Body)
+		}
 		if err != nil {
-			return err
-		}
-		if !slices.Equal(got.Header, recs[i].Header) || string(got.Body) != string(recs[i].Body) || got.Status != recs[i].Status {
-			return fmt.Errorf("%s: the bare Fiber app does not answer the bytes of eventsvc:\n%v %q\n%v %q", r.name, recs[i].Header, recs[i].Body, got.Header, got.Body)
+			bare.stop()
+			return nil, nil, err
 		}
 	}
-	fmt.Printf("wrk -t%d -c%d, %v a run, %d rounds in turn after a warm-up of %v; the median rates, and the median ratio of the rounds with its range; CPUs: %d\n\n",
-		load.Threads, load.Connections, load.Duration, rounds, warmup, runtime.NumCPU())
+	return bare, recs, nil
+}
 
-	type line struct{ name, a, b, ratio, goal, verdict string }
-	var lines []line
-	verdict := func(ratio, goal float64) string {
-		if ratio >= goal {
-			return "met"
-		}
-		return "MISSED"
+// measureRead loads eventsvc at svcBase and the bare app at bareBase with
+// r's request, in turn, after a warm-up of each.
+func measureRead(ctx context.Context, r row, svcBase, bareBase, auth string, rounds int, warmup time.Duration, load Load) (tableLine, error) {
+	var headers []string
+	if r.token {
+		headers = []string{"Authorization: " + auth}
 	}
-	for i, r := range rows {
-		var headers []string
-		if r.token {
-			headers = []string{"Authorization: " + auth}
+	measure := func(base string, load Load) func() (float64, error) {
+		return func() (float64, error) {
+			res, err := runWrk(ctx, load, base+r.target, headers, "")
+			if err == nil && res.Errors > 0 {
+				err = fmt.Errorf("%s: %d errors or non-2xx answers from %s", r.name, res.Errors, base)
+			}
+			return res.Rate, err
 		}
-		measure := func(base string, load Load) func() (float64, error) {
-			return func() (float64, error) {
-				res, err := runWrk(ctx, load, base+r.target, headers, "")
-				if err == nil && res.Errors > 0 {
-					err = fmt.Errorf("%s: %d errors or non-2xx answers from %s", r.name, res.Errors, base)
-				}
-				return res.Rate, err
+	}
+	if warmup > 0 {
+		w := load
+		w.Duration = warmup
+		for _, base := range []string{svcBase, bareBase} {
+			if _, err := measure(base, w)(); err != nil {
+				return tableLine{}, fmt.Errorf("warm-up: %w", err)
 			}
 		}
-		if warmup > 0 {
-			w := load
-			w.Duration = warmup
-			for _, base := range []string{svc.base, bare.base} {
-				if _, err := measure(base, w)(); err != nil {
-					return fmt.Errorf("warm-up: %w", err)
-				}
-			}
-		}
-		p, err := inTurn(rounds, measure(svc.base, load), measure(bare.base, load))
-		if err != nil {
-			return err
-		}
-		lines = append(lines, line{r.name + fmt.Sprintf(" (%d bytes)", len(recs[i].Body)), kilo(p.a), kilo(p.b),
-			p.ratioText(), fmt.Sprintf(">= %.1f", r.goal), verdict(p.ratio, r.goal)})
 	}
+	p, err := inTurn(rounds, measure(svcBase, load), measure(bareBase, load))
+	if err != nil {
+		return tableLine{}, err
+	}
+	return tableLine{r.name, kilo(p.a), kilo(p.b), p.ratioText(), fmt.Sprintf(">= %.1f", r.goal), verdict(p.ratio, r.goal)}, nil
+}
 
-	// Password grants against bcrypt's rate on this machine: each grant
-	// checks one password (the client's secret is remembered once checked).
-	// The two are measured in turn, like the reads.
+// measureGrants measures password grants at base against bcrypt's rate on
+// this machine: each grant checks one password (the client's secret is
+// remembered once checked). The two are measured in turn, like the reads;
+// wrk's script is written in dir.
+func measureGrants(ctx context.Context, dir, base string, rounds int, load Load) (tableLine, error) {
 	script := filepath.Join(dir, "grant.lua")
 	body := url.Values{"grant_type": {"password"}, "username": {demoUser}, "password": {demoPassword}}.Encode()
 	lua := fmt.Sprintf("wrk.method = \"POST\"\nwrk.body = %q\nwrk.headers[\"Content-Type\"] = \"application/x-www-form-urlencoded\"\nwrk.headers[\"Authorization\"] = \"Basic %s\"\n",
 		body, base64.StdEncoding.EncodeToString([]byte(demoClient)))
 	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
-		return err
+		return tableLine{}, err
 	}
 	grantLoad := Load{Threads: load.Threads, Connections: 2 * runtime.NumCPU(), Duration: load.Duration + time.Second, Timeout: 10 * time.Second}
 	p, err := inTurn(rounds,
 		func() (float64, error) {
-			res, err := runWrk(ctx, grantLoad, svc.base+"/oauth/token", nil, script)
+			res, err := runWrk(ctx, grantLoad, base+"/oauth/token", nil, script)
 			if err == nil && res.Errors > 0 {
 				err = fmt.Errorf("password grants: %d errors or non-2xx answers", res.Errors)
 			}
@@ -238,24 +263,10 @@ func bench(eventsvcBin, bareBin string, rounds int, warmup time.Duration, load L
 		},
 		func() (float64, error) { return bcryptRate(grantLoad.Duration) })
 	if err != nil {
-		return err
+		return tableLine{}, err
 	}
-	lines = append(lines, line{fmt.Sprintf("POST /oauth/token, password grant (wrk -c%d)", grantLoad.Connections),
-		fmt.Sprintf("%.1f/s", p.a), fmt.Sprintf("bcrypt %.1f/s", p.b), p.ratioText(), fmt.Sprintf(">= %.1f", grantGoal), verdict(p.ratio, grantGoal)})
-
-	w := []int{len("request"), len("eventsvc"), len("bare Fiber"), len("ratio"), len("goal")}
-	for _, l := range lines {
-		for i, s := range []string{l.name, l.a, l.b, l.ratio, l.goal} {
-			w[i] = max(w[i], len(s))
-		}
-	}
-	format := fmt.Sprintf("| %%-%ds | %%%ds | %%%ds | %%%ds | %%-%ds | %%s\n", w[0], w[1], w[2], w[3], w[4])
-	fmt.Printf(format, "request", "eventsvc", "bare Fiber", "ratio", "goal", "")
-	fmt.Printf("|%s|%s:|%s:|%s:|%s|\n", strings.Repeat("-", w[0]+2), strings.Repeat("-", w[1]+1), strings.Repeat("-", w[2]+1), strings.Repeat("-", w[3]+1), strings.Repeat("-", w[4]+2))
-	for _, l := range lines {
-		fmt.Printf(format, l.name, l.a, l.b, l.ratio, l.goal, l.verdict)
-	}
-	return nil
+	return tableLine{fmt.Sprintf("POST /oauth/token, password grant (wrk -c%d)", grantLoad.Connections),
+		fmt.Sprintf("%.1f/s", p.a), fmt.Sprintf("bcrypt %.1f/s", p.b), p.ratioText(), fmt.Sprintf(">= %.1f", grantGoal), verdict(p.ratio, grantGoal)}, nil
 }
 
 // pair is what inTurn measured: the median rates of a and b, and the

@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,15 +34,8 @@ func TestEveryReportMarksTheFailingExchange(t *testing.T) {
 			Exchanges: []string{exchangeText("GET", "/api/events?page=0", "200 OK"), exchangeText("GET", "/api/events?page=1", "200 OK")}}}
 	rep.Scenarios = append(rep.Scenarios, none)
 	rep.Outcome = OutcomeFailed
-	dir := t.TempDir()
-	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
-		t.Fatal(err)
-	}
-
-	page, err := os.ReadFile(filepath.Join(dir, HTMLReport))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writeReports(t, rep)
+	page := w.read(HTMLReport)
 	cards := strings.Split(string(page), `<section class="failure`)[1:]
 	if len(cards) != 2 {
 		t.Fatalf("conformance.html shows %d failures, want 2", len(cards))
@@ -62,10 +53,7 @@ func TestEveryReportMarksTheFailingExchange(t *testing.T) {
 		}
 	}
 
-	b, err := os.ReadFile(filepath.Join(dir, JSONReport))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := w.read(JSONReport)
 	checkSchema(t, b)
 	var doc Document
 	if err := json.Unmarshal(b, &doc); err != nil {

@@ -3,10 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"html"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,17 +23,7 @@ func TestEveryReportSaysWhereTheRunWentWithoutCredentials(t *testing.T) {
 	rep := versioned(t, version.Get())
 	rep.Foreign = []origin.Foreign{{Origin: elsewhere, Requests: 3, Via: []string{"named by the Location of POST /api/events", `the "self" link in the answer to GET /api/events`}}}
 	const line = `http://127.0.0.1:40001: 3 requests, without Authorization or cookies (named by the Location of POST /api/events; the "self" link in the answer to GET /api/events)`
-	dir := t.TempDir()
-	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	w := writeReports(t, rep)
 
 	var console bytes.Buffer
 	NewConsole(&console, FormatCompact, false).Summary(rep)
@@ -43,7 +31,7 @@ func TestEveryReportSaysWhereTheRunWentWithoutCredentials(t *testing.T) {
 		t.Errorf("the summary does not say where the run went:\n%s", console.String())
 	}
 
-	doc := read(JSONReport)
+	doc := w.read(JSONReport)
 	checkSchema(t, doc)
 	var parsed Document
 	if err := json.Unmarshal(doc, &parsed); err != nil {
@@ -53,40 +41,18 @@ func TestEveryReportSaysWhereTheRunWentWithoutCredentials(t *testing.T) {
 		t.Errorf("conformance.json: foreignOrigins %+v", f)
 	}
 
-	if page := string(read(HTMLReport)); !strings.Contains(page, html.EscapeString(line)) {
+	if page := string(w.read(HTMLReport)); !strings.Contains(page, html.EscapeString(line)) {
 		t.Errorf("conformance.html does not show %q", line)
 	}
 
-	var junit struct {
-		Suites []struct {
-			Props []struct {
-				Name  string `xml:"name,attr"`
-				Value string `xml:"value,attr"`
-			} `xml:"properties>property"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(read(JUnitReport), &junit); err != nil || len(junit.Suites) == 0 {
-		t.Fatalf("junit.xml: %v, %d suites", err, len(junit.Suites))
-	}
-	for _, s := range junit.Suites {
-		found := false
-		for _, p := range s.Props {
-			found = found || p.Name == "foreign origin" && p.Value == line
-		}
-		if !found {
+	for _, s := range w.suitesRead() {
+		if !slices.Contains(s.Props, property{"foreign origin", line}) {
 			t.Errorf("junit.xml: a test suite lacks the property foreign origin = %q: %+v", line, s.Props)
 		}
 	}
-
-	var cucumber []struct {
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(read(CucumberReport), &cucumber); err != nil || len(cucumber) == 0 {
-		t.Fatalf("cucumber.json: %v, %d features", err, len(cucumber))
-	}
-	for _, f := range cucumber {
-		if !strings.Contains(f.Description, line) {
-			t.Errorf("cucumber.json: a feature's description %q does not say %q", f.Description, line)
+	for _, d := range w.cucumberDescriptions() {
+		if !strings.Contains(d, line) {
+			t.Errorf("cucumber.json: a feature's description %q does not say %q", d, line)
 		}
 	}
 
@@ -96,13 +62,11 @@ func TestEveryReportSaysWhereTheRunWentWithoutCredentials(t *testing.T) {
 	if strings.Contains(console.String(), "origin") {
 		t.Errorf("a run that went nowhere else speaks of origins:\n%s", console.String())
 	}
-	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(read(JSONReport)), `"foreignOrigins": []`) {
+	w.write(rep)
+	if !strings.Contains(string(w.read(JSONReport)), `"foreignOrigins": []`) {
 		t.Errorf("conformance.json of a run that went nowhere else has no empty foreignOrigins")
 	}
-	if strings.Contains(string(read(HTMLReport)), "Credentials went") {
+	if strings.Contains(string(w.read(HTMLReport)), "Credentials went") {
 		t.Errorf("conformance.html of a run that went nowhere else speaks of it")
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"html"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,7 +82,17 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 	if h := rep.Headline(); !strings.HasPrefix(h, passedButNotChecked) {
 		t.Errorf("headline %q, want it to begin %q", h, passedButNotChecked)
 	}
+	checkConsoleLeadsWithNotChecked(t, rep)
+	w := writeReports(t, rep)
+	checkJSONLeadsWithNotChecked(t, w)
+	checkHTMLLeadsWithNotChecked(t, w)
+	checkJUnitLeadsWithNotChecked(t, w)
+	checkCucumberLeadsWithNotChecked(t, w)
+}
 
+// checkConsoleLeadsWithNotChecked checks that the console's summary of
+// rep begins with the rules not checked, by group, and ends with them.
+func checkConsoleLeadsWithNotChecked(t *testing.T, rep *Report) {
 	var console bytes.Buffer
 	NewConsole(&console, FormatCompact, false).Summary(rep)
 	lines := strings.Split(strings.TrimSpace(console.String()), "\n")
@@ -101,26 +109,18 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, passedButNotChecked) || !strings.Contains(last, "Rules: ") {
 		t.Errorf("the closing line is %q, want it to begin %q", last, passedButNotChecked)
 	}
+}
 
-	dir := t.TempDir()
-	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-
-	doc := read(JSONReport)
-	checkSchema(t, []byte(doc))
-	if h, s := strings.Index(doc, `"headline"`), strings.Index(doc, `"suite"`); h < 0 || h > s || strings.Index(doc, `"notChecked"`) > s {
+// checkJSONLeadsWithNotChecked checks that conformance.json, valid by its
+// schema, begins with its headline and the rules not checked.
+func checkJSONLeadsWithNotChecked(t *testing.T, w written) {
+	doc := w.read(JSONReport)
+	checkSchema(t, doc)
+	if h, s := bytes.Index(doc, []byte(`"headline"`)), bytes.Index(doc, []byte(`"suite"`)); h < 0 || h > s || bytes.Index(doc, []byte(`"notChecked"`)) > s {
 		t.Errorf("conformance.json does not begin with its headline and the rules not checked:\n%.600s", doc)
 	}
 	var parsed Document
-	if err := json.Unmarshal([]byte(doc), &parsed); err != nil {
+	if err := json.Unmarshal(doc, &parsed); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(parsed.Headline, passedButNotChecked) || len(parsed.NotChecked) != 2 ||
@@ -128,8 +128,12 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 		parsed.NotChecked[1].Why != WhyLocal || !parsed.NotChecked[1].Beyond {
 		t.Errorf("conformance.json: headline %q, notChecked %+v", parsed.Headline, parsed.NotChecked)
 	}
+}
 
-	page := read(HTMLReport)
+// checkHTMLLeadsWithNotChecked checks that the top of conformance.html,
+// and its title, say which rules were not checked.
+func checkHTMLLeadsWithNotChecked(t *testing.T, w written) {
+	page := string(w.read(HTMLReport))
 	header, _, _ := strings.Cut(page, `<dl class="run">`)
 	for _, want := range []string{"9 rules of the specification NOT CHECKED", `<a href="#LIM-1">LIM-1</a>`, html.EscapeString("token lifetimes need -slow (about 1 h) or -control-url"),
 		`<a href="#CLI-7">CLI-7</a>`, html.EscapeString("the reference server's configuration rules")} {
@@ -140,7 +144,12 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 	if !strings.Contains(page, "<title>Conformance of https://staging.example: passed, but 9 spec rules not checked</title>") {
 		t.Errorf("the page's title does not say so")
 	}
+}
 
+// checkJUnitLeadsWithNotChecked checks that junit.xml's first test suite
+// is the rules not checked, a skipped test case per group, and that every
+// suite has them as a property.
+func checkJUnitLeadsWithNotChecked(t *testing.T, w written) {
 	var junit struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`
@@ -159,7 +168,7 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal([]byte(read(JUnitReport)), &junit); err != nil || len(junit.Suites) < 2 {
+	if err := xml.Unmarshal(w.read(JUnitReport), &junit); err != nil || len(junit.Suites) < 2 {
 		t.Fatalf("junit.xml: %v, %d suites", err, len(junit.Suites))
 	}
 	first := junit.Suites[0]
@@ -185,7 +194,12 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 			t.Errorf("junit.xml: test suite %q lacks the property not checked: %+v", s.Name, s.Props)
 		}
 	}
+}
 
+// checkCucumberLeadsWithNotChecked checks that cucumber.json's first
+// feature is the rules not checked, and that every feature's description
+// begins with the headline.
+func checkCucumberLeadsWithNotChecked(t *testing.T, w written) {
 	var cucumber []struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -198,7 +212,7 @@ func TestEveryReportLeadsWithTheRulesNotChecked(t *testing.T) {
 			} `json:"steps"`
 		} `json:"elements"`
 	}
-	if err := json.Unmarshal([]byte(read(CucumberReport)), &cucumber); err != nil || len(cucumber) < 2 {
+	if err := json.Unmarshal(w.read(CucumberReport), &cucumber); err != nil || len(cucumber) < 2 {
 		t.Fatalf("cucumber.json: %v, %d features", err, len(cucumber))
 	}
 	if f := cucumber[0]; f.Name != "NOT CHECKED: 9 rules of the specification" || len(f.Elements) != 2 ||

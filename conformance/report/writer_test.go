@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,17 +39,7 @@ func versioned(t *testing.T, built version.Info) *Report {
 func TestEveryReportCarriesTheVersion(t *testing.T) {
 	built := version.Info{Version: "v9.9.9-test", Revision: "0123456789abcdef0123456789abcdef01234567", Date: "2026-11-24T10:00:00Z"}
 	rep := versioned(t, built)
-	dir := t.TempDir()
-	if err := (&Writer{Dir: dir}).Finish(rep); err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	w := writeReports(t, rep)
 
 	var console bytes.Buffer
 	NewConsole(&console, FormatCompact, false).Summary(rep)
@@ -58,19 +47,7 @@ func TestEveryReportCarriesTheVersion(t *testing.T) {
 		t.Errorf("the summary's first line is %q, want %q", first, "Suite "+built.String())
 	}
 
-	var junit struct {
-		Suites []struct {
-			Name  string `xml:"name,attr"`
-			Props []struct {
-				Name  string `xml:"name,attr"`
-				Value string `xml:"value,attr"`
-			} `xml:"properties>property"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(read(JUnitReport), &junit); err != nil || len(junit.Suites) == 0 {
-		t.Fatalf("junit.xml: %v, %d suites", err, len(junit.Suites))
-	}
-	for _, s := range junit.Suites {
+	for _, s := range w.suitesRead() {
 		got := map[string]string{}
 		for _, p := range s.Props {
 			got[p.Name] = p.Value
@@ -79,20 +56,13 @@ func TestEveryReportCarriesTheVersion(t *testing.T) {
 			t.Errorf("junit.xml, test suite %q: properties %v lack the suite's version, revision and date", s.Name, got)
 		}
 	}
-
-	var cucumber []struct {
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(read(CucumberReport), &cucumber); err != nil || len(cucumber) == 0 {
-		t.Fatalf("cucumber.json: %v, %d features", err, len(cucumber))
-	}
-	for _, f := range cucumber {
-		if !strings.Contains(f.Description, built.String()) {
-			t.Errorf("cucumber.json: a feature's description %q does not name %q", f.Description, built.String())
+	for _, d := range w.cucumberDescriptions() {
+		if !strings.Contains(d, built.String()) {
+			t.Errorf("cucumber.json: a feature's description %q does not name %q", d, built.String())
 		}
 	}
 
-	doc := read(JSONReport)
+	doc := w.read(JSONReport)
 	var parsed Document
 	if err := json.Unmarshal(doc, &parsed); err != nil {
 		t.Fatal(err)
@@ -102,7 +72,7 @@ func TestEveryReportCarriesTheVersion(t *testing.T) {
 	}
 	checkSchema(t, doc)
 
-	if page := string(read(HTMLReport)); !strings.Contains(page, "<dd>"+built.String()+"</dd>") {
+	if page := string(w.read(HTMLReport)); !strings.Contains(page, "<dd>"+built.String()+"</dd>") {
 		t.Errorf("conformance.html does not show %q", built.String())
 	}
 }

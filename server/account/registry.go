@@ -57,8 +57,7 @@ type accountSet struct {
 	accounts []Account
 	byID     map[int64]int
 	byEmail  map[string]int
-	dummy    string // stored form of dummyPassword
-	cost     int    // the bcrypt cost of dummy
+	dummy    secret.Dummy // of dummyPassword
 }
 
 // NewRegistry checks accounts and returns a registry holding copies of them.
@@ -68,7 +67,7 @@ type accountSet struct {
 // unknown role (ErrUnknownRole), and a password hash secret.Validate
 // refuses. Each error names the entry by 1-based position and email.
 func NewRegistry(accounts []Account) (*Registry, error) {
-	s, err := newAccountSet(accounts, nil)
+	s, err := newAccountSet(accounts, &accountSet{})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +81,7 @@ func NewRegistry(accounts []Account) (*Registry, error) {
 // accounts or the new ones, never a mix. When they do not pass, the
 // registry keeps its accounts.
 func (r *Registry) Replace(accounts []Account) error {
-	s, err := newAccountSet(accounts, r.set.Load())
+	s, err := newAccountSet(accounts, r.load())
 	if err != nil {
 		return err
 	}
@@ -91,13 +90,16 @@ func (r *Registry) Replace(accounts []Account) error {
 }
 
 // newAccountSet checks accounts and returns a set of copies of them; it
-// takes the dummy of old when its cost is the one needed.
+// takes the dummy of old when its cost is the one needed. The dummy costs
+// as much as the dearest account, so that an unknown email takes as long
+// as any account's wrong password, never less.
 func newAccountSet(accounts []Account, old *accountSet) (*accountSet, error) {
 	r := &accountSet{
 		accounts: make([]Account, 0, len(accounts)),
 		byID:     make(map[int64]int, len(accounts)),
 		byEmail:  make(map[string]int, len(accounts)),
 	}
+	hashes := make([]string, 0, len(accounts))
 	for i, a := range accounts {
 		pos := i + 1
 		a, err := check(a.clone(), pos)
@@ -114,28 +116,12 @@ func newAccountSet(accounts []Account, old *accountSet) (*accountSet, error) {
 		r.byEmail[key] = i
 		r.byID[a.ID] = i
 		r.accounts = append(r.accounts, a)
+		hashes = append(hashes, a.PasswordHash)
 	}
-	// The dummy costs as much as the dearest account, so that an unknown
-	// email takes as long as any account's wrong password, never less.
-	cost := secret.DefaultCost
-	for i, a := range r.accounts {
-		c, err := secret.Cost(a.PasswordHash)
-		if err != nil {
-			return nil, fmt.Errorf("account %d %q: password: %w", i+1, a.Email, err)
-		}
-		if i == 0 || c > cost {
-			cost = c
-		}
-	}
-	if old != nil && old.dummy != "" && old.cost == cost {
-		r.dummy, r.cost = old.dummy, cost
-		return r, nil
-	}
-	dummy, err := secret.Hash([]byte(dummyPassword), cost)
-	if err != nil {
+	var err error
+	if r.dummy, err = secret.NewDummy(dummyPassword, hashes, old.dummy); err != nil {
 		return nil, fmt.Errorf("account registry: %w", err)
 	}
-	r.dummy, r.cost = dummy, cost
 	return r, nil
 }
 
@@ -221,7 +207,7 @@ func (r *Registry) Authenticate(email, password string) (Account, error) {
 	s := r.load()
 	i, ok := s.byEmail[emailKey(email)]
 	if !ok {
-		_ = secret.Check(s.dummy, password) // equal timing; the result does not matter
+		_ = secret.Check(s.dummy.Stored, password) // equal timing; the result does not matter
 		return Account{}, ErrBadCredentials
 	}
 	a := s.accounts[i]

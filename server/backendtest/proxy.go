@@ -1,10 +1,14 @@
 package backendtest
 
 import (
+	"eventsvc/server/backend"
 	"io"
 	"net"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Proxy forwards TCP connections from a loopback port to a backend, and can
@@ -138,4 +142,20 @@ func (p *Proxy) forward(c net.Conn) {
 	delete(p.conns, c)
 	delete(p.conns, b)
 	p.mu.Unlock()
+}
+
+// RedisBehindProxy is a client, opened as the server opens one
+// (backend.OpenRedis, with timeout), of the test binary's redis-server
+// through a Proxy the test cuts or stalls; the client is closed when the
+// test ends.
+func RedisBehindProxy(tb testing.TB, timeout time.Duration) (*RedisServer, *Proxy, *redis.Client) {
+	tb.Helper()
+	r := Redis(tb)
+	proxy := NewProxy(tb, r.Addr)
+	client, err := backend.OpenRedis("redis://"+proxy.Addr, timeout)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = client.Close() })
+	return r, proxy, client
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,22 +55,22 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Parse() error = %v", err)
 	}
-	if _, err := cfg.Clients.Authenticate("app", testPlain); err != nil {
-		t.Errorf("client app: %v", err)
-	}
-	a, err := cfg.Accounts.Authenticate("B@x.io", testPlain)
-	if err != nil || a.ID != 2 || !a.HasRole(account.User) || a.HasRole(account.Admin) {
-		t.Errorf("account b = %v, %v; want id 2, roles USER", a, err)
-	}
+	checkGood(t, cfg)
 }
 
-func TestParseRefuses(t *testing.T) {
-	tests := []struct {
-		name     string
-		text     string
-		wantErr  error
-		wantText string // the message after `config "bad.json": `
-	}{
+// refusal is a configuration Parse refuses, and how.
+type refusal struct {
+	name     string
+	text     string
+	wantErr  error
+	wantText string // the message after `config "bad.json": `
+}
+
+// refusedEntries are files whose clients or accounts are wrong: a
+// duplicate, an unknown role or grant type, a secret not stored as a
+// hash, an unknown field, a wrong type.
+func refusedEntries() []refusal {
+	return []refusal{
 		{
 			name:     "duplicate email",
 			text:     `{"clients": [` + goodClient + `], "accounts": [` + goodAccounts + `, {"email": "A@X.io", "password": "HASH", "roles": ["USER"]}]}`,
@@ -160,6 +161,13 @@ func TestParseRefuses(t *testing.T) {
 			wantErr:  ErrSyntax,
 			wantText: `client 1 "app": bad JSON: field "scopes" is a JSON string, want an array`,
 		},
+	}
+}
+
+// refusedDocuments are files that are not one JSON object of clients and
+// accounts, or have none of either.
+func refusedDocuments() []refusal {
+	return []refusal{
 		{
 			name:     "wrong type at top level",
 			text:     "{\n  \"clients\": {}\n}",
@@ -227,22 +235,46 @@ func TestParseRefuses(t *testing.T) {
 			wantText: `no clients`,
 		},
 	}
-	for _, tt := range tests {
+}
+
+func TestParseRefuses(t *testing.T) {
+	for _, tt := range slices.Concat(refusedEntries(), refusedDocuments()) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := Parse("bad.json", strings.NewReader(testFile(tt.text)))
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Parse() = %v, %v; want error %v", cfg, err, tt.wantErr)
-			}
-			msg := err.Error()
-			if want := `config "bad.json": ` + tt.wantText; !strings.HasPrefix(msg, want) {
-				t.Errorf("Parse() error =\n  %s\nwant prefix\n  %s", msg, want)
-			}
-			for _, leak := range []string{testPlain, "$2a$", testHash[len(testHash)-20:]} {
-				if strings.Contains(msg, leak) {
-					t.Errorf("Parse() error = %q, shows %q", msg, leak)
-				}
-			}
+			checkRefused(t, "Parse()", cfg, err, tt.wantErr, `config "bad.json": `+tt.wantText)
 		})
+	}
+}
+
+// checkGood checks that cfg is that of goodClient and goodAccounts: the
+// client app and the account b@x.io, a USER, authenticate with testPlain.
+func checkGood(t *testing.T, cfg *Config) {
+	t.Helper()
+	if _, err := cfg.Clients.Authenticate("app", testPlain); err != nil {
+		t.Errorf("client app: %v", err)
+	}
+	a, err := cfg.Accounts.Authenticate("B@x.io", testPlain)
+	if err != nil || a.ID != 2 || !a.HasRole(account.User) || a.HasRole(account.Admin) {
+		t.Errorf("account b = %v, %v; want id 2, roles USER", a, err)
+	}
+}
+
+// checkRefused checks that call refused a configuration: that it returned
+// err, wrapping wantErr, rather than cfg, and that the message starts with
+// want and shows neither the plain secret nor its hash.
+func checkRefused(t *testing.T, call string, cfg *Config, err, wantErr error, want string) {
+	t.Helper()
+	if !errors.Is(err, wantErr) {
+		t.Fatalf("%s = %v, %v; want error %v", call, cfg, err, wantErr)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, want) {
+		t.Errorf("%s error =\n  %s\nwant prefix\n  %s", call, msg, want)
+	}
+	for _, leak := range []string{testPlain, "$2a$", testHash[len(testHash)-20:]} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("%s error = %q, shows %q", call, msg, leak)
+		}
 	}
 }
 
@@ -263,13 +295,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New() error = %v", err)
 	}
-	if _, err := cfg.Clients.Authenticate("app", testPlain); err != nil {
-		t.Errorf("client app: %v", err)
-	}
-	a, err := cfg.Accounts.Authenticate("B@x.io", testPlain)
-	if err != nil || a.ID != 2 || !a.HasRole(account.User) || a.HasRole(account.Admin) {
-		t.Errorf("account b = %v, %v; want id 2, roles USER", a, err)
-	}
+	checkGood(t, cfg)
 }
 
 // TestNewRefusesAsParseDoes gives New a table of bad entries, and Parse the
@@ -356,19 +382,8 @@ func TestNewRefusesAsParseDoes(t *testing.T) {
 			f := goodFile()
 			tt.change(&f)
 			cfg, err := New(f)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("New() = %v, %v; want error %v", cfg, err, tt.wantErr)
-			}
+			checkRefused(t, "New()", cfg, err, tt.wantErr, "config: "+tt.wantText)
 			msg := err.Error()
-			if want := "config: " + tt.wantText; !strings.HasPrefix(msg, want) {
-				t.Errorf("New() error =\n  %s\nwant prefix\n  %s", msg, want)
-			}
-			for _, leak := range []string{testPlain, "$2a$", testHash[len(testHash)-20:]} {
-				if strings.Contains(msg, leak) {
-					t.Errorf("New() error = %q, shows %q", msg, leak)
-				}
-			}
-
 			data, err := json.Marshal(f)
 			if err != nil {
 				t.Fatal(err)

@@ -165,15 +165,7 @@ func TestResetPutsBackTheAccountsAndClients(t *testing.T) {
 	r.call(t, http.MethodDelete, "/clients/other", "")
 	r.call(t, http.MethodPost, "/users", `{"email": "late@email.com", "password": "late"}`)
 
-	if status, s := r.call(t, http.MethodPost, "/reset", `{"to": "snapshot"}`); status != http.StatusOK || s["users"] != float64(3) || s["clients"] != float64(2) {
-		t.Fatalf("reset to the snapshot = %d %v", status, s)
-	}
-	if got := r.listed(t, "/users"); got != snapUsers {
-		t.Fatalf("the accounts after the reset to the snapshot:\n%s\nwant\n%s", got, snapUsers)
-	}
-	if got := r.listed(t, "/clients"); got != snapClients {
-		t.Fatalf("the clients after the reset to the snapshot:\n%s\nwant\n%s", got, snapClients)
-	}
+	r.checkReset(t, "reset to the snapshot", `{"to": "snapshot"}`, 3, 2, snapUsers, snapClients)
 	if status, _ := r.tokenFor(t, "other", "first-client-secret", "kept@email.com", "kept-password"); status != http.StatusOK {
 		t.Fatalf("the snapshot's client and password = %d", status)
 	}
@@ -181,15 +173,7 @@ func TestResetPutsBackTheAccountsAndClients(t *testing.T) {
 		t.Fatalf("the password changed after the snapshot = %d, want 400", status)
 	}
 
-	if status, s := r.call(t, http.MethodPost, "/reset", ""); status != http.StatusOK || s["users"] != float64(2) || s["clients"] != float64(1) {
-		t.Fatalf("reset to start = %d %v", status, s)
-	}
-	if got := r.listed(t, "/users"); got != start {
-		t.Fatalf("the accounts after the reset:\n%s\nwant\n%s", got, start)
-	}
-	if got := r.listed(t, "/clients"); got != startClients {
-		t.Fatalf("the clients after the reset:\n%s\nwant\n%s", got, startClients)
-	}
+	r.checkReset(t, "reset to start", "", 2, 1, start, startClients)
 	if status, _ := r.tokenFor(t, "other", "first-client-secret", "user@email.com", "user"); status != http.StatusUnauthorized {
 		t.Fatalf("a client added after the start, after the reset = %d, want 401", status)
 	}
@@ -198,5 +182,21 @@ func TestResetPutsBackTheAccountsAndClients(t *testing.T) {
 	}
 	if !strings.Contains(r.log.String(), "snapshot: 3 events, 3 accounts, 2 clients kept") || !strings.Contains(r.log.String(), "reset to start: 3 events, 2 accounts, 1 clients") {
 		t.Errorf("the log does not tell the accounts and clients: %s", r.log.String())
+	}
+}
+
+// checkReset resets the server (what, with body) and checks that it
+// answers with users accounts and clients clients, and that the accounts
+// and clients listed after it are wantUsers and wantClients.
+func (r *rig) checkReset(t *testing.T, what, body string, users, clients int, wantUsers, wantClients string) {
+	t.Helper()
+	if status, s := r.call(t, http.MethodPost, "/reset", body); status != http.StatusOK || s["users"] != float64(users) || s["clients"] != float64(clients) {
+		t.Fatalf("%s = %d %v", what, status, s)
+	}
+	if got := r.listed(t, "/users"); got != wantUsers {
+		t.Fatalf("the accounts after the %s:\n%s\nwant\n%s", what, got, wantUsers)
+	}
+	if got := r.listed(t, "/clients"); got != wantClients {
+		t.Fatalf("the clients after the %s:\n%s\nwant\n%s", what, got, wantClients)
 	}
 }

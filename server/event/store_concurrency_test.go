@@ -95,23 +95,45 @@ func TestMemoryConcurrentCreate(t *testing.T) {
 		if p.Total != n || len(p.Events) != n {
 			t.Fatalf("sort %s: total %d, %d events; want %d", sortBy, p.Total, len(p.Events), n)
 		}
-		for i := 1; i < n; i++ {
-			a, b := p.Events[i-1], p.Events[i]
-			if c := refCompare(t, sortBy, a, b); c > 0 || (c == 0 && a.ID >= b.ID) {
-				t.Fatalf("sort %s: %d before %d out of order", sortBy, a.ID, b.ID)
-			}
+		if j := outOfOrder(t, Query{Sort: sortBy}, p.Events); j > 0 {
+			t.Fatalf("sort %s: %d before %d out of order", sortBy, p.Events[j-1].ID, p.Events[j].ID)
 		}
 	}
 }
 
-// concurrentUpdates updates one event among others from many goroutines at
-// once: writers each write the bodies k = (g+1)*1000+i in turn; failers each
-// write all or part of body failBase+(g+1)*1000+i and then fail; readers Get
-// and List the event meanwhile. Every event observed must be one whole body
-// of a succeeding write, and the final one the last write of some writer.
-func concurrentUpdates(t *testing.T, writers, failers, perWriter int) {
-	const others = 20
-	const failBase = 1_000_000
+// outOfOrder is the index of the first of events that q's order does not
+// allow after the one before it (by q's property, then by id), or 0.
+func outOfOrder(t testing.TB, q Query, events []Event) int {
+	for j := 1; j < len(events); j++ {
+		a, b := events[j-1], events[j]
+		if q.Desc {
+			a, b = b, a
+		}
+		if c := refCompare(t, q.Sort, a, b); c > 0 || (c == 0 && a.ID >= b.ID) {
+			return j
+		}
+	}
+	return 0
+}
+
+// failBase starts the bodies the failing updates of concurrentUpdates
+// write.
+const failBase = 1_000_000
+
+// updateRace is one event among others in a store, which concurrentUpdates
+// updates and reads from many goroutines at once.
+type updateRace struct {
+	t      *testing.T
+	m      *Memory
+	target Event
+	total  int
+	errs   *errorLimit
+}
+
+// newUpdateRace fills a store with others events and the target, body 0,
+// in their midst, and builds some of its indexes; "maxPrice" and
+// "description" are built while the writers run.
+func newUpdateRace(t *testing.T, others int) *updateRace {
 	m := NewMemory()
 	r := rand.New(rand.NewPCG(6, 6))
 	for range others / 2 {
@@ -130,114 +152,129 @@ func concurrentUpdates(t *testing.T, writers, failers, perWriter int) {
 			t.Fatal(err)
 		}
 	}
-	// Build some indexes first; "maxPrice" and "description" are built while
-	// the writers run.
 	for _, p := range []string{"name", "basePrice", "location"} {
 		mustList(t, m, Query{Size: 1, Sort: p})
 	}
-	total := others + 1
+	return &updateRace{t: t, m: m, target: target, total: others + 1, errs: &errorLimit{t: t}}
+}
 
-	errs := &errorLimit{t: t}
-	check := func(where string, e Event) {
-		if e.ID != target.ID {
-			errs.Errorf("%s: ID %d, want %d", where, e.ID, target.ID)
+// check reports an observed e that is not the target, not one whole body,
+// or the body of a failed update.
+func (u *updateRace) check(where string, e Event) {
+	if e.ID != u.target.ID {
+		u.errs.Errorf("%s: ID %d, want %d", where, e.ID, u.target.ID)
+	}
+	k, ok := bodyOf(e)
+	if !ok {
+		u.errs.Errorf("%s: a mix of bodies: %+v", where, e)
+	}
+	if k >= failBase {
+		u.errs.Errorf("%s: body %d of a failed update is visible", where, k)
+	}
+}
+
+// write is writer g: it writes the bodies k = (g+1)*1000+i in turn, i
+// from 1 to n, and returns the last it wrote.
+func (u *updateRace) write(g, n int) (last int) {
+	for i := 1; i <= n; i++ {
+		k := (g+1)*1000 + i
+		e, err := u.m.Update(u.target.ID, func(e *Event) error { bodyK(k)(e); return nil })
+		if err != nil {
+			u.errs.Errorf("Update: %v", err)
+			return last
 		}
-		k, ok := bodyOf(e)
-		if !ok {
-			errs.Errorf("%s: a mix of bodies: %+v", where, e)
+		u.check("Update", e)
+		if got, _ := bodyOf(e); got != k {
+			u.errs.Errorf("Update wrote %d but returned body %d", k, got)
 		}
-		if k >= failBase {
-			errs.Errorf("%s: body %d of a failed update is visible", where, k)
+		last = k
+	}
+	return last
+}
+
+// fail is failer g: n times, it writes all or part of body
+// failBase+(g+1)*1000+i and then fails.
+func (u *updateRace) fail(g, n int) {
+	errChange := errors.New("refused")
+	for i := 1; i <= n; i++ {
+		k := failBase + (g+1)*1000 + i
+		e, err := u.m.Update(u.target.ID, func(e *Event) error {
+			if i%2 == 0 {
+				bodyK(k)(e) // all of it
+			} else {
+				e.Name, e.BasePrice = fmt.Sprintf("n-%d", k), k // part of it
+			}
+			return errChange
+		})
+		if err != errChange || e != (Event{}) {
+			u.errs.Errorf("failing Update = %+v, %v; want the zero Event and the change's error", e, err)
 		}
 	}
-	errChange := errors.New("refused")
+}
+
+// read is reader g: it gets the event and lists the store, by each
+// property in turn, checking each event it sees and the list's order.
+func (u *updateRace) read(g int) {
+	sorts := []string{"name", "basePrice", "location", "id", "maxPrice", "description"}
+	for i := range 150 {
+		e, err := u.m.Get(u.target.ID)
+		if err != nil {
+			u.errs.Errorf("Get: %v", err)
+			return
+		}
+		u.check("Get", e)
+
+		sortBy := sorts[(g+i)%len(sorts)]
+		q := Query{Size: 100, Sort: sortBy, Desc: i%3 == 0}
+		p, err := u.m.List(q)
+		if err != nil {
+			u.errs.Errorf("List: %v", err)
+			return
+		}
+		if p.Total != u.total || len(p.Events) != u.total {
+			u.errs.Errorf("List %+v: total %d, %d events; want %d", q, p.Total, len(p.Events), u.total)
+		}
+		found := 0
+		for _, e := range p.Events {
+			if e.ID == u.target.ID {
+				found++
+				u.check("List "+sortBy, e)
+			}
+		}
+		if j := outOfOrder(u.t, q, p.Events); j > 0 {
+			u.errs.Errorf("List %+v: %d and %d out of order", q, p.Events[j-1].ID, p.Events[j].ID)
+		}
+		if found != 1 {
+			u.errs.Errorf("List %+v: the event is there %d times", q, found)
+		}
+	}
+}
+
+// concurrentUpdates updates one event among others from many goroutines at
+// once: writers each write the bodies k = (g+1)*1000+i in turn; failers each
+// write all or part of body failBase+(g+1)*1000+i and then fail; readers Get
+// and List the event meanwhile. Every event observed must be one whole body
+// of a succeeding write, and the final one the last write of some writer.
+func concurrentUpdates(t *testing.T, writers, failers, perWriter int) {
+	u := newUpdateRace(t, 20)
 	last := make([]int, writers)
 	var wg sync.WaitGroup
 	for g := range writers {
-		wg.Go(func() {
-			for i := 1; i <= perWriter; i++ {
-				k := (g+1)*1000 + i
-				e, err := m.Update(target.ID, func(e *Event) error { bodyK(k)(e); return nil })
-				if err != nil {
-					errs.Errorf("Update: %v", err)
-					return
-				}
-				check("Update", e)
-				if got, _ := bodyOf(e); got != k {
-					errs.Errorf("Update wrote %d but returned body %d", k, got)
-				}
-				last[g] = k
-			}
-		})
+		wg.Go(func() { last[g] = u.write(g, perWriter) })
 	}
 	for g := range failers {
-		wg.Go(func() {
-			for i := 1; i <= perWriter; i++ {
-				k := failBase + (g+1)*1000 + i
-				e, err := m.Update(target.ID, func(e *Event) error {
-					if i%2 == 0 {
-						bodyK(k)(e) // all of it
-					} else {
-						e.Name, e.BasePrice = fmt.Sprintf("n-%d", k), k // part of it
-					}
-					return errChange
-				})
-				if err != errChange || e != (Event{}) {
-					errs.Errorf("failing Update = %+v, %v; want the zero Event and the change's error", e, err)
-				}
-			}
-		})
+		wg.Go(func() { u.fail(g, perWriter) })
 	}
-	sorts := []string{"name", "basePrice", "location", "id", "maxPrice", "description"}
 	for g := range 4 {
-		wg.Go(func() {
-			for i := range 150 {
-				e, err := m.Get(target.ID)
-				if err != nil {
-					errs.Errorf("Get: %v", err)
-					return
-				}
-				check("Get", e)
-
-				sortBy := sorts[(g+i)%len(sorts)]
-				q := Query{Size: 100, Sort: sortBy, Desc: i%3 == 0}
-				p, err := m.List(q)
-				if err != nil {
-					errs.Errorf("List: %v", err)
-					return
-				}
-				if p.Total != total || len(p.Events) != total {
-					errs.Errorf("List %+v: total %d, %d events; want %d", q, p.Total, len(p.Events), total)
-				}
-				found := 0
-				for j, e := range p.Events {
-					if e.ID == target.ID {
-						found++
-						check("List "+sortBy, e)
-					}
-					if j > 0 {
-						a, b := p.Events[j-1], e
-						if q.Desc {
-							a, b = b, a
-						}
-						if c := refCompare(t, sortBy, a, b); c > 0 || (c == 0 && a.ID >= b.ID) {
-							errs.Errorf("List %+v: %d and %d out of order", q, p.Events[j-1].ID, e.ID)
-						}
-					}
-				}
-				if found != 1 {
-					errs.Errorf("List %+v: the event is there %d times", q, found)
-				}
-			}
-		})
+		wg.Go(func() { u.read(g) })
 	}
 	wg.Wait()
 
-	final, err := m.Get(target.ID)
+	final, err := u.m.Get(u.target.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("final", final)
+	u.check("final", final)
 	k, _ := bodyOf(final)
 	if writers > 0 && !slices.Contains(last, k) {
 		t.Errorf("final body %d is not the last write of any writer (%v)", k, last)

@@ -126,9 +126,8 @@ type Clients struct {
 // clientSet is one immutable set of client registrations.
 type clientSet struct {
 	byID  map[string]Client
-	order []string // the ids in the order given
-	dummy string   // stored form of clientDummySecret
-	cost  int      // the bcrypt cost of dummy
+	order []string     // the ids in the order given
+	dummy secret.Dummy // of clientDummySecret
 }
 
 // NewClients checks the registrations and returns a registry holding copies
@@ -140,7 +139,7 @@ type clientSet struct {
 // secret hash secret.Validate refuses. Each error names the entry by 1-based
 // position and client id.
 func NewClients(clients []Client) (*Clients, error) {
-	s, err := newClientSet(clients, nil)
+	s, err := newClientSet(clients, &clientSet{})
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +153,7 @@ func NewClients(clients []Client) (*Clients, error) {
 // registrations or the new ones, never a mix. When they do not pass, the
 // registry keeps its clients.
 func (c *Clients) Replace(clients []Client) error {
-	s, err := newClientSet(clients, c.set.Load())
+	s, err := newClientSet(clients, c.load())
 	if err != nil {
 		return err
 	}
@@ -170,10 +169,13 @@ func CheckClient(c Client) (Client, error) {
 }
 
 // newClientSet checks clients and returns a set of copies of them; it
-// takes the dummy of old when its cost is the one needed.
+// takes the dummy of old when its cost is the one needed. The dummy costs
+// as much as the dearest client, so that an unknown id takes as long as
+// any client's wrong secret, never less.
 func newClientSet(clients []Client, old *clientSet) (*clientSet, error) {
 	r := &clientSet{byID: make(map[string]Client, len(clients)), order: make([]string, 0, len(clients))}
 	first := make(map[string]int, len(clients))
+	hashes := make([]string, 0, len(clients))
 	for i, c := range clients {
 		pos := i + 1
 		c, err := checkClient(c.clone())
@@ -186,28 +188,12 @@ func newClientSet(clients []Client, old *clientSet) (*clientSet, error) {
 		first[c.ID] = pos
 		r.byID[c.ID] = c
 		r.order = append(r.order, c.ID)
+		hashes = append(hashes, c.SecretHash)
 	}
-	// The dummy costs as much as the dearest client, so that an unknown
-	// id takes as long as any client's wrong secret, never less.
-	cost := secret.DefaultCost
-	for i, c := range clients {
-		n, err := secret.Cost(c.SecretHash)
-		if err != nil {
-			return nil, fmt.Errorf("client %d %q: secret: %w", i+1, c.ID, err)
-		}
-		if i == 0 || n > cost {
-			cost = n
-		}
-	}
-	if old != nil && old.dummy != "" && old.cost == cost {
-		r.dummy, r.cost = old.dummy, cost
-		return r, nil
-	}
-	dummy, err := secret.Hash([]byte(clientDummySecret), cost)
-	if err != nil {
+	var err error
+	if r.dummy, err = secret.NewDummy(clientDummySecret, hashes, old.dummy); err != nil {
 		return nil, fmt.Errorf("client registry: %w", err)
 	}
-	r.dummy, r.cost = dummy, cost
 	return r, nil
 }
 
@@ -288,7 +274,7 @@ func (c *Clients) Authenticate(id, secretText string) (Client, error) {
 	s := c.load()
 	client, ok := s.byID[id]
 	if !ok {
-		_ = secret.Check(s.dummy, secretText) // equal timing; the result does not matter
+		_ = secret.Check(s.dummy.Stored, secretText) // equal timing; the result does not matter
 		return Client{}, ErrClientNotAuthenticated
 	}
 	if err := secret.Check(client.SecretHash, secretText); err != nil {

@@ -174,13 +174,7 @@ func TestRedisStoreKeepsNoTokenInClearAndExpiresKeys(t *testing.T) {
 // backend.ErrUnavailable within the timeout, and once it answers again the
 // store works again by itself.
 func TestRedisStoreUnavailableThenRecovers(t *testing.T) {
-	r := backendtest.Redis(t)
-	proxy := backendtest.NewProxy(t, r.Addr)
-	client, err := backend.OpenRedis("redis://"+proxy.Addr, 300*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	r, proxy, client := backendtest.RedisBehindProxy(t, 300*time.Millisecond)
 	s := NewRedisStore(client, clock.System{}, RedisOptions{Prefix: r.Prefix(t), Timeout: 300 * time.Millisecond})
 	issued, err := s.Issue(testGrant)
 	if err != nil {

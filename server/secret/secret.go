@@ -101,6 +101,42 @@ func Cost(stored string) (int, error) {
 	return bcrypt.Cost(h)
 }
 
+// Dummy is the stored form of a secret no one knows, at the cost of the
+// dearest of a set of stored secrets: a name not in the set is checked
+// against it, so that it takes as long as any known name's wrong secret,
+// never less.
+type Dummy struct {
+	// Stored is its stored form; empty in a zero Dummy.
+	Stored string
+	// Cost is its bcrypt cost.
+	Cost int
+}
+
+// NewDummy returns the dummy of plain for the stored secrets, each one
+// Validate accepts: plain stored at the highest cost among them
+// (DefaultCost when there are none), or old when it has that cost
+// already, which spares a hash.
+func NewDummy(plain string, stored []string, old Dummy) (Dummy, error) {
+	cost := DefaultCost
+	for i, s := range stored {
+		c, err := Cost(s)
+		if err != nil {
+			return Dummy{}, fmt.Errorf("secret %d: %w", i+1, err)
+		}
+		if i == 0 || c > cost {
+			cost = c
+		}
+	}
+	if old.Stored != "" && old.Cost == cost {
+		return old, nil
+	}
+	h, err := Hash([]byte(plain), cost)
+	if err != nil {
+		return Dummy{}, err
+	}
+	return Dummy{Stored: h, Cost: cost}, nil
+}
+
 // parse checks stored and returns its bcrypt hash. Its errors never quote
 // the stored value: only a scheme name that looks like one.
 func parse(stored string) ([]byte, error) {

@@ -151,3 +151,33 @@ func mustHash(t *testing.T, plain string) string {
 	}
 	return stored
 }
+
+// TestNewDummyCostsAsTheDearestAndIsKeptAtThatCost: the dummy is stored at
+// the highest cost of the secrets, DefaultCost for none; a dummy already
+// at that cost is kept, one at another is replaced.
+func TestNewDummyCostsAsTheDearestAndIsKeptAtThatCost(t *testing.T) {
+	cheap, err := Hash([]byte("a"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dear, err := Hash([]byte("b"), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDummy("nobody's", []string{cheap, dear, cheap}, Dummy{})
+	if err != nil || d.Cost != 5 {
+		t.Fatalf("NewDummy = %+v, %v; want cost 5", d, err)
+	}
+	if c, err := Cost(d.Stored); err != nil || c != 5 || Check(d.Stored, "nobody's") != nil {
+		t.Errorf("the dummy %q: cost %d, %v; want the plain text stored at cost 5", d.Stored, c, err)
+	}
+	if again, err := NewDummy("nobody's", []string{dear}, d); err != nil || again != d {
+		t.Errorf("NewDummy at the same cost = %+v, %v; want the old one kept", again, err)
+	}
+	if other, err := NewDummy("nobody's", []string{cheap}, d); err != nil || other.Cost != 4 || other.Stored == d.Stored {
+		t.Errorf("NewDummy at another cost = %+v, %v; want a new one at cost 4", other, err)
+	}
+	if _, err := NewDummy("nobody's", []string{"{noop}x"}, Dummy{}); !errors.Is(err, ErrUnknownScheme) {
+		t.Errorf("NewDummy of a secret that does not parse: %v, want ErrUnknownScheme", err)
+	}
+}

@@ -200,13 +200,7 @@ func TestRedisGuardKeysAreDigestsThatExpire(t *testing.T) {
 
 // A Redis that cannot be reached lets nothing through, and says so.
 func TestRedisGuardUnavailableRefuses(t *testing.T) {
-	r := backendtest.Redis(t)
-	proxy := backendtest.NewProxy(t, r.Addr)
-	client, err := backend.OpenRedis("redis://"+proxy.Addr, 300*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	r, proxy, client := backendtest.RedisBehindProxy(t, 300*time.Millisecond)
 	g := NewRedisGuard(client, r.Prefix(t), limits(10, time.Minute, time.Minute), clock.System{}, 300*time.Millisecond)
 	proxy.Cut()
 	if _, ok, err := g.Begin(KeyOf("a")); ok || !errors.Is(err, backend.ErrUnavailable) {
