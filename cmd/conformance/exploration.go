@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
+	"eventsvc/suite"
 )
 
 // defaultExplore is how long the run explores after its scenarios, by
@@ -90,7 +90,7 @@ func exploration(env func(string) (string, bool), focused string) (*explore.Opti
 	o := &explore.Options{MaxTime: defaultExplore}
 	v, _ := env("CONFORMANCE_EXPLORE")
 	if v = strings.TrimSpace(v); v != "" {
-		d, err := conformance.ParseDuration("CONFORMANCE_EXPLORE", v, "none")
+		d, err := suite.ParseDuration("CONFORMANCE_EXPLORE", v, "none")
 		if err != nil {
 			return nil, "", err
 		}

@@ -10,11 +10,11 @@ import (
 	"os/signal"
 	"strings"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/internal/version"
+	"eventsvc/suite"
 )
 
 // runExplore is `conformance explore`: generated sequences of actions
@@ -27,7 +27,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	// Flags that stand for a variable: given, they replace it.
 	vars := newVariables(fs)
 	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to explore")
-	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", conformance.DefaultReportDir, "directory for the reports")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", suite.DefaultReportDir, "directory for the reports")
 	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the sequences; the same seed, with -concurrency 1, explores the same sequences against the same state")
 	vars.add("max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprint(explore.DefaultMaxActions), "how many actions in all, 1 to 1000000")
 	vars.add("max-time", "CONFORMANCE_MAX_TIME", explore.DefaultMaxTime.String(), "how long the exploration may take, shrinking included")
@@ -68,20 +68,20 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	fail := func(dir string, err error) int {
 		fmt.Fprintf(stderr, "conformance explore: %s\n", report.Visible(err.Error()))
 		if dir == "" {
-			dir = conformance.DefaultReportDir
+			dir = suite.DefaultReportDir
 		}
 		if werr := report.WriteNotStarted(dir, nil, err); werr != nil {
 			fmt.Fprintf(stderr, "conformance explore: %v\n", werr)
 		}
 		return exitUsage
 	}
-	c, err := conformance.FromEnv(env)
+	c, err := suite.FromEnv(env)
 	if err != nil {
 		dir, _ := env("CONFORMANCE_REPORT_DIR")
 		return fail(dir, err)
 	}
 	if c.ReportDir == "" {
-		c.ReportDir = conformance.DefaultReportDir
+		c.ReportDir = suite.DefaultReportDir
 	}
 	o := explore.Options{Target: c.Target, ReadOnly: c.ReadOnly, Concurrency: c.Concurrency, ReportDir: c.ReportDir, Output: stdout, Ref: *ref || !c.Target.Remote()}
 	if l, ok := o.Target.Launcher.(inprocess.Launcher); ok {
@@ -89,7 +89,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		o.Target.Launcher = l
 	}
 	if o.Ref {
-		if o.Target, err = conformance.WithContract(o.Target); err != nil {
+		if o.Target, err = suite.WithContract(o.Target); err != nil {
 			return fail(c.ReportDir, err)
 		}
 	}
@@ -97,7 +97,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 		return fail(c.ReportDir, err)
 	}
 	if v, _ := env("CONFORMANCE_MAX_TIME"); v != "" {
-		if o.MaxTime, err = conformance.ParseDuration("CONFORMANCE_MAX_TIME", v, ""); err != nil {
+		if o.MaxTime, err = suite.ParseDuration("CONFORMANCE_MAX_TIME", v, ""); err != nil {
 			return fail(c.ReportDir, err)
 		}
 	}

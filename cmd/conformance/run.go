@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/internal/version"
+	"eventsvc/suite"
 )
 
 // Exit statuses (docs/running-against-a-deployment.md).
@@ -37,7 +37,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to check, under which /api is served")
 	vars.add("control-url", "CONTROL_URL", "", "address of the control API of a reference server run with eventsvc serve -control, to move its clock; its token in $CONFORMANCE_CONTROL_TOKEN")
 	vars.add("tags", "CONFORMANCE_TAGS", "\""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process", "tag expression selecting scenarios, such as '@spec && not @local'")
-	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", conformance.DefaultReportDir, "directory for the reports")
+	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", suite.DefaultReportDir, "directory for the reports")
 	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many scenarios run at once, 1 to 64; verdicts and reports are those of a serial run")
 	vars.add("retries", "CONFORMANCE_RETRIES", "0", "how many more times a failed scenario runs, 0 to 10; one that then passes is flaky")
 	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, its answer read whole, such as 2m; an answer not over by then is cut, a finding that blames no rule")
@@ -90,7 +90,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		code := fail(err) // what stopped the run comes first
 		if !*list {
 			if dir == "" {
-				dir = conformance.DefaultReportDir
+				dir = suite.DefaultReportDir
 			}
 			w := &report.Writer{Dir: dir, Keep: *rerun} // the report it reads, left to be read again
 			if werr := w.NotStarted(nil, err); werr != nil {
@@ -99,7 +99,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		}
 		return code
 	}
-	o, err := conformance.FromEnv(env)
+	o, err := suite.FromEnv(env)
 	if err != nil {
 		dir, _ := env("CONFORMANCE_REPORT_DIR")
 		return notStarted(dir, err)
@@ -119,7 +119,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		o.KeepReport = *rerun
 	}
 	if o.ReportDir == "" {
-		o.ReportDir = conformance.DefaultReportDir
+		o.ReportDir = suite.DefaultReportDir
 	}
 	focused := map[bool]string{true: "-run"}[*only != ""]
 	if *rerun != "" {
@@ -141,7 +141,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		return notStarted(o.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
 	}
 
-	if o, err = conformance.Prepare(o); err != nil {
+	if o, err = suite.Prepare(o); err != nil {
 		return notStarted(o.ReportDir, err)
 	}
 	plan, effective := o.Planned()
@@ -172,7 +172,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan, explored))
 
-	rep, err := conformance.Run(o)
+	rep, err := suite.Run(o)
 	var names []string
 	for _, n := range []string{report.HTMLReport, report.JSONReport, report.JUnitReport, report.CucumberReport} {
 		names = append(names, o.ReportDir+"/"+n)
@@ -185,18 +185,18 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "conformance: passed, but %s\n", flaky)
 		}
 		return exitPassed
-	case errors.Is(err, conformance.ErrFailed):
+	case errors.Is(err, suite.ErrFailed):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: FAILED: %s\n", failedRules(rep))
 		if flaky := flakyRules(rep); flaky != "" {
 			fmt.Fprintf(stderr, "conformance: %s\n", flaky)
 		}
 		return exitFailed
-	case errors.Is(err, conformance.ErrUnreachable):
+	case errors.Is(err, suite.ErrUnreachable):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: %s; the rules not yet checked were not run: check that the target is up, then run again\n", report.Visible(err.Error()))
 		return exitUnreachable
-	case errors.Is(err, conformance.ErrThrottled):
+	case errors.Is(err, suite.ErrThrottled):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: %s; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", report.Visible(err.Error()))
 		return exitThrottled

@@ -35,7 +35,7 @@ import (
 	"eventsvc/internal/version"
 )
 
-// Errors of Run, as those of conformance.Run: the binary's exit status
+// Errors of Run, as those of suite.Run: the binary's exit status
 // follows from them.
 var (
 	// ErrFailed: a sequence found an answer that breaks a rule, a
@@ -168,7 +168,7 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // Is reports whether target is ErrSetup.
 func (e *SetupError) Is(target error) bool { return target == ErrSetup }
 
-// Run explores the target and reports what it found, as conformance.Run
+// Run explores the target and reports what it found, as suite.Run
 // reports a run of the scenarios: a verdict per sequence and per rule,
 // and the reports in ReportDir. The report is returned with every error
 // but ErrSetup.

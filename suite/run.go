@@ -1,0 +1,473 @@
+// Package suite is the conformance suite's runner: its configuration, the
+// session a run shares, the scenarios (the features of the features
+// package, driven by the steps package) against an in-process reference
+// server or a deployed URL, and the exploration after them. It selects the
+// scenarios, checks a remote target before any of them, prints a line per
+// scenario and a verdict per rule, and writes the reports.
+//
+// The suite's parts are the packages under conformance/: explore
+// (generated sequences of actions), inprocess (the in-process launcher),
+// selection, report, target, deadlink, cutoff, origin, repro, hal,
+// jsonvalue, contract, audit and mutate.
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"eventsvc/conformance/deadlink"
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/origin"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
+	"eventsvc/docs"
+	"eventsvc/features"
+	"eventsvc/internal/redact"
+	"eventsvc/internal/version"
+	"eventsvc/steps"
+)
+
+// Errors of Run; the binary's exit status follows from them.
+var (
+	// ErrFailed: a selected rule failed, or a baseline entry is stale.
+	ErrFailed = report.ErrFailed
+	// ErrUsage: the options cannot make a run (tags, baseline, files).
+	ErrUsage = report.ErrUsage
+	// ErrThrottled: the target answered 429 Too Many Requests.
+	ErrThrottled = report.ErrThrottled
+	// ErrUnreachable: the target stopped answering during the run.
+	ErrUnreachable = report.ErrUnreachable
+)
+
+// Options configure a run of the suite.
+type Options struct {
+	// Target is what the suite checks.
+	Target target.Target
+	// Tags is a tag expression selecting scenarios (TagExpr), such as
+	// "@spec && not @local". Empty: every scenario.
+	Tags string
+	// Scenarios, when set, narrows the run to these scenarios, each named
+	// "file:line" as the reports show it (an outline's line runs all its
+	// rows, a row's line that row): -run and -rerun-failed.
+	Scenarios []string
+	// DefaultTags says that Tags is the target's default selection, so that
+	// a scenario it leaves out is reported with the precise reason (@ref,
+	// @local, @slow) rather than "tags".
+	DefaultTags bool
+	// ReportDir receives the reports. Empty: no files.
+	ReportDir string
+	// KeepReport is a report the run reads, the conformance.json of
+	// -rerun-failed: when it is one of ReportDir's, only the reports of a
+	// run in which a scenario ran replace it (report.Writer.Keep).
+	KeepReport string
+	// Output receives the progress report. Default: os.Stdout.
+	Output io.Writer
+	// Format is FormatCompact (the default) or FormatPretty.
+	Format string
+	// Color colours the output: for a terminal only.
+	Color bool
+	// TestingT, when set, runs each scenario as a subtest of it, so that
+	// `go test -run` selects scenarios by name.
+	TestingT *testing.T
+	// Features holds the *.feature files. Default: features.FS.
+	Features fs.FS
+	// Concurrency is how many scenarios run at once. Default: 1. The
+	// verdicts and reports are those of a serial run.
+	Concurrency int
+	// Retries is how many more times a failed scenario runs; one that then
+	// passes is flaky, never a plain pass. Not with TestingT.
+	Retries int
+	// Baseline expects some failures; nil: none.
+	Baseline *report.Baseline
+	// ReadOnly leaves out the scenarios that create or change data
+	// (@writes).
+	ReadOnly bool
+	// FailOnNotRun fails the run when it left a rule of the specification
+	// unchecked that another run against the target could check
+	// (Report.Unchecked): read-only, the target's data did not allow it,
+	// its scenario failed first, the token lifetimes without -slow or a
+	// control API, the tags left it out; not the reference server's
+	// configuration, which no remote run checks.
+	FailOnNotRun bool
+	// Slow checks the token lifetimes in real time: the @slow scenarios,
+	// which the default selections leave out, are selected as any other
+	// (-slow). Against a deployment without a control API they run
+	// beside the rest of the run, started first (Run); in-process, or
+	// with a control API, they move a clock and take no time.
+	Slow bool
+	// NoSummary leaves out the per-rule summary at the end.
+	NoSummary bool
+	// DemoCredentials says that the credentials are the reference
+	// server's demo ones, no CONFORMANCE_* credential variable being set.
+	DemoCredentials bool
+	// Steps makes the scenario initializer of a target. Default:
+	// steps.Initializer.
+	Steps func(target.Target) func(*godog.ScenarioContext)
+	// Progress is how often a line tells of scenarios still running after
+	// that long (such as the @slow ones, which wait). Default: 30 s.
+	Progress time.Duration
+	// Explore, when set, is the budget, seed, concurrency and output of
+	// an exploration of the target after the scenarios, unless the
+	// target throttled the run or stopped answering: the run builds the
+	// explorer (explore.Explorer) and gives it the target it checked.
+	// The sequences are reported after the scenarios, in the same reports
+	// and summary, a rule a sequence failed is failed, and a fault a
+	// sequence found fails the run. The binary sets it from its explore
+	// flags; nil, as in the in-process suite of go test, explores nothing.
+	Explore *explore.Options
+
+	// plan and effective are the run's scenarios and the expression that
+	// selected them, once Prepare planned them; prepared says it did.
+	plan      []*selection.Planned
+	effective selection.TagExpr
+	prepared  bool
+}
+
+// Run runs the suite with godog in strict mode: an undefined or pending step
+// fails its scenario. A remote target is checked by target.Preflight first. At the
+// end it prints a verdict for every selected rule and writes the reports.
+// The report is returned with every error but ErrUsage.
+func Run(o Options) (*report.Report, error) {
+	if o.Output == nil {
+		o.Output = os.Stdout
+	}
+	if o.Features == nil {
+		o.Features = features.FS
+	}
+	if o.Format == "" {
+		o.Format = report.FormatCompact
+	}
+	if o.Progress == 0 {
+		o.Progress = 30 * time.Second
+	}
+	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun}
+	if rep.Target == "" {
+		rep.Target = "in-process"
+	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, err
+	}
+	w := &report.Writer{Dir: o.ReportDir, Keep: o.KeepReport}
+	if !o.prepared {
+		if o, err = Prepare(o); err != nil {
+			if werr := w.NotStarted(rep, err); werr != nil {
+				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+			}
+			return nil, err
+		}
+	}
+	plan, effective := o.plan, o.effective
+	rep.Selection = effective.String()
+	rep.FailedLogins = selection.FailedLogins(plan)
+	if o.Baseline != nil {
+		if err := o.Baseline.Check(catalogue, plan); err != nil {
+			if werr := w.NotStarted(rep, err); werr != nil {
+				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+			}
+			return nil, err
+		}
+	}
+	godogTags, err := effective.Godog()
+	if err != nil {
+		return nil, report.Usage("%w", err)
+	}
+	if err := w.Start(rep); err != nil {
+		return nil, err
+	}
+
+	deadLinks := deadlink.NewLog(o.Target.BaseURL)
+	watch := &target.Watch{DeadLinks: deadLinks}
+	given := o.Target.Transport
+	o.Target.Transport = watch.Transport(given)
+	origins := &origin.Log{}
+	redactor := redact.New(o.Target.Credentials.Secrets()...)
+	o.Target.Origins, o.Target.DeadLinks, o.Target.Watch, o.Target.Redactor = origins, deadLinks, watch, redactor
+	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
+	if err != nil {
+		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
+		rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
+		var throttled *target.ThrottledError
+		if errors.As(err, &throttled) {
+			rep.Outcome = report.OutcomeThrottled
+		}
+		rep.Scenarios = report.NotStarted(plan)
+		rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+		rep.Duration = time.Since(rep.Started)
+		if werr := w.Finish(rep); werr != nil {
+			return rep, werr
+		}
+		if rep.Outcome == report.OutcomeThrottled {
+			return rep, fmt.Errorf("%w: %w", ErrThrottled, err)
+		}
+		return rep, err
+	}
+	if checked, err = WithContract(checked); err != nil {
+		return rep, err
+	}
+	explored := explorationTarget(checked, given, o.ReadOnly)
+	o.Target = checked
+	o.Target.ReadOnly = o.ReadOnly
+	o.Target.Discovery = &target.Discovery{}
+	if o.Target.Remote() { // a deployment's tokens are shared; in-process, every scenario has a server of its own
+		o.Target.Pool = &target.Pool{}
+	}
+	aud := newAudit(o.Target, watch.Transport(target.OwnConnections(given)), redactor, o.Concurrency)
+	o.Target.Audit = aud
+	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
+
+	out := report.NewConsole(o.Output, o.Format, o.Color)
+	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
+	out.NotCheckedAhead(report.PlannedNotChecked(catalogue, plan))
+	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
+	lifetimes, rest, godogTags, err := watchLifetimes(o, col, out, plan, effective, godogTags, watch)
+	if err != nil {
+		return nil, err
+	}
+	stop := out.Watch(func(d time.Duration) map[*report.ScenarioResult]time.Duration {
+		long := col.longRunning(d)
+		maps.DeleteFunc(long, func(r *report.ScenarioResult, _ time.Duration) bool { return lifetimes.watches(r) }) // the watch tells of them
+		return long
+	}, o.Progress)
+	status := 0
+	if slices.ContainsFunc(rest, func(p *selection.Planned) bool { return p.Run }) {
+		for _, phase := range phases(rest, o.Concurrency, o.Target.Remote()) {
+			status |= runPhase(o, col, godogTags, phase)
+		}
+	}
+	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.Throttled() == nil && watch.Unreachable() == nil; attempt++ {
+		again, paths := retries(col.results, o.Baseline, lifetimes.watches)
+		if len(again) == 0 {
+			break
+		}
+		col.startAttempt(attempt, again)
+		serial := o
+		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
+		runGodog(context.Background(), serial, col, godogTags, paths)
+	}
+	// The exploration, when the default run explores, runs after the
+	// other scenarios, beside the watch of the token lifetimes.
+	x := exploration{Report: &report.Report{}}
+	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
+		fmt.Fprintln(o.Output)
+		x = exploreAfter(*o.Explore, explored, out)
+	}
+	status |= lifetimes.Wait()
+	aud.Close()
+	scenarios := col.finish()
+	audited, checks := auditResults(aud, plan, scenarios, o.Target, redactor)
+	linked := report.DeadLinks(deadLinks.Links(), redactor.String)
+	for _, r := range append(audited, linked...) {
+		out.ScenarioEnded(r)
+	}
+	stop()
+	rep.Waits, rep.Waited = watch.SlowedDown()
+	rep.Scenarios = append(append(append(scenarios, x.Scenarios...), audited...), linked...)
+	foreign := origins.Foreign()
+	if x.Foreign != nil {
+		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
+	}
+	rep.Foreign = origin.Mask(foreign, redactor.String)
+	report.NameReproductions(rep.Scenarios)
+	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
+	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	x.addTo(rep)
+	report.AddChecks(rep.Rules, checks)
+	stale := report.MarkBaseline(rep)
+	rep.Duration = time.Since(rep.Started)
+	rep.Outcome = report.OutcomePassed
+	switch {
+	case watch.Throttled() != nil:
+		rep.Outcome, rep.Error = report.OutcomeThrottled, watch.Throttled().Error()
+	case watch.Unreachable() != nil:
+		rep.Outcome, rep.Error = report.OutcomeUnreachable, watch.Unreachable().Error()
+	case x.Outcome == report.OutcomeThrottled || x.Outcome == report.OutcomeUnreachable:
+		rep.Outcome, rep.Error = x.Outcome, x.Error
+	case rep.Counts()[report.Failed] > 0 || stale > 0 || rep.SetupFailures() > 0 || found(rep),
+		o.FailOnNotRun && len(rep.Unchecked()) > 0:
+		rep.Outcome = report.OutcomeFailed
+	case x.err != nil:
+		rep.Outcome, rep.Error = report.OutcomeFailed, x.notStarted()
+	case status != 0 && o.Baseline == nil && rep.Counts()[report.Flaky] == 0:
+		rep.Outcome = report.OutcomeFailed // a failure no rule counts
+	}
+	if !o.NoSummary {
+		out.Summary(rep)
+	}
+	if err := w.Finish(rep); err != nil {
+		return rep, err
+	}
+	return rep, rep.Err()
+}
+
+// Prepare checks what o asks for, once, and plans its run: it reads the
+// features and selects the scenarios the run checks (Planned), refusing
+// (ErrUsage) an output format it does not know, a tag expression that
+// does not parse, that names a tag or rule that does not exist, or that
+// selects nothing the target can run. Run runs a prepared o as it is; it
+// prepares one that is not.
+func Prepare(o Options) (Options, error) {
+	if o.Format != "" && o.Format != report.FormatCompact && o.Format != report.FormatPretty {
+		return o, report.Usage("-format %q: want %s or %s", o.Format, report.FormatCompact, report.FormatPretty)
+	}
+	plan, effective, err := plan(o)
+	if err != nil {
+		return o, err
+	}
+	o.plan, o.effective, o.prepared = plan, effective, true
+	return o, nil
+}
+
+// Planned returns the scenarios a prepared run checks, each with whether
+// its selection runs it, and the tag expression in effect.
+func (o Options) Planned() ([]*selection.Planned, selection.TagExpr) { return o.plan, o.effective }
+
+// plan reads the features and selects the scenarios a run with o checks,
+// and returns the expression in effect.
+func plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
+	if o.Features == nil {
+		o.Features = features.FS
+	}
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		return nil, selection.TagExpr{}, err
+	}
+	plan, err := selection.Load(o.Features)
+	if err != nil {
+		return nil, selection.TagExpr{}, err
+	}
+	expr, err := selection.ParseTags(o.Tags)
+	if err != nil {
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
+	}
+	if err := selection.CheckTags(expr, plan, catalogue); err != nil {
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
+	}
+	sel := selection.Selection{Tags: expr, Default: o.DefaultTags, Remote: o.Target.Remote(), Clock: o.Target.ControlURL != "", ReadOnly: o.ReadOnly, Slow: o.Slow}
+	effective, err := selection.Select(plan, sel)
+	if err != nil {
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
+	}
+	if err := selection.Only(plan, o.Scenarios); err != nil {
+		return nil, selection.TagExpr{}, report.Usage("%w", err)
+	}
+	run, left := 0, map[string]int{}
+	for _, p := range plan {
+		if p.Run {
+			run++
+		} else if expr.Match(p.Tags) {
+			left[p.Reason]++
+		}
+	}
+	if run == 0 {
+		what := fmt.Sprintf("the tags %q select no scenario", expr.String())
+		if len(left) > 0 {
+			var parts []string
+			for _, r := range []string{selection.ReasonLocal, selection.ReasonClock, selection.ReasonSlow, selection.ReasonRef, selection.ReasonReadOnly} {
+				if left[r] > 0 {
+					parts = append(parts, fmt.Sprintf("%d %s (%s)", left[r], r, selection.ReasonText(r)))
+				}
+			}
+			what = fmt.Sprintf("the tags %q select no scenario this run can check: %s", expr.String(), strings.Join(parts, ", "))
+		}
+		return nil, selection.TagExpr{}, report.Usage("%s", what)
+	}
+	return plan, effective, nil
+}
+
+// retries returns the scenarios that failed and no baseline entry
+// expects to fail, but those of skip (the watched ones, which would wait
+// for their lifetimes again), and the godog paths of their scenarios.
+func retries(results []*report.ScenarioResult, bl *report.Baseline, skip func(*report.ScenarioResult) bool) (map[*report.ScenarioResult]bool, []string) {
+	again := map[*report.ScenarioResult]bool{}
+	var paths []string
+	for _, r := range results {
+		if r.Verdict != report.Failed && r.Verdict != report.SetupFailed || skip(r) {
+			continue
+		}
+		if _, expected := bl.Covers(r); expected {
+			continue
+		}
+		again[r] = true
+		if p := fmt.Sprintf("%s:%d", r.File, r.ScenarioLine); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return again, paths
+}
+
+// runGodog runs the selected scenarios of paths once, each with ctx as
+// its context and the hooks of more, and returns its godog status.
+func runGodog(ctx context.Context, o Options, col *collector, tags string, paths []string, more ...func(*godog.ScenarioContext)) int {
+	return runGodogIn(ctx, o, col, tags, paths, nil, more...)
+}
+
+// runGodogIn is runGodog with each scenario holding one of slots while it
+// runs (nil: none): taken before its other hooks, given back after them.
+func runGodogIn(ctx context.Context, o Options, col *collector, tags string, paths []string, slots *slot, more ...func(*godog.ScenarioContext)) int {
+	initializer := o.Steps
+	if initializer == nil {
+		initializer = steps.Initializer
+	}
+	inner := initializer(o.Target)
+	scenario := col.wrap(func(sc *godog.ScenarioContext) {
+		inner(sc)
+		for _, hook := range more {
+			hook(sc)
+		}
+	})
+	suite := godog.TestSuite{
+		Name: "event-service-conformance",
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			if slots == nil {
+				scenario(sc)
+				return
+			}
+			sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+				slots.take()
+				return ctx, nil
+			})
+			scenario(sc)
+			sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+				slots.give()
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{
+			DefaultContext: ctx,
+			Format:         "progress",
+			Output:         io.Discard,
+			Strict:         true,
+			NoColors:       true,
+			Tags:           tags,
+			FS:             o.Features,
+			Paths:          paths,
+			TestingT:       o.TestingT,
+			Concurrency:    o.Concurrency,
+		},
+	}
+	return suite.Run()
+}
+
+// writes reports whether a selected scenario creates or changes events.
+func writes(plan []*selection.Planned) bool {
+	for _, s := range plan {
+		if s.Run && slices.Contains(s.Tags, "@writes") {
+			return true
+		}
+	}
+	return false
+}
