@@ -3,30 +3,13 @@ package suite
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/explore"
-	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/target"
 )
-
-// explorationTarget is the target an exploration after the scenarios
-// explores: the one the preflight checked, with the transport the run was
-// given (the exploration carries its requests through the run's Watch
-// itself, beside its audit), read-only when the run is; in-process, one reference server whose clock follows the
-// machine's, as a deployment's does, for the whole exploration.
-func explorationTarget(checked target.Target, transport http.RoundTripper, readOnly bool) target.Target {
-	t := checked
-	t.Transport, t.ReadOnly = transport, readOnly
-	if l, ok := t.Launcher.(inprocess.Launcher); ok {
-		l.RealTime = true
-		t.Launcher = l
-	}
-	return t
-}
 
 // exploration is what an exploration after the scenarios found: its
 // report, never nil (empty when the run did not explore), and why it
@@ -37,8 +20,8 @@ type exploration struct {
 }
 
 // exploreAfter builds the explorer of o (Options.Explore) and runs it
-// against t, which the run's preflight checked, read-only when t.ReadOnly
-// is, telling out of each sequence as it ends. The explorer returns the
+// against t, which the run opened and its preflight checked, read-only
+// when t.ReadOnly is, telling out of each sequence as it ends. The explorer returns the
 // sequences as a report it has not written: their places explore:N after
 // the scenarios', each finding with its replay file, the rules with the
 // exploration's checks, the seed in its Selection, and whether the target

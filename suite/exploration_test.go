@@ -103,7 +103,7 @@ func TestTheExplorationsServerAgesAsADeployedOneDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := explorationTarget(o.Target, nil, false).Launcher.Launch(target.ServerConfig{})
+	inst, err := o.Target.Launcher.Launch(explore.ServerConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

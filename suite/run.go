@@ -26,7 +26,6 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/origin"
 	"eventsvc/conformance/report"
@@ -34,7 +33,6 @@ import (
 	"eventsvc/conformance/target"
 	"eventsvc/docs"
 	"eventsvc/features"
-	"eventsvc/internal/redact"
 	"eventsvc/internal/version"
 	"eventsvc/steps"
 )
@@ -140,6 +138,47 @@ type Options struct {
 // end it prints a verdict for every selected rule and writes the reports.
 // The report is returned with every error but ErrUsage.
 func Run(o Options) (*report.Report, error) {
+	r, err := begin(o.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.open(); err != nil {
+		return r.rep, err
+	}
+	lifetimes, rest, tags, err := watchLifetimes(r.o, r.col, r.out, r.o.plan, r.o.effective, r.godogTags, r.o.Target.Watch)
+	if err != nil {
+		r.o.Target.Audit.Close()
+		return nil, err
+	}
+	r.godogTags = tags
+	stop := r.out.Watch(func(d time.Duration) map[*report.ScenarioResult]time.Duration {
+		long := r.col.longRunning(d)
+		maps.DeleteFunc(long, func(res *report.ScenarioResult, _ time.Duration) bool { return lifetimes.watches(res) }) // the watch tells of them
+		return long
+	}, r.o.Progress)
+	status := r.scenarios(rest, lifetimes.watches)
+	// The exploration, when the default run explores, runs after the
+	// other scenarios, beside the watch of the token lifetimes.
+	x := exploration{Report: &report.Report{}}
+	if watch := r.o.Target.Watch; r.o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
+		fmt.Fprintln(r.o.Output)
+		x = exploreAfter(*r.o.Explore, r.o.Target, r.out)
+	}
+	status |= lifetimes.Wait()
+	r.gather(x)
+	stop()
+	r.judge(x, status)
+	if !r.o.NoSummary {
+		r.out.Summary(r.rep)
+	}
+	if err := r.w.Finish(r.rep); err != nil {
+		return r.rep, err
+	}
+	return r.rep, r.rep.Err()
+}
+
+// withDefaults is o with the defaults of what it leaves unset.
+func (o Options) withDefaults() Options {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
@@ -152,6 +191,28 @@ func Run(o Options) (*report.Report, error) {
 	if o.Progress == 0 {
 		o.Progress = 30 * time.Second
 	}
+	return o
+}
+
+// run is one run of the suite as Run drives it: its options, prepared,
+// and once open, its target with the run's session; its report, the
+// writer of its reports and the rule catalogue they judge by; the godog
+// tag expression of its scenarios; the console and the collector of the
+// scenarios' results.
+type run struct {
+	o         Options
+	rep       *report.Report
+	w         *report.Writer
+	catalogue *docs.Catalogue
+	godogTags string
+	out       *report.Console
+	col       *collector
+}
+
+// begin plans the run of o, unless o was prepared, checks its baseline
+// against the plan, and starts its reports. What stops it is written
+// to the reports as a run that did not start.
+func begin(o Options) (*run, error) {
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
 		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun}
 	if rep.Target == "" {
@@ -162,130 +223,138 @@ func Run(o Options) (*report.Report, error) {
 		return nil, err
 	}
 	w := &report.Writer{Dir: o.ReportDir, Keep: o.KeepReport}
+	notStarted := func(err error) (*run, error) {
+		if werr := w.NotStarted(rep, err); werr != nil {
+			return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
+		}
+		return nil, err
+	}
 	if !o.prepared {
 		if o, err = Prepare(o); err != nil {
-			if werr := w.NotStarted(rep, err); werr != nil {
-				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
-			}
-			return nil, err
+			return notStarted(err)
 		}
 	}
-	plan, effective := o.plan, o.effective
-	rep.Selection = effective.String()
-	rep.FailedLogins = selection.FailedLogins(plan)
+	rep.Selection = o.effective.String()
+	rep.FailedLogins = selection.FailedLogins(o.plan)
 	if o.Baseline != nil {
-		if err := o.Baseline.Check(catalogue, plan); err != nil {
-			if werr := w.NotStarted(rep, err); werr != nil {
-				return nil, fmt.Errorf("%w (and the reports that say so could not be written: %v)", err, werr)
-			}
-			return nil, err
+		if err := o.Baseline.Check(catalogue, o.plan); err != nil {
+			return notStarted(err)
 		}
 	}
-	godogTags, err := effective.Godog()
+	godogTags, err := o.effective.Godog()
 	if err != nil {
 		return nil, report.Usage("%w", err)
 	}
 	if err := w.Start(rep); err != nil {
 		return nil, err
 	}
+	return &run{o: o, rep: rep, w: w, catalogue: catalogue, godogTags: godogTags}, nil
+}
 
-	deadLinks := deadlink.NewLog(o.Target.BaseURL)
-	watch := &target.Watch{DeadLinks: deadLinks}
-	given := o.Target.Transport
-	o.Target.Transport = watch.Transport(given)
-	origins := &origin.Log{}
-	redactor := redact.New(o.Target.Credentials.Secrets()...)
-	o.Target.Origins, o.Target.DeadLinks, o.Target.Watch, o.Target.Redactor = origins, deadLinks, watch, redactor
-	checked, err := target.Preflight(o.Target, writes(plan) || o.Explore != nil && !o.ReadOnly)
+// open opens the run's target (target.Open: the run's session, built
+// once, which the scenarios and the exploration after them share) and
+// checks it with its preflight; then the console and the collector of
+// the scenarios. A preflight that fails ends the run, its reports
+// written: it did not start, or the target throttled it.
+func (r *run) open() error {
+	o := r.o
+	t, err := target.Open(o.Target, target.Sharing{ReadOnly: o.ReadOnly, Workers: auditWorkers(o.Concurrency), Ref: !o.Target.Remote()})
 	if err != nil {
-		rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
-		rep.Foreign = origin.Mask(origins.Foreign(), redactor.String)
-		var throttled *target.ThrottledError
-		if errors.As(err, &throttled) {
-			rep.Outcome = report.OutcomeThrottled
-		}
-		rep.Scenarios = report.NotStarted(plan)
-		rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
-		rep.Duration = time.Since(rep.Started)
-		if werr := w.Finish(rep); werr != nil {
-			return rep, werr
-		}
-		if rep.Outcome == report.OutcomeThrottled {
-			return rep, fmt.Errorf("%w: %w", ErrThrottled, err)
-		}
-		return rep, err
+		return err
 	}
-	if checked, err = WithContract(checked); err != nil {
-		return rep, err
+	checked, err := target.Preflight(t, writes(o.plan) || o.Explore != nil && !o.ReadOnly)
+	if err != nil {
+		t.Audit.Close()
+		return r.notStarted(t, err)
 	}
-	explored := explorationTarget(checked, given, o.ReadOnly)
-	o.Target = checked
-	o.Target.ReadOnly = o.ReadOnly
-	o.Target.Discovery = &target.Discovery{}
-	if o.Target.Remote() { // a deployment's tokens are shared; in-process, every scenario has a server of its own
-		o.Target.Pool = &target.Pool{}
-	}
-	aud := newAudit(o.Target, watch.Transport(target.OwnConnections(given)), redactor, o.Concurrency)
-	o.Target.Audit = aud
-	explored.Audit = aud // the exploration's exchanges are audited too, and reported with the scenarios'
+	r.o.Target = checked
+	r.out = report.NewConsole(o.Output, o.Format, o.Color)
+	r.out.Baseline, r.out.ReportDir = o.Baseline, o.ReportDir
+	r.out.NotCheckedAhead(report.PlannedNotChecked(r.catalogue, o.plan))
+	r.col = newCollector(o.plan, checked.Redactor, checked.Watch, r.out.ScenarioEnded)
+	return nil
+}
 
-	out := report.NewConsole(o.Output, o.Format, o.Color)
-	out.Baseline, out.ReportDir = o.Baseline, o.ReportDir
-	out.NotCheckedAhead(report.PlannedNotChecked(catalogue, plan))
-	col := newCollector(plan, redactor, watch, out.ScenarioEnded)
-	lifetimes, rest, godogTags, err := watchLifetimes(o, col, out, plan, effective, godogTags, watch)
-	if err != nil {
-		return nil, err
+// notStarted finishes the report of a run against t whose preflight
+// failed with err: no scenario started, or the target throttled it.
+func (r *run) notStarted(t target.Target, err error) error {
+	rep := r.rep
+	rep.Outcome, rep.Error = report.OutcomeNotStarted, err.Error()
+	rep.Foreign = origin.Mask(t.Origins.Foreign(), t.Redactor.String)
+	var throttled *target.ThrottledError
+	if errors.As(err, &throttled) {
+		rep.Outcome = report.OutcomeThrottled
 	}
-	stop := out.Watch(func(d time.Duration) map[*report.ScenarioResult]time.Duration {
-		long := col.longRunning(d)
-		maps.DeleteFunc(long, func(r *report.ScenarioResult, _ time.Duration) bool { return lifetimes.watches(r) }) // the watch tells of them
-		return long
-	}, o.Progress)
+	rep.Scenarios = report.NotStarted(r.o.plan)
+	rep.Rules = report.RuleResults(r.catalogue, rep.Scenarios)
+	rep.Duration = time.Since(rep.Started)
+	if werr := r.w.Finish(rep); werr != nil {
+		return werr
+	}
+	if rep.Outcome == report.OutcomeThrottled {
+		return fmt.Errorf("%w: %w", ErrThrottled, err)
+	}
+	return err
+}
+
+// scenarios runs the scenarios of rest, in phases, then again those that
+// failed, up to Retries times, but the watched ones; it returns godog's
+// status.
+func (r *run) scenarios(rest []*selection.Planned, watched func(*report.ScenarioResult) bool) int {
+	o, watch := r.o, r.o.Target.Watch
 	status := 0
 	if slices.ContainsFunc(rest, func(p *selection.Planned) bool { return p.Run }) {
 		for _, phase := range phases(rest, o.Concurrency, o.Target.Remote()) {
-			status |= runPhase(o, col, godogTags, phase)
+			status |= runPhase(o, r.col, r.godogTags, phase)
 		}
 	}
 	for attempt := 2; attempt <= o.Retries+1 && o.TestingT == nil && watch.Throttled() == nil && watch.Unreachable() == nil; attempt++ {
-		again, paths := retries(col.results, o.Baseline, lifetimes.watches)
+		again, paths := retries(r.col.results, o.Baseline, watched)
 		if len(again) == 0 {
 			break
 		}
-		col.startAttempt(attempt, again)
+		r.col.startAttempt(attempt, again)
 		serial := o
 		serial.Concurrency = 1 // a few scenarios; none may overlap with another's writes
-		runGodog(context.Background(), serial, col, godogTags, paths)
+		runGodog(context.Background(), serial, r.col, r.godogTags, paths)
 	}
-	// The exploration, when the default run explores, runs after the
-	// other scenarios, beside the watch of the token lifetimes.
-	x := exploration{Report: &report.Report{}}
-	if o.Explore != nil && watch.Throttled() == nil && watch.Unreachable() == nil {
-		fmt.Fprintln(o.Output)
-		x = exploreAfter(*o.Explore, explored, out)
+	return status
+}
+
+// gather closes the audit and puts in the report what the run found:
+// the scenarios, the sequences of x, what the audit found that no step
+// took, the dead links (told on the console too, after the scenarios),
+// the waits, the other origins met, masked, and the rules' verdicts.
+func (r *run) gather(x exploration) {
+	t, rep := r.o.Target, r.rep
+	t.Audit.Close()
+	scenarios := r.col.finish()
+	audited, checks := auditResults(t.Audit, r.o.plan, scenarios, t)
+	linked := report.DeadLinks(t.DeadLinks.Links(), t.Redactor.String)
+	for _, res := range append(audited, linked...) {
+		r.out.ScenarioEnded(res)
 	}
-	status |= lifetimes.Wait()
-	aud.Close()
-	scenarios := col.finish()
-	audited, checks := auditResults(aud, plan, scenarios, o.Target, redactor)
-	linked := report.DeadLinks(deadLinks.Links(), redactor.String)
-	for _, r := range append(audited, linked...) {
-		out.ScenarioEnded(r)
-	}
-	stop()
-	rep.Waits, rep.Waited = watch.SlowedDown()
+	rep.Waits, rep.Waited = t.Watch.SlowedDown()
 	rep.Scenarios = append(append(append(scenarios, x.Scenarios...), audited...), linked...)
-	foreign := origins.Foreign()
+	foreign := t.Origins.Foreign()
 	if x.Foreign != nil {
 		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
 	}
-	rep.Foreign = origin.Mask(foreign, redactor.String)
+	rep.Foreign = origin.Mask(foreign, t.Redactor.String)
 	report.NameReproductions(rep.Scenarios)
-	rep.Baseline = o.Baseline.Apply(rep.Scenarios)
-	rep.Rules = report.RuleResults(catalogue, rep.Scenarios)
+	rep.Baseline = r.o.Baseline.Apply(rep.Scenarios)
+	rep.Rules = report.RuleResults(r.catalogue, rep.Scenarios)
 	x.addTo(rep)
 	report.AddChecks(rep.Rules, checks)
+}
+
+// judge gives the run its outcome: throttled or cut short by the target
+// (the scenarios' or the exploration's), failed by a rule, a stale
+// baseline entry, a setup, a sequence's finding, a rule left unchecked
+// with FailOnNotRun, an exploration that could not start, or a godog
+// status no rule counts; else passed.
+func (r *run) judge(x exploration, status int) {
+	rep, o, watch := r.rep, r.o, r.o.Target.Watch
 	stale := report.MarkBaseline(rep)
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
@@ -304,13 +373,6 @@ func Run(o Options) (*report.Report, error) {
 	case status != 0 && o.Baseline == nil && rep.Counts()[report.Flaky] == 0:
 		rep.Outcome = report.OutcomeFailed // a failure no rule counts
 	}
-	if !o.NoSummary {
-		out.Summary(rep)
-	}
-	if err := w.Finish(rep); err != nil {
-		return rep, err
-	}
-	return rep, rep.Err()
 }
 
 // Prepare checks what o asks for, once, and plans its run: it reads the

@@ -28,18 +28,6 @@ func short(d time.Duration) string {
 	return s
 }
 
-// addExploreFlags defines the flags of the exploration that follows the
-// scenarios: its time, and the budget flags of conformance explore.
-func addExploreFlags(vars *variables) {
-	vars.add("explore", "CONFORMANCE_EXPLORE", short(defaultExplore)+"; 0 with -run or -rerun-failed",
-		"after the scenarios, explore the same target with generated sequences of actions for at most this long, such as 90s; 0 explores nothing. "+
-			"-seed, -max-actions, -max-events and -failed-logins set its budget, as they set conformance explore's (docs/explore.md)")
-	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the exploration's sequences")
-	vars.add("max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprint(explore.DefaultMaxActions), "how many actions the exploration takes in all, 1 to 1000000")
-	vars.add("max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprint(explore.DefaultMaxEvents), "how many events the exploration may create, 0 to 100000")
-	vars.add("failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprint(explore.DefaultFailedLogins), "how many token requests with wrong credentials the exploration may send, 0 to 100")
-}
-
 // budget reads the exploration's budget, as conformance explore and the
 // run that explores after its scenarios read it, into o: its seed, and
 // how many actions, events and failed logins it may take. No event to
