@@ -407,10 +407,11 @@ func plan(o Options) ([]*selection.Planned, selection.TagExpr, error) {
 	if err != nil {
 		return nil, selection.TagExpr{}, err
 	}
-	plan, err := selection.Load(o.Features)
+	set, err := features.Load(o.Features)
 	if err != nil {
 		return nil, selection.TagExpr{}, err
 	}
+	plan := selection.Plan(set)
 	expr, err := selection.ParseTags(o.Tags)
 	if err != nil {
 		return nil, selection.TagExpr{}, report.Usage("%w", err)
