@@ -330,60 +330,72 @@ func TestTwoReplicasOnOneRedisAndOnePostgreSQL(t *testing.T) {
 		}
 	})
 	t.Run("stopping a replica while events are written loses none", func(t *testing.T) {
-		via := api{t, balancer.URL}
-		access, _ := via.login(target.DemoCredentials.OtherUsername, target.DemoCredentials.OtherPass)
-		const writers, perWriter = 4, 25
-		var mu sync.Mutex
-		created := map[string]bool{}
-		before := totalEvents(t, via, access)
-		var failed atomic.Int64
-		var wg sync.WaitGroup
-		var sent atomic.Int64
-		for w := range writers {
-			wg.Go(func() {
-				for i := range perWriter {
-					status, body := via.do("POST", "/api/events", access, nil, fmt.Sprintf(replicaEvent, w*1000+i))
-					sent.Add(1)
-					if status != http.StatusCreated {
-						failed.Add(1)
-						t.Errorf("create %d/%d: %d %v", w, i, status, body)
-						continue
-					}
-					mu.Lock()
-					created[fmt.Sprint(body["id"])] = true
-					mu.Unlock()
-				}
-			})
-		}
-		for sent.Load() < writers*perWriter/3 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		b.stop(t)
-		wg.Wait()
-		if len(created) != writers*perWriter || failed.Load() > 0 {
-			t.Fatalf("%d events created, %d refused; want %d created", len(created), failed.Load(), writers*perWriter)
-		}
-		listed := map[string]bool{}
-		for page := 0; ; page++ {
-			status, body := via.do("GET", fmt.Sprintf("/api/events?size=100&page=%d", page), access, nil, "")
-			emb, _ := body["_embedded"].(map[string]any)
-			items, _ := emb["eventList"].([]any)
-			if status != http.StatusOK || len(items) == 0 {
-				break
-			}
-			for _, it := range items {
-				listed[fmt.Sprint(it.(map[string]any)["id"])] = true
-			}
-		}
-		for id := range created {
-			if !listed[id] {
-				t.Errorf("event %s was created (201) and is gone", id)
-			}
-		}
-		if after := totalEvents(t, via, access); after-before != len(created) {
-			t.Errorf("%d events more after %d creates answered 201: a create was applied twice or lost", after-before, len(created))
-		}
+		writeWhileAReplicaStops(t, api{t, balancer.URL}, b)
 	})
+}
+
+// writeWhileAReplicaStops writes events through the balancer via from
+// four writers at once, stops replica b a third of the way through, and
+// checks that every event answered 201 is listed, once.
+func writeWhileAReplicaStops(t *testing.T, via api, b *replica) {
+	access, _ := via.login(target.DemoCredentials.OtherUsername, target.DemoCredentials.OtherPass)
+	const writers, perWriter = 4, 25
+	var mu sync.Mutex
+	created := map[string]bool{}
+	before := totalEvents(t, via, access)
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	var sent atomic.Int64
+	for w := range writers {
+		wg.Go(func() {
+			for i := range perWriter {
+				status, body := via.do("POST", "/api/events", access, nil, fmt.Sprintf(replicaEvent, w*1000+i))
+				sent.Add(1)
+				if status != http.StatusCreated {
+					failed.Add(1)
+					t.Errorf("create %d/%d: %d %v", w, i, status, body)
+					continue
+				}
+				mu.Lock()
+				created[fmt.Sprint(body["id"])] = true
+				mu.Unlock()
+			}
+		})
+	}
+	for sent.Load() < writers*perWriter/3 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.stop(t)
+	wg.Wait()
+	if len(created) != writers*perWriter || failed.Load() > 0 {
+		t.Fatalf("%d events created, %d refused; want %d created", len(created), failed.Load(), writers*perWriter)
+	}
+	listed := listedIDs(via, access)
+	for id := range created {
+		if !listed[id] {
+			t.Errorf("event %s was created (201) and is gone", id)
+		}
+	}
+	if after := totalEvents(t, via, access); after-before != len(created) {
+		t.Errorf("%d events more after %d creates answered 201: a create was applied twice or lost", after-before, len(created))
+	}
+}
+
+// listedIDs are the ids of the events the list at via holds, read page
+// by page.
+func listedIDs(via api, access string) map[string]bool {
+	listed := map[string]bool{}
+	for page := 0; ; page++ {
+		status, body := via.do("GET", fmt.Sprintf("/api/events?size=100&page=%d", page), access, nil, "")
+		emb, _ := body["_embedded"].(map[string]any)
+		items, _ := emb["eventList"].([]any)
+		if status != http.StatusOK || len(items) == 0 {
+			return listed
+		}
+		for _, it := range items {
+			listed[fmt.Sprint(it.(map[string]any)["id"])] = true
+		}
+	}
 }
 
 // totalEvents is the list's totalElements.
