@@ -127,7 +127,7 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# The in-process suite runs here too (package ./conformance); BASE_URL is
+# The in-process suite runs here too (package ./suite); BASE_URL is
 # cleared so that a deployment address in the environment is not used.
 # The packages whose tests run whole suites and explorations against
 # dozens of servers (SUITES) run without the race detector, under which,
@@ -138,32 +138,32 @@ fmt-check:
 # backends, explorations of the reference server four sequences at once,
 # and actions sent together. The race-detected packages and the suites run
 # side by side, the two processors kept busy; without the race detector,
-# package conformance also runs the breakages only exploration finds
+# package suite also runs the breakages only exploration finds
 # (make mutation runs them alone).
-SUITES    := eventsvc/conformance eventsvc/cmd/conformance eventsvc/conformance/explore
+SUITES    := eventsvc/suite eventsvc/cmd/conformance eventsvc/conformance/explore
 RACE_ALSO := ^(TestConformance|TestAnInProcessRunExploresOneServerAfterItsScenarios|TestTwoReplicasOnOneRedisAndOnePostgreSQL|TestExploringTheReferenceServerFindsNothing|TestActionsSentTogetherMeetAtTheTarget|TestTheReferenceServerTakesActionsSentTogether|TestWhatNoSerialOrderGivesIsFound|TestARotatingTargetMayRefuseTheSecondOfTwoRefreshesSentTogether)$$
 
 unit:
 	@export BASE_URL=; \
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x $(addprefix -e ,$(SUITES))) & race=$$!; \
-	$(GO) test -race -count=1 -run '$(RACE_ALSO)' ./conformance ./conformance/explore & also=$$!; \
+	$(GO) test -race -count=1 -run '$(RACE_ALSO)' ./suite ./conformance/explore & also=$$!; \
 	$(GO) test -count=1 -skip '$(RACE_ALSO)' $(SUITES); suites=$$?; \
 	wait $$race; race=$$?; wait $$also; also=$$?; \
 	[ $$race -eq 0 ] && [ $$suites -eq 0 ] && [ $$also -eq 0 ]
 
 # The breakages of the reference server that only exploration finds, each
 # run with the scenarios and with the default exploration budget, alone:
-# unit runs them with the rest of package conformance, without the race
+# unit runs them with the rest of package suite, without the race
 # detector.
 mutation:
-	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./conformance
+	$(GO) test -count=1 -run '^TestExplorationFindsWhatTheScenariosMiss$$' ./suite
 
 # What catches each bug report of the second implementation of the tests,
 # and the false alarms on its correct variants (TestMeasureCatches): it
 # fails when a result differs from what the bug report records as caught
 # today. Without the race detector, as make mutation.
 measure:
-	MEASURE=1 $(GO) test -count=1 -v -run '^TestMeasureCatches$$' -timeout 30m ./conformance
+	MEASURE=1 $(GO) test -count=1 -v -run '^TestMeasureCatches$$' -timeout 30m ./suite
 
 # The binary on its defaults, twice in a row, against bin/eventsvc on its
 # defaults: both pass, each within about two minutes (some three minutes).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,12 +97,12 @@ func packagesUnder(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestImportsPointOneWay: the suite's runner (package conformance)
-// assembles its parts, and none of them imports it, nor do their tests
-// (a test of a whole run is the runner's); the steps hold step
-// definitions and import no runner, and no part but the runner imports
-// them; nothing under internal/ imports the suite; the reports do not
-// import the server.
+// TestImportsPointOneWay: the suite's runner (package suite) assembles its
+// parts, the packages under conformance/, and none of them imports it,
+// nor do their tests (a test of a whole run is the runner's); the steps
+// hold step definitions and import no runner, and no part imports them;
+// nothing under internal/ imports the suite; the reports do not import
+// the server.
 func TestImportsPointOneWay(t *testing.T) {
 	forbid := func(pkg string, banned func(string) bool, why string) {
 		t.Helper()
@@ -111,16 +112,22 @@ func TestImportsPointOneWay(t *testing.T) {
 			}
 		}
 	}
-	isRunner := func(p string) bool { return p == "eventsvc/conformance" }
-	isSuite := func(p string) bool { return p == "eventsvc/steps" || strings.HasPrefix(p, "eventsvc/conformance") }
+	isRunner := func(p string) bool { return p == "eventsvc/suite" }
+	isSuite := func(p string) bool {
+		return p == "eventsvc/steps" || isRunner(p) || strings.HasPrefix(p, "eventsvc/conformance/")
+	}
 	parts := packagesUnder(t, "conformance")
 	if len(parts) < 10 {
 		t.Fatalf("only %d packages under conformance/: %v", len(parts), parts)
+	}
+	if !slices.Contains(packagesUnder(t, "suite"), "eventsvc/suite") {
+		t.Fatal("no runner in suite/")
 	}
 	isSteps := func(p string) bool { return p == "eventsvc/steps" }
 	known := map[string]map[string][]string{}
 	for _, p := range parts {
 		if isRunner(p) {
+			t.Errorf("the runner %s is under conformance/, among its parts", p)
 			continue
 		}
 		forbid(p, isRunner, "the runner's parts never import the runner")
@@ -146,7 +153,7 @@ func TestTheArchitecturePageNamesWhatIsThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := regexp.MustCompile("`((?:cmd|conformance|steps|internal|features|docs|server)/[\\w./-]*|[\\w-]+\\.go)`").FindAllStringSubmatch(string(b), -1)
+	paths := regexp.MustCompile("`((?:cmd|conformance|suite|steps|internal|features|docs|server)/[\\w./-]*|[\\w-]+\\.go)`").FindAllStringSubmatch(string(b), -1)
 	if len(paths) < 20 {
 		t.Fatalf("the page names %d paths", len(paths))
 	}

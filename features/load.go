@@ -99,6 +99,24 @@ type Pickle struct {
 	Name     string
 	Tags     Tags     // every tag it inherits: feature, Rule block, scenario, examples table
 	Steps    []string // the text of each step, background steps first
+	// Line is the line of its scenario, or of its example row;
+	// ScenarioLine the line of its scenario or outline, which godog
+	// selects by.
+	Line, ScenarioLine int
+	// Row is its example row's values, each "header: value"; nil for a
+	// scenario.
+	Row []string
+	// Written are its steps as written, in the order of Steps.
+	Written []WrittenStep
+}
+
+// WrittenStep is a step of a pickle as its file writes it.
+type WrittenStep struct {
+	Keyword string // such as "Given", without blanks
+	Line    int
+	// Arranges is true for a step that sets the scene (Given, and an And
+	// or But after one).
+	Arranges bool
 }
 
 // Load parses every *.feature file of fsys, in file name order, such as
@@ -162,7 +180,9 @@ func loadFile(fsys fs.FS, name string) (*Feature, error) {
 		Tags:        tagNames(doc.Feature.Tags),
 	}
 	byID := map[string]*Scenario{} // AST node id → scenario, for the pickles
+	at := nodes{line: map[string]int{}, keyword: map[string]string{}, row: map[string][]string{}}
 	add := func(s *messages.Scenario, rule string, tags Tags, background []Step) {
+		at.scenario(s)
 		sc := &Scenario{
 			Feature:    f,
 			Keyword:    s.Keyword,
@@ -188,6 +208,7 @@ func loadFile(fsys fs.FS, name string) (*Feature, error) {
 	for _, c := range doc.Feature.Children {
 		switch {
 		case c.Background != nil:
+			at.steps(c.Background.Steps)
 			f.Background = steps(c.Background.Steps)
 		case c.Scenario != nil:
 			add(c.Scenario, "", f.Tags, f.Background)
@@ -197,6 +218,7 @@ func loadFile(fsys fs.FS, name string) (*Feature, error) {
 			for _, rc := range c.Rule.Children {
 				switch {
 				case rc.Background != nil:
+					at.steps(rc.Background.Steps)
 					background = append(append([]Step{}, f.Background...), steps(rc.Background.Steps)...)
 				case rc.Scenario != nil:
 					add(rc.Scenario, c.Rule.Name, tags, background)
@@ -205,19 +227,72 @@ func loadFile(fsys fs.FS, name string) (*Feature, error) {
 		}
 	}
 	for _, p := range gherkin.Pickles(*doc, name, ids) {
-		pk := &Pickle{Feature: f, Name: p.Name}
-		if len(p.AstNodeIds) > 0 {
-			pk.Scenario = byID[p.AstNodeIds[0]]
-		}
-		for _, t := range p.Tags {
-			pk.Tags = append(pk.Tags, t.Name)
-		}
-		for _, st := range p.Steps {
-			pk.Steps = append(pk.Steps, st.Text)
-		}
-		f.Pickles = append(f.Pickles, pk)
+		f.Pickles = append(f.Pickles, at.pickle(f, byID, p))
 	}
 	return f, nil
+}
+
+// nodes are the lines of the nodes of a parse tree, by id: of each
+// scenario, step and example row, with each step's keyword and each
+// row's values.
+type nodes struct {
+	line    map[string]int
+	keyword map[string]string
+	row     map[string][]string
+}
+
+// scenario notes the lines of s, its steps and its example rows.
+func (n nodes) scenario(s *messages.Scenario) {
+	n.line[s.Id] = int(s.Location.Line)
+	n.steps(s.Steps)
+	for _, ex := range s.Examples {
+		for _, row := range ex.TableBody {
+			n.line[row.Id] = int(row.Location.Line)
+			var vals []string
+			for i, c := range row.Cells {
+				h := ""
+				if ex.TableHeader != nil && i < len(ex.TableHeader.Cells) {
+					h = ex.TableHeader.Cells[i].Value
+				}
+				vals = append(vals, h+": "+c.Value)
+			}
+			n.row[row.Id] = vals
+		}
+	}
+}
+
+// steps notes the lines and keywords of steps.
+func (n nodes) steps(steps []*messages.Step) {
+	for _, st := range steps {
+		n.line[st.Id], n.keyword[st.Id] = int(st.Location.Line), strings.TrimSpace(st.Keyword)
+	}
+}
+
+// pickle is p of feature f, its scenario found in byID, with the lines
+// its nodes are written at.
+func (n nodes) pickle(f *Feature, byID map[string]*Scenario, p *messages.Pickle) *Pickle {
+	pk := &Pickle{Feature: f, Name: p.Name}
+	if len(p.AstNodeIds) > 0 {
+		pk.Scenario = byID[p.AstNodeIds[0]]
+		pk.Line = n.line[p.AstNodeIds[0]]
+		pk.ScenarioLine = pk.Line
+	}
+	if len(p.AstNodeIds) > 1 {
+		row := p.AstNodeIds[len(p.AstNodeIds)-1]
+		pk.Line, pk.Row = n.line[row], n.row[row]
+	}
+	for _, t := range p.Tags {
+		pk.Tags = append(pk.Tags, t.Name)
+	}
+	for _, st := range p.Steps {
+		pk.Steps = append(pk.Steps, st.Text)
+		w := WrittenStep{Arranges: st.Type == messages.PickleStepType_CONTEXT}
+		if len(st.AstNodeIds) > 0 {
+			w.Keyword, w.Line = n.keyword[st.AstNodeIds[0]], n.line[st.AstNodeIds[0]]
+		}
+		pk.Written = append(pk.Written, w)
+	}
+	return pk
 }
 
 func steps(in []*messages.Step) []Step {

@@ -9,7 +9,7 @@ import (
 // TestStepsImportNothingFromTheServer: the steps drive a target over HTTP
 // only, so that no scenario can check a value the steps made with the
 // server's own code. The in-process launcher, which needs the server, lives
-// on the runner's side (package conformance).
+// on the runner's side (package suite).
 func TestStepsImportNothingFromTheServer(t *testing.T) {
 	seen := map[string]bool{}
 	var walk func(path, dir string, via []string)

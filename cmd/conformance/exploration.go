@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
+	"eventsvc/suite"
 )
 
 // defaultExplore is how long the run explores after its scenarios, by
@@ -26,18 +26,6 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// addExploreFlags defines the flags of the exploration that follows the
-// scenarios: its time, and the budget flags of conformance explore.
-func addExploreFlags(vars *variables) {
-	vars.add("explore", "CONFORMANCE_EXPLORE", short(defaultExplore)+"; 0 with -run or -rerun-failed",
-		"after the scenarios, explore the same target with generated sequences of actions for at most this long, such as 90s; 0 explores nothing. "+
-			"-seed, -max-actions, -max-events and -failed-logins set its budget, as they set conformance explore's (docs/explore.md)")
-	vars.add("seed", "CONFORMANCE_SEED", "one drawn and printed", "the seed of the exploration's sequences")
-	vars.add("max-actions", "CONFORMANCE_MAX_ACTIONS", fmt.Sprint(explore.DefaultMaxActions), "how many actions the exploration takes in all, 1 to 1000000")
-	vars.add("max-events", "CONFORMANCE_MAX_EVENTS", fmt.Sprint(explore.DefaultMaxEvents), "how many events the exploration may create, 0 to 100000")
-	vars.add("failed-logins", "CONFORMANCE_FAILED_LOGINS", fmt.Sprint(explore.DefaultFailedLogins), "how many token requests with wrong credentials the exploration may send, 0 to 100")
 }
 
 // budget reads the exploration's budget, as conformance explore and the
@@ -90,7 +78,7 @@ func exploration(env func(string) (string, bool), focused string) (*explore.Opti
 	o := &explore.Options{MaxTime: defaultExplore}
 	v, _ := env("CONFORMANCE_EXPLORE")
 	if v = strings.TrimSpace(v); v != "" {
-		d, err := conformance.ParseDuration("CONFORMANCE_EXPLORE", v, "none")
+		d, err := suite.ParseDuration("CONFORMANCE_EXPLORE", v, "none")
 		if err != nil {
 			return nil, "", err
 		}

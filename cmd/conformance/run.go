@@ -7,11 +7,10 @@ import (
 	"io"
 	"strings"
 
-	"eventsvc/conformance"
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
-	"eventsvc/internal/version"
+	"eventsvc/suite"
 )
 
 // Exit statuses (docs/running-against-a-deployment.md).
@@ -25,35 +24,32 @@ const (
 	exitUnreachable = 4
 )
 
+// runFlags are the flags of conformance that stand for no variable, but
+// -color and -version.
+type runFlags struct {
+	list           *bool
+	only, rerun    *string
+	format         *string
+	vars           *variables
+	shared         *common
+	lookup         func(string) (string, bool)
+	stdout, stderr io.Writer
+}
+
 func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "explore" {
 		return runExplore(args[1:], lookup, stdout, stderr)
 	}
-	getenv := func(name string) string { v, _ := lookup(name); return v }
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	// Flags that stand for a variable: given, they replace it.
-	vars := newVariables(fs)
-	vars.add("base-url", "BASE_URL", "an in-process reference server", "address of the deployment to check, under which /api is served")
-	vars.add("control-url", "CONTROL_URL", "", "address of the control API of a reference server run with eventsvc serve -control, to move its clock; its token in $CONFORMANCE_CONTROL_TOKEN")
-	vars.add("tags", "CONFORMANCE_TAGS", "\""+selection.RemoteTags+"\" remotely, \""+selection.InProcessTags+"\" in-process", "tag expression selecting scenarios, such as '@spec && not @local'")
-	vars.add("report-dir", "CONFORMANCE_REPORT_DIR", conformance.DefaultReportDir, "directory for the reports")
-	vars.add("concurrency", "CONFORMANCE_CONCURRENCY", "1", "how many scenarios run at once, 1 to 64; verdicts and reports are those of a serial run")
-	vars.add("retries", "CONFORMANCE_RETRIES", "0", "how many more times a failed scenario runs, 0 to 10; one that then passes is flaky")
-	vars.add("timeout", "CONFORMANCE_TIMEOUT", "30s", "how long one request may take, its answer read whole, such as 2m; an answer not over by then is cut, a finding that blames no rule")
-	vars.add("max-answer", "CONFORMANCE_MAX_ANSWER", "4MiB", "how much of an answer's body is read at most, counted after decompression, such as 512KiB or 1048576 (bytes); a longer answer is cut there, a finding that blames no rule")
-	vars.add("ca-file", "CONFORMANCE_CA_FILE", "", "PEM file of the CA certificates to trust besides the system's, for a deployment behind a private CA")
-	vars.add("expected-failures", "CONFORMANCE_EXPECTED_FAILURES", "", "JSON file of the expected failures (a baseline), each a rule or a scenario with its reason")
-	addExploreFlags(vars)
-	readOnly := fs.Bool("read-only", false, "leave out the scenarios that create or change data (@writes); also READ_ONLY=1 or true")
-	failOnNotRun := fs.Bool("fail-on-not-run", false, "fail the run (exit 1) when it left a rule of the specification unchecked that another run could check (read-only, the target's data, a failure first, the token lifetimes, the tags); also CONFORMANCE_FAIL_ON_NOT_RUN=1")
-	slowFlag := fs.Bool("slow", false, "also check the token lifetimes in real time (the @slow scenarios: LIM-1, LIM-2, CLI-5, CLI-6): against a deployment without -control-url they are watched beside the rest of the run, which then takes about an hour; also CONFORMANCE_SLOW=1")
-	list := fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing")
-	only := fs.String("run", "", "run only these scenarios, named file:line as the reports show them, separated by commas (an outline's line runs all its rows)")
-	rerun := fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run")
-	format := fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)")
-	color := fs.String("color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
-	showVersion := fs.Bool("version", false, "print the suite's version, the revision it was built from and its build date, and run nothing")
+	vars, shared := declare(fs, runCommand)
+	f := &runFlags{
+		list:   fs.Bool("list", false, "print the scenarios the tags select, with their rule ids, and run nothing"),
+		only:   fs.String("run", "", "run only these scenarios, named file:line as the reports show them, separated by commas (an outline's line runs all its rows)"),
+		rerun:  fs.String("rerun-failed", "", "run again the scenarios that failed in this conformance.json of an earlier run"),
+		format: fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)"),
+		vars:   vars, shared: shared, lookup: lookup, stdout: stdout, stderr: stderr,
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-slow] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-explore D] [-seed N] [-max-actions N] [-max-events N] [-failed-logins N]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: an exploration alone, generated sequences of\n       actions against the same target, each answer checked against the rules (conformance explore -h lists its flags;\n       docs/explore.md)")
 		fs.PrintDefaults()
@@ -61,93 +57,98 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
-	if *showVersion {
-		fmt.Fprint(stdout, version.Get().Text("conformance"))
+	if shared.printVersion(stdout) {
 		return exitPassed
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "conformance: %s\n", report.Visible(err.Error()))
-		return exitUsage
-	}
-	env := func(name string) (string, bool) {
-		if v, ok := vars.given(name); ok {
-			return v, true
-		}
-		if name == "READ_ONLY" && *readOnly {
-			return "1", true
-		}
-		if name == "CONFORMANCE_FAIL_ON_NOT_RUN" && *failOnNotRun {
-			return "1", true
-		}
-		if name == "CONFORMANCE_SLOW" && *slowFlag {
-			return "1", true
-		}
-		return lookup(name)
-	}
-	// A run that cannot start still replaces the reports of the last one,
-	// unless it only lists.
-	notStarted := func(dir string, err error) int {
-		code := fail(err) // what stopped the run comes first
-		if !*list {
-			if dir == "" {
-				dir = conformance.DefaultReportDir
-			}
-			w := &report.Writer{Dir: dir, Keep: *rerun} // the report it reads, left to be read again
-			if werr := w.NotStarted(nil, err); werr != nil {
-				fmt.Fprintf(stderr, "conformance: %v\n", werr)
-			}
-		}
+	o, explored, none, code := f.options()
+	if o == nil {
 		return code
 	}
-	o, err := conformance.FromEnv(env)
+	plan, effective := o.Planned()
+	if *f.list {
+		return listScenarios(plan, effective, stdout)
+	}
+	printStart(stdout, *o, explored, none)
+	rep, err := suite.Run(*o)
+	return f.exit(o.ReportDir, rep, err)
+}
+
+// fail tells what stopped the run, which could not start (exit 2).
+func (f *runFlags) fail(err error) int {
+	fmt.Fprintf(f.stderr, "conformance: %s\n", report.Visible(err.Error()))
+	return exitUsage
+}
+
+// notStarted is fail for a run that could not start, which still
+// replaces the reports in dir of the last one, unless it only lists.
+func (f *runFlags) notStarted(dir string, err error) int {
+	code := f.fail(err) // what stopped the run comes first
+	if !*f.list {
+		if dir == "" {
+			dir = suite.DefaultReportDir
+		}
+		w := &report.Writer{Dir: dir, Keep: *f.rerun} // the report it reads, left to be read again
+		if werr := w.NotStarted(nil, err); werr != nil {
+			fmt.Fprintf(f.stderr, "conformance: %v\n", werr)
+		}
+	}
+	return code
+}
+
+// options reads the run's options from the flags and the variables,
+// prepared (suite.Prepare), and the exploration after its scenarios
+// (nil: none, with why). When the run cannot start, it returns nil
+// options and the exit status, having said why.
+func (f *runFlags) options() (o *suite.Options, explored *explore.Options, none string, code int) {
+	env := f.vars.env(f.lookup)
+	c, err := suite.FromEnv(env)
 	if err != nil {
 		dir, _ := env("CONFORMANCE_REPORT_DIR")
-		return notStarted(dir, err)
+		return nil, nil, "", f.notStarted(dir, err)
 	}
-	if *only != "" {
-		o.Scenarios = strings.Split(*only, ",")
+	if *f.only != "" {
+		c.Scenarios = strings.Split(*f.only, ",")
 	}
-	if *rerun != "" {
+	if *f.rerun != "" {
 		// Left as it is until this run has run and writes its own reports,
 		// so that a run stopped midway, or one that cannot start, leaves it
 		// to be read again.
-		failed, err := report.FailedScenarios(*rerun)
+		failed, err := report.FailedScenarios(*f.rerun)
 		if err != nil {
-			return fail(err)
+			return nil, nil, "", f.fail(err)
 		}
-		o.Scenarios = append(o.Scenarios, failed...)
-		o.KeepReport = *rerun
+		c.Scenarios = append(c.Scenarios, failed...)
+		c.KeepReport = *f.rerun
 	}
-	if o.ReportDir == "" {
-		o.ReportDir = conformance.DefaultReportDir
+	if c.ReportDir == "" {
+		c.ReportDir = suite.DefaultReportDir
 	}
-	focused := map[bool]string{true: "-run"}[*only != ""]
-	if *rerun != "" {
+	focused := map[bool]string{true: "-run"}[*f.only != ""]
+	if *f.rerun != "" {
 		focused = "-rerun-failed"
 	}
-	explored, none, err := exploration(env, focused)
-	if err != nil {
-		return notStarted(o.ReportDir, err)
+	if explored, none, err = exploration(env, focused); err != nil {
+		return nil, nil, "", f.notStarted(c.ReportDir, err)
 	}
-	o.Output = stdout
-	o.Format = *format
-	switch *color {
-	case "auto":
-		o.Color = getenv("NO_COLOR") == "" && isTerminal(stdout)
-	case "always":
-		o.Color = true
-	case "never":
-	default:
-		return notStarted(o.ReportDir, fmt.Errorf("-color %q: want auto, always or never", *color))
+	c.Output, c.Format = f.stdout, *f.format
+	if c.Color, err = f.shared.colored(f.stdout, f.lookup); err != nil {
+		return nil, nil, "", f.notStarted(c.ReportDir, err)
 	}
+	if c, err = suite.Prepare(c); err != nil {
+		return nil, nil, "", f.notStarted(c.ReportDir, err)
+	}
+	if explored != nil {
+		explored.Concurrency, explored.Output, explored.Color = c.Concurrency, f.stdout, c.Color
+		c.Explore = explored
+	}
+	return &c, explored, none, 0
+}
 
-	if o, err = conformance.Prepare(o); err != nil {
-		return notStarted(o.ReportDir, err)
-	}
+// printStart says, before the run, what it checks: the target, the
+// credentials (no secret), the scenarios, how many at once, the
+// exploration after them, and the failed logins they cause.
+func printStart(stdout io.Writer, o suite.Options, explored *explore.Options, none string) {
 	plan, effective := o.Planned()
-	if *list {
-		return listScenarios(plan, effective, stdout)
-	}
 	if o.Target.BaseURL == "" {
 		fmt.Fprintf(stdout, "Checking an in-process reference server (run %s); to check the one make run started: BASE_URL=http://localhost:8080 make conformance, or conformance -base-url http://localhost:8080\n", o.Target.RunID)
 	} else {
@@ -165,17 +166,19 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 	}
 	if explored != nil {
 		fmt.Fprintf(stdout, "Exploration: %s\n", explorationLine(explored, o.ReadOnly))
-		explored.Concurrency, explored.Output, explored.Color = o.Concurrency, stdout, o.Color
-		o.Explore = explored
 	} else {
 		fmt.Fprintf(stdout, "Exploration: %s\n", none)
 	}
 	fmt.Fprintf(stdout, "%s\n\n", failedLoginsLine(plan, explored))
+}
 
-	rep, err := conformance.Run(o)
+// exit says how the run ended, and where its reports are, and returns
+// the exit status of its error.
+func (f *runFlags) exit(dir string, rep *report.Report, err error) int {
+	stdout, stderr := f.stdout, f.stderr
 	var names []string
 	for _, n := range []string{report.HTMLReport, report.JSONReport, report.JUnitReport, report.CucumberReport} {
-		names = append(names, o.ReportDir+"/"+n)
+		names = append(names, dir+"/"+n)
 	}
 	reports := "Reports: " + strings.Join(names, ", ")
 	switch {
@@ -185,18 +188,18 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "conformance: passed, but %s\n", flaky)
 		}
 		return exitPassed
-	case errors.Is(err, conformance.ErrFailed):
+	case errors.Is(err, suite.ErrFailed):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: FAILED: %s\n", failedRules(rep))
 		if flaky := flakyRules(rep); flaky != "" {
 			fmt.Fprintf(stderr, "conformance: %s\n", flaky)
 		}
 		return exitFailed
-	case errors.Is(err, conformance.ErrUnreachable):
+	case errors.Is(err, suite.ErrUnreachable):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: %s; the rules not yet checked were not run: check that the target is up, then run again\n", report.Visible(err.Error()))
 		return exitUnreachable
-	case errors.Is(err, conformance.ErrThrottled):
+	case errors.Is(err, suite.ErrThrottled):
 		fmt.Fprintf(stdout, "%s\n", reports)
 		fmt.Fprintf(stderr, "conformance: %s; the rules were not all checked. Wait for the lockout to end (Retry-After), run fewer scenarios that send wrong passwords, or ask for a higher lockout limit for the test accounts\n", report.Visible(err.Error()))
 		return exitThrottled
@@ -204,7 +207,7 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		if rep != nil {
 			fmt.Fprintf(stdout, "%s (they say the run did not start)\n", reports)
 		}
-		return fail(err)
+		return f.fail(err)
 	}
 }
 

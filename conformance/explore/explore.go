@@ -35,7 +35,7 @@ import (
 	"eventsvc/internal/version"
 )
 
-// Errors of Run, as those of conformance.Run: the binary's exit status
+// Errors of Run, as those of suite.Run: the binary's exit status
 // follows from them.
 var (
 	// ErrFailed: a sequence found an answer that breaks a rule, a
@@ -168,7 +168,7 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // Is reports whether target is ErrSetup.
 func (e *SetupError) Is(target error) bool { return target == ErrSetup }
 
-// Run explores the target and reports what it found, as conformance.Run
+// Run explores the target and reports what it found, as suite.Run
 // reports a run of the scenarios: a verdict per sequence and per rule,
 // and the reports in ReportDir. The report is returned with every error
 // but ErrSetup.
@@ -234,14 +234,19 @@ func explore(ctx context.Context, o Options, started func(*report.Report) error,
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}
-	if o.Target.Origins == nil {
-		o.Target.Origins = &origin.Log{}
+	own := !o.Target.Opened() // an exploration alone: its session, and its audit, which it reports
+	var err error
+	if o.Target, err = target.Open(o.Target, target.Sharing{ReadOnly: o.ReadOnly, Workers: max(4, 2*o.Concurrency), Ref: o.Ref}); err != nil {
+		return rep, &SetupError{Err: err}
 	}
 	origins := o.Target.Origins
 	foreign := func() []origin.Foreign {
 		return origin.Mask(origins.Foreign(), redact.New(o.Target.Credentials.Secrets()...).String)
 	}
-	r, stop, err := start(ctx, o)
+	r, stop, err := start(ctx, o, own)
+	if err != nil && own {
+		o.Target.Audit.Close()
+	}
 	var throttled *target.ThrottledError
 	if errors.As(err, &throttled) {
 		rep.Foreign = foreign()

@@ -8,8 +8,8 @@ import (
 )
 
 // Explorer explores the target of a run of the scenarios after them, as
-// the binary's default run does: the runner (package conformance) builds
-// it from the Options it is given (conformance.Options.Explore), with
+// the binary's default run does: the runner (package suite) builds
+// it from the Options it is given (suite.Options.Explore), with
 // their budget, seed, concurrency and output, and gives it the target it
 // checked with its preflight. It writes no report and prints no summary:
 // the run reports its sequences with its scenarios, once.

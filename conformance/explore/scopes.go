@@ -7,7 +7,6 @@ import (
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/report"
-	"eventsvc/conformance/target"
 )
 
 // Every exchange of every sequence, the setup's and the shrinking's
@@ -19,14 +18,6 @@ import (
 // show. A finding a failed sequence blames already is not told again.
 // The shrinking's replays teach the audit what they wrote, and neither
 // report nor count what it finds of them: the sequence they shrink does.
-
-// newRunAudit returns the audit of an exploration that was given none:
-// the exploration reports it itself.
-func (r *runner) newRunAudit() *audit.Audit {
-	// Connections of its own, released apart from the sequences'.
-	own := target.OwnConnections(r.target.Transport)
-	return r.target.NewAudit(r.watch.Transport(own), r.redactor, r.ref, max(4, 2*r.o.Concurrency)) // following is waiting for answers
-}
 
 // auditScopes begins the audit of the run: the setup's scope, whose world
 // every sequence shares (a fresh one for a server the exploration

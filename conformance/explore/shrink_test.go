@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"eventsvc/conformance/explore/flawed"
+	"eventsvc/conformance/target"
 )
 
 func TestWithoutRenumbersTheEventsAfterALeftOutCreation(t *testing.T) {
@@ -86,8 +87,13 @@ func sameActions(a, b []Action) bool {
 func shrunk(t *testing.T, base string, actions ...Action) []Action {
 	t.Helper()
 	ctx := context.Background()
-	o := Options{Target: remote(base), ShrinkTrials: DefaultShrinkTrials, MaxEvents: DefaultMaxEvents, FailedLogins: DefaultFailedLogins}
-	r, stop, err := start(ctx, o)
+	tgt, err := target.Open(remote(base), target.Sharing{Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Audit.Close()
+	o := Options{Target: tgt, ShrinkTrials: DefaultShrinkTrials, MaxEvents: DefaultMaxEvents, FailedLogins: DefaultFailedLogins}
+	r, stop, err := start(ctx, o, true)
 	if err != nil {
 		t.Fatal(err)
 	}

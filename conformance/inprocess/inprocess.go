@@ -69,7 +69,7 @@ func (l Launcher) Launch(cfg target.ServerConfig) (target.Instance, error) {
 		clock.Clock
 		advance(time.Duration)
 	} = manual{clock.NewManual(start)}
-	if l.RealTime {
+	if l.RealTime || cfg.RealTime {
 		clk = offset{clock.NewOffset(clock.System{})}
 	}
 	opts := server.Options{Config: conf, Clock: clk, MaxEventsPerUser: cfg.MaxEventsPerUser}

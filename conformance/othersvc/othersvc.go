@@ -44,7 +44,7 @@
 // written as bug reports: BugReports); both are off unless a test sets
 // them (Choices, Flaws). Its token endpoint, resources, list, store,
 // caches and paths are in files of their own. The suite's tests run it
-// (package conformance: what catches each breakage, make measure); nothing
+// (package suite: what catches each breakage, make measure); nothing
 // of the suite itself imports it.
 
 package othersvc

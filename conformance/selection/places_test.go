@@ -11,10 +11,11 @@ import (
 // loadAll is the plan of the project's features, every scenario selected.
 func loadAll(t *testing.T) []*Planned {
 	t.Helper()
-	plan, err := Load(features.FS)
+	set, err := features.Load(features.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan := Plan(set)
 	for _, p := range plan {
 		p.Run, p.Reason = true, ""
 	}

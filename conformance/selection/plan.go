@@ -6,14 +6,9 @@ package selection
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
-
-	gherkin "github.com/cucumber/gherkin/go/v26"
-	messages "github.com/cucumber/messages/go/v21"
 
 	"eventsvc/docs"
 	"eventsvc/features"
@@ -120,110 +115,25 @@ func (p *Planned) Key() string {
 	return PickleKey(p.File, p.PickleName, p.Tags, texts)
 }
 
-// Load reads every *.feature file of fsys into planned scenarios, in file
-// name order, not yet selected.
-func Load(fsys fs.FS) ([]*Planned, error) {
+// Plan is the planned scenarios of set (features.Load), in file name
+// order, not yet selected: one for each pickle, a scenario or one
+// example row of an outline.
+func Plan(set *features.Set) []*Planned {
 	var out []*Planned
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path.Ext(p) != ".feature" {
-			return err
+	for _, pk := range set.Pickles() {
+		pl := &Planned{File: pk.Feature.File, Feature: pk.Feature.Name, Name: pk.Name, PickleName: pk.Name,
+			Line: pk.Line, ScenarioLine: pk.ScenarioLine, Tags: slices.Clone([]string(pk.Tags)), Rules: pk.Tags.Rules()}
+		if pk.Row != nil && pk.Scenario != nil && pk.Name == pk.Scenario.Name {
+			// The name has no placeholder: the row's values tell it apart.
+			pl.Name += " (" + strings.Join(pk.Row, ", ") + ")"
 		}
-		b, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
+		for i, text := range pk.Steps {
+			w := pk.Written[i]
+			pl.Steps = append(pl.Steps, PlannedStep{Keyword: w.Keyword, Text: text, Line: w.Line, Arranges: w.Arranges})
 		}
-		ids := (&messages.Incrementing{}).NewId
-		doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(b)), ids)
-		if err != nil {
-			return fmt.Errorf("parse %s: %w", p, err)
-		}
-		if doc.Feature == nil {
-			return nil
-		}
-		doc.Uri = p
-		lines := map[string]int64{}     // AST node id → line
-		rows := map[string][]string{}   // example row id → "header: value"
-		keywords := map[string]string{} // step id → keyword
-		names := map[string]string{}    // scenario id → its name as written
-		var walk func(children []*messages.FeatureChild, rules []*messages.RuleChild)
-		scenario := func(s *messages.Scenario) {
-			lines[s.Id], names[s.Id] = s.Location.Line, s.Name
-			for _, st := range s.Steps {
-				lines[st.Id], keywords[st.Id] = st.Location.Line, strings.TrimSpace(st.Keyword)
-			}
-			for _, ex := range s.Examples {
-				for _, row := range ex.TableBody {
-					lines[row.Id] = row.Location.Line
-					var vals []string
-					for i, c := range row.Cells {
-						h := ""
-						if ex.TableHeader != nil && i < len(ex.TableHeader.Cells) {
-							h = ex.TableHeader.Cells[i].Value
-						}
-						vals = append(vals, h+": "+c.Value)
-					}
-					rows[row.Id] = vals
-				}
-			}
-		}
-		background := func(b *messages.Background) {
-			for _, st := range b.Steps {
-				lines[st.Id], keywords[st.Id] = st.Location.Line, strings.TrimSpace(st.Keyword)
-			}
-		}
-		walk = func(children []*messages.FeatureChild, _ []*messages.RuleChild) {
-			for _, c := range children {
-				switch {
-				case c.Background != nil:
-					background(c.Background)
-				case c.Scenario != nil:
-					scenario(c.Scenario)
-				case c.Rule != nil:
-					for _, rc := range c.Rule.Children {
-						if rc.Background != nil {
-							background(rc.Background)
-						}
-						if rc.Scenario != nil {
-							scenario(rc.Scenario)
-						}
-					}
-				}
-			}
-		}
-		walk(doc.Feature.Children, nil)
-		for _, pk := range gherkin.Pickles(*doc, p, ids) {
-			pl := &Planned{File: p, Feature: doc.Feature.Name, Name: pk.Name, PickleName: pk.Name}
-			if len(pk.AstNodeIds) > 0 {
-				pl.Line = int(lines[pk.AstNodeIds[0]])
-				pl.ScenarioLine = pl.Line
-			}
-			if len(pk.AstNodeIds) > 1 {
-				row := pk.AstNodeIds[len(pk.AstNodeIds)-1]
-				pl.Line = int(lines[row])
-				if pk.Name == names[pk.AstNodeIds[0]] {
-					// The name has no placeholder: the row's values tell it apart.
-					pl.Name += " (" + strings.Join(rows[row], ", ") + ")"
-				}
-			}
-			for _, t := range pk.Tags {
-				pl.Tags = append(pl.Tags, t.Name)
-			}
-			pl.Rules = features.Tags(pl.Tags).Rules()
-			for _, st := range pk.Steps {
-				ps := PlannedStep{Text: st.Text, Arranges: st.Type == messages.PickleStepType_CONTEXT}
-				if len(st.AstNodeIds) > 0 {
-					ps.Keyword, ps.Line = keywords[st.AstNodeIds[0]], int(lines[st.AstNodeIds[0]])
-				}
-				pl.Steps = append(pl.Steps, ps)
-			}
-			out = append(out, pl)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load the features: %w", err)
+		out = append(out, pl)
 	}
-	return out, nil
+	return out
 }
 
 // failedLogin is the text of a step that asks for a token with wrong

@@ -129,10 +129,11 @@ func TestGodogIsGivenAnExpressionThatSelectsTheSameScenarios(t *testing.T) {
 }
 
 func TestTagsNamingNothingKnownAreRefusedWithAHint(t *testing.T) {
-	plan, err := Load(features.FS)
+	set, err := features.Load(features.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan := Plan(set)
 	catalogue, err := docs.RuleCatalogue()
 	if err != nil {
 		t.Fatal(err)

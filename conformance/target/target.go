@@ -5,19 +5,15 @@ import (
 	"sync"
 	"time"
 
-	"eventsvc/conformance/audit"
 	"eventsvc/conformance/cutoff"
-	"eventsvc/conformance/deadlink"
-	"eventsvc/conformance/origin"
 	"eventsvc/conformance/repro"
-	"eventsvc/internal/redact"
 )
 
-// Target is the deployment a run checks, and the run's services that
-// every runner of it shares: its configuration (the address, the
-// credentials, the bounds of an answer) and what the runner built once
-// for it (the transport with its watch, the audit every exchange passes
-// through, the dead links, the shared addresses and tokens).
+// Target is the deployment a run checks: what a user set (the address,
+// the credentials, the bounds of an answer, the network), and, once Open
+// built it, the run's Session, which every runner of it shares (the
+// watch on the transport, the audit every exchange passes through, the
+// dead links, the shared addresses and tokens).
 type Target struct {
 	// BaseURL is the address of a deployed service, for example
 	// "https://staging.example". Empty when Launcher starts the server.
@@ -48,41 +44,18 @@ type Target struct {
 	// Contract, when set, checks every answer of the @ref scenarios
 	// against the API's OpenAPI document.
 	Contract Contract
-	// Transport, when set, carries every request of the scenarios: the
-	// runner's TLS settings and proxy, and its watch for 429 answers. Nil:
-	// http.DefaultTransport. Each scenario sends it credentials for the
+	// Transport, when set, carries every request of the run: the TLS
+	// settings and proxy a user set (Network), and once Open built the
+	// session, the run's Watch for 429 answers and outages. Nil:
+	// http.DefaultTransport. Each runner sends it credentials for the
 	// target's origin only (origin.Guard).
 	Transport http.RoundTripper
-	// Origins, when set, is told of every request of the run to another
-	// origin than the target's, which went without credentials.
-	Origins *origin.Log
-	// Watch, when set, is the run's watch on the target's answers (429s,
-	// outages), which Transport carries every request through: an
-	// exploration after the scenarios shares it.
-	Watch *Watch
-	// Redactor, when set, masks what the run shows: the credentials, and
-	// every token the run was issued, whichever runner learnt it.
-	Redactor *redact.Redactor
-	// DeadLinks, when set, keeps the links of the target that lead
-	// outside BaseURL to nothing of the API (the watch of the run's
-	// answers tells it): a step that failed on one is not checked, with
-	// that reason, rather than failed (DeadLinkOf).
-	DeadLinks *deadlink.Log
 	// Timeout bounds every request, from its start to the end of its
 	// answer's body. Zero: cutoff.DefaultTimeout, 30 seconds.
 	Timeout time.Duration
 	// MaxAnswer bounds the body of every answer, in bytes, counted after
 	// the transport decompressed it. Zero: cutoff.DefaultMaxAnswer, 4 MiB.
 	MaxAnswer int64
-	// Audit, when set, checks every exchange of every scenario against
-	// every rule that governs it, whatever the scenario is about.
-	Audit *audit.Audit
-	// Discovery, when set, shares among the scenarios of a run what they
-	// read from the API root. Nil: each scenario reads it itself.
-	Discovery *Discovery
-	// Pool, when set, shares the accounts' access tokens among the
-	// scenarios of a run. Nil: each scenario asks for its own.
-	Pool *Pool
 	// Clock is the time the @slow scenarios wait on against a
 	// deployment, for tokens to age. Nil: the machine's (SystemClock).
 	Clock Clock
@@ -90,6 +63,10 @@ type Target struct {
 	// the specification's (SpecLifetimes); the suite's own tests shorten
 	// them, against a server whose tokens live as long.
 	Lifetimes Lifetimes
+
+	// Session is what a run holds for the target, built once by Open
+	// and shared by every runner of the run; the zero Session until then.
+	Session
 }
 
 // Remote reports whether the target is a deployment: no Launcher starts
@@ -194,6 +171,11 @@ type ServerConfig struct {
 	// MaxEventsPerUser is how many events one account may manage. Zero:
 	// the server's default.
 	MaxEventsPerUser int
+	// RealTime makes the server's clock follow the machine's, as a
+	// deployed server's does, for the server an exploration explores
+	// from start to end: its budget of token requests refills and its
+	// tokens age as time passes.
+	RealTime bool
 }
 
 // ClientConfig is one client registration.

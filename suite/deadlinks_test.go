@@ -1,0 +1,238 @@
+package suite
+
+import (
+	"crypto/tls"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+
+	"eventsvc/conformance/othersvc"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
+	"eventsvc/server"
+)
+
+// proxyPage is the page nginx answers for what it does not serve.
+const proxyPage = "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// prefixProxy serves the server at backend under prefix, as an ingress
+// does: /events-service/api reaches it as /api, with the client's Host;
+// any other path gets the proxy's own 404 page.
+func prefixProxy(t *testing.T, backend, prefix string) *httptest.Server {
+	t.Helper()
+	to, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(to)
+		r.Out.URL.Path = strings.TrimPrefix(r.In.URL.Path, prefix)
+		r.Out.URL.RawPath = ""
+		r.Out.Host = r.In.Host // nginx's proxy_set_header Host $http_host
+	}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, prefix+"/") {
+			w.Header().Set("Server", "nginx")
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, proxyPage)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// remoteRun runs the default remote selection against base, read-only
+// or not, and returns its report, output and error.
+func remoteRun(t *testing.T, base string, readOnly bool, vars map[string]string) (*report.Report, string, error) {
+	t.Helper()
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars["BASE_URL"] = base
+	o, err := FromEnv(lookup(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	o.Output, o.ReadOnly, o.ReportDir = &out, readOnly, t.TempDir()
+	rep, err := Run(o)
+	return rep, out.String(), err
+}
+
+// deadLinkFindings are the run's findings of dead links.
+func deadLinkFindings(rep *report.Report) []*report.ScenarioResult {
+	var out []*report.ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.File == report.DeadLinkFile {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// requireOneDeadLink requires the run to fail API-10 alone, by one
+// finding of a dead link that says each of says, and to leave the rules
+// the link kept from being checked not checked, with that reason.
+func requireOneDeadLink(t *testing.T, rep *report.Report, out string, err error, says ...string) {
+	t.Helper()
+	if !errors.Is(err, ErrFailed) || rep.Outcome != report.OutcomeFailed {
+		t.Fatalf("Run = %v, outcome %s, want a failed run\n%s", err, rep.Outcome, out)
+	}
+	if failed := failedRules(rep); failed != "API-10" {
+		t.Errorf("the run fails %s, want API-10 alone%s", failed, failedSteps(out))
+	}
+	found := deadLinkFindings(rep)
+	if len(found) != 1 {
+		t.Fatalf("%d findings of dead links, want 1:%s", len(found), failedSteps(out))
+	}
+	for _, want := range says {
+		if !strings.Contains(found[0].Failure.Message, want) {
+			t.Errorf("the finding does not say %q: %s", want, found[0].Failure.Message)
+		}
+	}
+	notChecked := 0
+	for _, s := range rep.Scenarios {
+		if s.Verdict == report.NotRun && s.Reason == selection.ReasonDeadLink {
+			notChecked++
+		}
+		if s.Verdict == report.Failed && s.File != report.DeadLinkFile {
+			t.Errorf("%s failed: %s", s.Place(), s.Failure.Message)
+		}
+	}
+	if notChecked == 0 {
+		t.Error("no scenario is not checked for the dead link")
+	}
+	if n := strings.Count(out, "leads nowhere:"); n > 2 {
+		t.Errorf("the output tells the dead link %d times, want once (its line and its failure)", n)
+	}
+}
+
+// TestAPrefixTheServerWasNotToldOfIsOneAPI10Finding: a reference server
+// served under a path prefix it was not told of writes links without
+// it, which lead to the proxy's 404. A run, read-only or not, fails
+// API-10 alone, once, saying the prefix is lost and which setting brings
+// it back; the rules that needed the links are not checked, not failed.
+func TestAPrefixTheServerWasNotToldOfIsOneAPI10Finding(t *testing.T) {
+	ref := startReference(t, target.ServerConfig{}, nil)
+	front := prefixProxy(t, ref, "/events-service")
+	for _, readOnly := range []bool{false, true} {
+		rep, out, err := remoteRun(t, front.URL+"/events-service", readOnly, nil)
+		requireOneDeadLink(t, rep, out, err, `the "events" link of GET /events-service/api`, "without the path prefix /events-service", "-public-url "+front.URL+"/events-service", "X-Forwarded-Prefix")
+	}
+}
+
+// TestALinkToAnAddressThatRefusesConnectionsIsNotTheTargetDown: links
+// that lead where nothing listens are a dead link, API-10, while the base
+// URL answers; never the target that stopped answering (exit 4).
+func TestALinkToAnAddressThatRefusesConnectionsIsNotTheTargetDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	ref := startReference(t, target.ServerConfig{}, func(o *server.Options) { o.PublicURL = closed })
+	rep, out, err := remoteRun(t, ref, false, nil)
+	if errors.Is(err, ErrUnreachable) || rep.Outcome == report.OutcomeUnreachable {
+		t.Fatalf("the run ends as the target unreachable: %v", err)
+	}
+	requireOneDeadLink(t, rep, out, err, closed+"/api/events", "nothing answered", "lose the port")
+}
+
+// TestHTTPLinksUnderHTTPSAreNeverAdvisedDown: TLS ends in front of a
+// server that was not told, which writes http links; the finding says so
+// and never advises an http BASE_URL.
+func TestHTTPLinksUnderHTTPSAreNeverAdvisedDown(t *testing.T) {
+	caFile, leaf := testCA(t)
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(ref)
+		r.Out.Host = r.In.Host
+	}})
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // http sent to the TLS port is the point
+	srv.StartTLS()
+	defer srv.Close()
+	rep, out, err := remoteRun(t, srv.URL, false, map[string]string{"CONFORMANCE_CA_FILE": caFile})
+	requireOneDeadLink(t, rep, out, err, "TLS ends in front of the server", "X-Forwarded-Proto", "-public-url "+srv.URL)
+	if strings.Contains(out, "-public-url http:") || strings.Contains(out, "BASE_URL http:") || strings.Contains(out, "give that origin as BASE_URL") {
+		t.Errorf("the run advises leaving https:\n%s", out)
+	}
+}
+
+// TestAProxysOwnPageIsToldApart: a request the proxy in front refuses
+// with a page of its own (413 for a body over its limit) fails with a
+// hint that the page is the proxy's, not the API's.
+func TestAProxysOwnPageIsToldApart(t *testing.T) {
+	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(ref)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.ContentLength > 450 {
+			w.Header().Set("Server", "nginx")
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			io.WriteString(w, "<html><body><h1>413 Request Entity Too Large</h1></body></html>")
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	_, out, err := remoteRun(t, front.URL, false, nil)
+	if err == nil {
+		t.Fatal("a run whose creations the proxy refuses passes")
+	}
+	if !strings.Contains(out, "client_max_body_size") {
+		t.Errorf("no failure says the 413 is the proxy's (%v):\n%s", err, out)
+	}
+}
+
+// TestAnAPIRootThatDemandsATokenFailsAPI1: a root that answers 401 with a
+// bearer challenge, and the API's root once a token is sent, is the API
+// breaking API-1: the run goes on, and fails API-1, rather than stopping
+// as "not the Event Service API".
+func TestAnAPIRootThatDemandsATokenFailsAPI1(t *testing.T) {
+	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{RootNeedsToken: true}}, selection.RemoteTags, false)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v%s", err, failedSteps(out))
+	}
+	// GET /api is a GET under /api/, open to everyone too (AUTH-2).
+	if failed := failedRules(rep); failed != "API-1 AUTH-2" {
+		t.Errorf("the run fails %s, want API-1 and AUTH-2%s", failed, failedSteps(out))
+	}
+}
+
+// TestAnAPIRootThatDemandsSomethingElseGetsNoCredential: a refusal of the
+// root without a bearer challenge is not the API's: the preflight stops
+// the run before any credential is sent.
+func TestAnAPIRootThatDemandsSomethingElseGetsNoCredential(t *testing.T) {
+	var tokens int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/oauth/token" {
+			tokens++
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="intranet"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	_, _, err := remoteRun(t, srv.URL, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "is not the Event Service API") || tokens != 0 {
+		t.Errorf("Run = %v, %d token requests; want a preflight error and none", err, tokens)
+	}
+}

@@ -1,0 +1,202 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"eventsvc/conformance/explore"
+	"eventsvc/conformance/othersvc"
+	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
+	"eventsvc/conformance/target"
+)
+
+// measureSeed is the seed of the explorations TestMeasureCatches runs.
+const measureSeed = 7
+
+// TestMeasureCatches measures what catches each bug report
+// (othersvc.BugReports) as a user would run the suite against a deployment:
+// the scenarios of a default remote run, and an exploration with seed 7 and
+// the default budget, each against a fresh server with the breakage. Both
+// run against every correct variant too, where anything caught is a false
+// alarm. It prints a table and the counts, and fails on a false alarm and
+// on a bug report that a runner catches where the record says it did not,
+// or the other way round (what it records as caught today): the record is
+// then brought up to date with the change that made the difference. The
+// rules blamed are recorded too, but a race, or a finding that depends on
+// what else was under way, may be blamed on one more rule in one run than
+// in another: a difference in them alone is logged, not failed.
+//
+// It takes a minute or two, and runs only when asked: MEASURE=1 go test
+// -count=1 -v -run '^TestMeasureCatches$' ./suite, or make measure.
+func TestMeasureCatches(t *testing.T) {
+	if os.Getenv("MEASURE") == "" {
+		t.Skip("MEASURE=1 runs it (make measure)")
+	}
+	configs := make([]othersvc.Config, 0, len(othersvc.BugReports))
+	for _, b := range othersvc.BugReports {
+		configs = append(configs, b.Config)
+	}
+	variants := othersvc.Variants()
+	for _, v := range variants {
+		configs = append(configs, v.Config)
+	}
+	results := measureAll(t, configs, 2)
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) | of which a variant (package mutate) |\n|---|---|---|---|---|\n", measureSeed)
+	var byScenarios, byExplorer, byEither, byVariant int
+	var changed []string
+	for i, b := range othersvc.BugReports {
+		got, variant := results[i].Caught, results[i].variant
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", b.Name, strings.Join(b.Rules, " "), verdict(got.Scenarios), verdict(got.Explorer), verdict(variant))
+		if variant != "" {
+			byVariant++
+		}
+		if got.Scenarios != "" {
+			byScenarios++
+		}
+		if got.Explorer != "" {
+			byExplorer++
+		}
+		if got.Scenarios != "" || got.Explorer != "" {
+			byEither++
+		}
+		if got != b.Today {
+			diff := fmt.Sprintf("%s: othersvc.Caught{Scenarios: %q, Explorer: %q}, recorded othersvc.Caught{Scenarios: %q, Explorer: %q}",
+				b.Name, got.Scenarios, got.Explorer, b.Today.Scenarios, b.Today.Explorer)
+			if (got.Scenarios == "") != (b.Today.Scenarios == "") || (got.Explorer == "") != (b.Today.Explorer == "") {
+				changed = append(changed, diff)
+			} else {
+				t.Logf("blamed on other rules than recorded (both caught it): %s", diff)
+			}
+		}
+	}
+	var alarms []string
+	for i, v := range variants {
+		got := results[len(othersvc.BugReports)+i].Caught
+		if got != (othersvc.Caught{}) {
+			alarms = append(alarms, fmt.Sprintf("%s: scenarios %s, explorer %s", v.Name, verdict(got.Scenarios), verdict(got.Explorer)))
+		}
+	}
+	n := len(othersvc.BugReports)
+	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d (by a variant of a request: %d); by both together: %d of %d\n", byScenarios, n, byExplorer, n, byVariant, byEither, n)
+	fmt.Fprintf(&table, "false alarms on the %d correct variants: %d\n", len(variants), len(alarms))
+	t.Log(table.String())
+	for _, a := range alarms {
+		t.Errorf("false alarm on a correct variant: %s", a)
+	}
+	for _, c := range changed {
+		t.Errorf("what catches a bug report changed; bring its today up to date: %s", c)
+	}
+}
+
+// verdict is a table cell: what caught, or that nothing did.
+func verdict(rules string) string {
+	if rules == "" {
+		return "—"
+	}
+	return "caught (" + rules + ")"
+}
+
+// measured is what caught a breakage, and the rules of the sequences
+// that failed at a variant of a request (package mutate), "" for none.
+type measured struct {
+	othersvc.Caught
+	variant string
+}
+
+// measureAll measures each configuration, workers at a time, and returns
+// the results in order.
+func measureAll(t *testing.T, configs []othersvc.Config, workers int) []measured {
+	results := make([]measured, len(configs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = measure(t, configs[i])
+			}
+		})
+	}
+	for i := range configs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// measure runs the scenarios of a default remote run, then a default
+// exploration with measureSeed, each against a fresh server configured
+// with c, and says what each caught.
+func measure(t *testing.T, c othersvc.Config) measured {
+	var got measured
+	rep, out, err := runOther(t, c, selection.RemoteTags, false)
+	switch {
+	case errors.Is(err, target.ErrPreflight):
+		got.Scenarios = "preflight"
+	case errors.Is(err, ErrFailed):
+		got.Scenarios = failedRules(rep)
+	case err != nil:
+		t.Errorf("the scenarios stopped: %v\n%s", err, out)
+	}
+
+	creds := c.Creds
+	if creds == (target.Credentials{}) {
+		creds = othersvc.Creds
+	}
+	srv := othersvc.Start(t, c)
+	var log bytes.Buffer
+	rep, err = explore.Run(context.Background(), explore.Options{
+		Target:    target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "measure", EventBody: []byte(c.Body())},
+		Seed:      measureSeed,
+		Output:    &log,
+		ReportDir: t.TempDir(),
+	})
+	switch {
+	case errors.Is(err, explore.ErrSetup):
+		got.Explorer = "setup"
+	case errors.Is(err, explore.ErrFailed):
+		got.Explorer = failedRules(rep)
+		got.variant = variantRules(rep)
+	case err != nil:
+		t.Errorf("the exploration stopped: %v\n%s", err, log.String())
+	}
+	return got
+}
+
+// variantRules are the rules the sequences of rep that failed at a
+// variant of a request blame, "" for none.
+func variantRules(rep *report.Report) string {
+	var ids []string
+	for _, s := range rep.Scenarios {
+		if s.Verdict == report.Failed && s.Failure != nil && strings.Contains(s.Failure.Step, "sends variant") {
+			ids = append(ids, s.Blamed()...)
+		}
+	}
+	slices.Sort(ids)
+	return strings.Join(slices.Compact(ids), " ")
+}
+
+// failedRules are the rules a failed run failed, or "finding" when its
+// failures blame none.
+func failedRules(rep *report.Report) string {
+	var ids []string
+	for _, r := range rep.Rules {
+		if r.Verdict == report.Failed {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return "finding"
+	}
+	return strings.Join(ids, " ")
+}
