@@ -89,3 +89,27 @@ func (w *world) shared(found []*Finding, address, offers string, o *observed) {
 		}
 	}
 }
+
+// offersOf says what o's caller must be offered, of a page of the list
+// (as anyone, or as a holder of a valid token) or of an event whose
+// manager the audit knows (as its manager, or not); "" for other answers.
+func (w *world) offersOf(o *observed) string {
+	c := o.caller
+	switch o.kind {
+	case kindPage:
+		if c.class == callerValid {
+			return "valid"
+		}
+		return "anonymous"
+	case kindEvent:
+		manager, known := w.managerOf(o, "")
+		switch {
+		case !known:
+			return ""
+		case c.class == callerValid && c.account == manager:
+			return "manager"
+		}
+		return "not the manager"
+	}
+	return ""
+}
