@@ -185,18 +185,3 @@ func variantRules(rep *report.Report) string {
 	slices.Sort(ids)
 	return strings.Join(slices.Compact(ids), " ")
 }
-
-// failedRules are the rules a failed run failed, or "finding" when its
-// failures blame none.
-func failedRules(rep *report.Report) string {
-	var ids []string
-	for _, r := range rep.Rules {
-		if r.Verdict == report.Failed {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return "finding"
-	}
-	return strings.Join(ids, " ")
-}

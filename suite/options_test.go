@@ -11,10 +11,6 @@ import (
 	"eventsvc/conformance/selection"
 )
 
-func lookup(vars map[string]string) func(string) (string, bool) {
-	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-}
-
 func TestFromEnvRefusesWhatWouldSilentlyMisleadARun(t *testing.T) {
 	dir := t.TempDir()
 	truncated := filepath.Join(dir, "event.json")

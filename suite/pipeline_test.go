@@ -17,15 +17,6 @@ import (
 	"eventsvc/conformance/target"
 )
 
-func readHTML(t *testing.T, dir string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, report.HTMLReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestTheJSONReportTellsEveryRuleAndScenario(t *testing.T) {
 	dir := t.TempDir()
 	_, out, err := runFake(t, Options{Tags: "not @writes", ReportDir: dir})

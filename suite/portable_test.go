@@ -19,29 +19,6 @@ import (
 	"eventsvc/features"
 )
 
-// runOther runs the scenarios a remote run selects against a second
-// implementation (package othersvc) configured with c. With t, each scenario
-// is a subtest of t.
-func runOther(t *testing.T, c othersvc.Config, tags string, subtests bool) (*report.Report, string, error) {
-	t.Helper()
-	srv := othersvc.Start(t, c)
-	creds := c.Creds
-	if creds == (target.Credentials{}) {
-		creds = othersvc.Creds
-	}
-	o := Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: creds, RunID: "portable", EventBody: []byte(c.Body())},
-		Tags:   tags,
-	}
-	var buf bytes.Buffer
-	o.Output = &buf
-	if subtests {
-		o.TestingT = t
-	}
-	rep, err := Run(o)
-	return rep, buf.String(), err
-}
-
 // TestSpecScenariosPassAgainstASecondImplementation: every @spec scenario of
 // a remote run passes against an implementation that obeys the specification
 // but makes none of the reference server's choices, and against variants of
@@ -269,42 +246,6 @@ func TestEachBreakageIsBlamedOnItsRules(t *testing.T) {
 			}
 		})
 	}
-}
-
-// failedSteps returns the "Failures:" section of a run's output.
-func failedSteps(out string) string {
-	if i := strings.Index(out, "\nFailures:"); i >= 0 {
-		section, _, _ := strings.Cut(out[i:], "\nRules: ")
-		return section
-	}
-	return ""
-}
-
-// failures returns the failed scenarios of a run, each with its place.
-func failures(rep *report.Report) (scenarios []string) {
-	if rep == nil {
-		return nil
-	}
-	for _, s := range rep.Scenarios {
-		if s.Verdict == report.Failed {
-			scenarios = append(scenarios, s.Name+" ("+s.Place()+")")
-		}
-	}
-	return scenarios
-}
-
-// count is how many scenarios of a run have the verdict.
-func count(rep *report.Report, verdict string) int {
-	n := 0
-	if rep == nil {
-		return 0
-	}
-	for _, s := range rep.Scenarios {
-		if s.Verdict == verdict {
-			n++
-		}
-	}
-	return n
 }
 
 // TestReadOnlyRunsCheckWhatTheTargetHolds: a read-only run creates nothing,

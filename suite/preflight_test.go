@@ -11,47 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 	"eventsvc/server"
-	"eventsvc/server/config"
-	"eventsvc/server/servertest"
 )
-
-// startReference starts a reference server on a loopback port with the
-// demo credentials, as inprocess.Launcher would, after options changes opts.
-func startReference(t testing.TB, cfg target.ServerConfig, options func(*server.Options)) string {
-	t.Helper()
-	l := inprocess.Launcher{Credentials: target.DemoCredentials}
-	file, err := l.ConfigFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := config.New(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := server.Options{Config: conf}
-	if options != nil {
-		options(&opts)
-	}
-	srv, err := servertest.Start(server.New(opts))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv.URL
-}
-
-func remote(base string) target.Target {
-	return target.Target{BaseURL: base, Credentials: target.DemoCredentials, RunID: "preflight-test"}
-}
-
-// writing says that the run writes.
-const writing = true
 
 func TestPreflightTellsTheCauseOfEachSetupProblem(t *testing.T) {
 	ref := startReference(t, target.ServerConfig{}, nil)

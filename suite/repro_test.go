@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,35 +13,6 @@ import (
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 )
-
-// needCurl returns curl's path: in CI, where .ci/run installs it, a
-// missing curl fails the test; elsewhere it skips it.
-func needCurl(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("curl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no curl: .ci/run installs Debian's curl for this check")
-		}
-		t.Skip("no curl on this machine (apt-get install curl): this check runs in CI")
-	}
-	return p
-}
-
-// replay runs a reproduction script against base with creds.
-func replay(t *testing.T, script, base string, creds target.Credentials) string {
-	t.Helper()
-	cmd := exec.Command("sh", script)
-	cmd.Env = append(os.Environ(), "BASE_URL="+base,
-		"CONFORMANCE_CLIENT_ID="+creds.ClientID, "CONFORMANCE_CLIENT_SECRET="+creds.ClientSecret,
-		"CONFORMANCE_USERNAME="+creds.Username, "CONFORMANCE_PASSWORD="+creds.Password,
-		"CONFORMANCE_OTHER_USERNAME="+creds.OtherUsername, "CONFORMANCE_OTHER_PASSWORD="+creds.OtherPass)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("sh %s: %v\n%s", script, err, out)
-	}
-	return string(out)
-}
 
 // TestAReproductionShowsTheFaultAgain: the script a failure leaves under
 // the report folder, run against the faulty target, shows its faulty

@@ -2,7 +2,6 @@ package suite
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -102,26 +101,6 @@ func runFake(t *testing.T, o Options) (*report.Report, string, error) {
 	return rep, out.String(), err
 }
 
-func scenarioNamed(t *testing.T, rep *report.Report, prefix string) *report.ScenarioResult {
-	t.Helper()
-	for _, s := range rep.Scenarios {
-		if strings.HasPrefix(s.Name, prefix) {
-			return s
-		}
-	}
-	t.Fatalf("no scenario %q", prefix)
-	return nil
-}
-
-func ruleNamed(rep *report.Report, id string) *report.RuleResult {
-	for _, r := range rep.Rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
-}
-
 func TestAScenarioAStepSkipsIsNotRunWithTheStepsReason(t *testing.T) {
 	rep, out, err := runFake(t, Options{Tags: "@API-5 or @SVC-1"})
 	if err != nil {
@@ -213,45 +192,6 @@ func TestSlowScenariosOnlyWhenAskedAndAProgressLineWhileTheyWait(t *testing.T) {
 	if !strings.Contains(out, "… still running after") || !strings.Contains(out, "A check that waits (fake.feature:34; @slow") {
 		t.Errorf("no progress line while the scenario waited:\n%s", out)
 	}
-}
-
-// junitDoc reads the parts of a JUnit report the tests look at.
-type junitDoc struct {
-	Suites []struct {
-		Name  string `xml:"name,attr"`
-		Cases []struct {
-			Name      string `xml:"name,attr"`
-			Classname string `xml:"classname,attr"`
-			Props     []struct {
-				Name  string `xml:"name,attr"`
-				Value string `xml:"value,attr"`
-			} `xml:"properties>property"`
-			Failure *struct {
-				Message string `xml:"message,attr"`
-				Text    string `xml:",chardata"`
-			} `xml:"failure"`
-			Error *struct {
-				Message string `xml:"message,attr"`
-				Text    string `xml:",chardata"`
-			} `xml:"error"`
-			Skipped *struct {
-				Message string `xml:"message,attr"`
-			} `xml:"skipped"`
-		} `xml:"testcase"`
-	} `xml:"testsuite"`
-}
-
-func readJUnit(t *testing.T, dir string) junitDoc {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, report.JUnitReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc junitDoc
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("junit.xml: %v\n%s", err, b)
-	}
-	return doc
 }
 
 func TestJUnitFitsCITestViews(t *testing.T) {
