@@ -2,12 +2,20 @@ package suite
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -106,5 +114,157 @@ func TestNoSecretInTheOutputOrReportsOfAFailingRun(t *testing.T) {
 				t.Errorf("%s holds a token: %s", where, m[2])
 			}
 		}
+	}
+}
+
+// echoKey is where echoProxy keeps a request's body for its answer.
+type echoKey struct{}
+
+// echoProxy is a hostile target: a reference server behind a proxy that
+// echoes what each request carried in its answer. Header X-Echo-Basic
+// holds the request's Authorization header as it is, X-Echo-Json the
+// credentials it carried, decoded, as a JSON list (Go's encoding: & < > as
+// \u0026 …), and a JSON answer gains a property "echo" with the
+// Authorization header, the request's body, and the decoded credentials.
+func echoProxy(t *testing.T, target string) *httptest.Server {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		body, _ := resp.Request.Context().Value(echoKey{}).([]byte)
+		auth := resp.Request.Header.Get("Authorization")
+		var creds []string
+		if scheme, cred, ok := strings.Cut(auth, " "); ok && strings.EqualFold(scheme, "Basic") {
+			raw, _ := base64.StdEncoding.DecodeString(cred)
+			id, secret, _ := strings.Cut(string(raw), ":")
+			id, _ = url.QueryUnescape(id)
+			secret, _ = url.QueryUnescape(secret)
+			creds = append(creds, id, secret)
+		}
+		if form, err := url.ParseQuery(string(body)); err == nil {
+			for _, k := range []string{"password", "refresh_token", "token"} {
+				creds = append(creds, form[k]...)
+			}
+		}
+		listed, _ := json.Marshal(creds)
+		resp.Header.Set("X-Echo-Basic", auth)
+		resp.Header.Set("X-Echo-Json", string(listed))
+		if !strings.Contains(resp.Header.Get("Content-Type"), "json") {
+			return nil
+		}
+		answer, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		var doc map[string]any
+		if json.Unmarshal(answer, &doc) == nil && doc != nil {
+			doc["echo"] = map[string]any{"authorization": auth, "body": string(body), "values": creds}
+			answer, _ = json.Marshal(doc)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(answer))
+		resp.ContentLength = int64(len(answer))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), echoKey{}, body)))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// secretForms are the forms of secret a report must not hold: as it is,
+// percent-encoded, JSON-escaped as Go writes it (with and without
+// \u0026 for &), HTML- and XML-escaped, in base64, and every
+// window of 8 characters of the part of each Basic credential of id that
+// encodes the secret alone.
+func secretForms(id, secret string) []string {
+	goJSON, _ := json.Marshal(secret)
+	var plain bytes.Buffer
+	enc := json.NewEncoder(&plain)
+	enc.SetEscapeHTML(false)
+	enc.Encode(secret)
+	out := []string{
+		secret, url.QueryEscape(secret), url.PathEscape(secret), html.EscapeString(secret),
+		strings.Trim(string(goJSON), `"`), strings.Trim(strings.TrimSpace(plain.String()), `"`),
+		base64.StdEncoding.EncodeToString([]byte(secret)), base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(secret))),
+	}
+	for _, pair := range [][2]string{{url.QueryEscape(id) + ":", url.QueryEscape(secret)}, {id + ":", secret}} {
+		cred := base64.StdEncoding.EncodeToString([]byte(pair[0] + pair[1]))
+		from := (len(pair[0])*8 + 5) / 6 // past the characters that hold the id
+		to := len(cred) - 3              // before a partial character and padding
+		for i := from; i+8 <= to; i++ {
+			out = append(out, cred[i:i+8])
+		}
+	}
+	return out
+}
+
+// TestNoFormOfASecretInTheReportsOfAnEchoingTarget runs failing scenarios
+// against a target that echoes every credential it is sent, in headers and
+// in JSON, with client ids of each length modulo 3 (the place the secret
+// starts at in the base64 of "id:secret") and secrets that hold every
+// character an encoding changes. No form of a secret is in the output, the
+// reports or the reproductions.
+func TestNoFormOfASecretInTheReportsOfAnEchoingTarget(t *testing.T) {
+	for _, id := range []string{"ab1", "abc1", "abcd1"} {
+		t.Run(id, func(t *testing.T) {
+			creds := target.Credentials{
+				ClientID: id, ClientSecret: `s3cr&t<>"'%+:x`,
+				Username: "ursula@example.com", Password: `P4ss w&rd<>"'%+:é`,
+				OtherUsername: "oscar@example.com", OtherPass: `Oth3r&<>"'%+:€`,
+			}
+			inst, err := inprocess.Launcher{Credentials: creds}.Launch(target.ServerConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inst.Close()
+			proxy := echoProxy(t, inst.BaseURL())
+
+			dir := t.TempDir()
+			var out bytes.Buffer
+			_, err = Run(Options{
+				Target:    target.Target{BaseURL: proxy.URL, Credentials: creds, RunID: "echo-check"},
+				Features:  fstest.MapFS{"leaky.feature": {Data: []byte(leakyFeature)}},
+				ReportDir: dir,
+				Output:    &out,
+			})
+			if !errors.Is(err, ErrFailed) {
+				t.Fatalf("Run = %v, want the scenarios to fail\n%s", err, out.String())
+			}
+			texts := map[string]string{"output": out.String()}
+			for _, name := range []string{report.JUnitReport, report.CucumberReport, report.JSONReport, report.HTMLReport} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[name] = string(b)
+			}
+			scripts, _ := filepath.Glob(filepath.Join(dir, report.ReproDir, "*.sh"))
+			for _, s := range scripts {
+				b, err := os.ReadFile(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[filepath.Base(s)] = string(b)
+			}
+			if len(scripts) == 0 || !strings.Contains(texts["output"], "X-Echo-Basic: Basic ") || !strings.Contains(texts[report.JSONReport], `\"echo\":{`) {
+				t.Fatalf("the failures do not show the echoes this test is about:\n%s", texts["output"])
+			}
+			for _, secret := range creds.Secrets() {
+				for _, form := range secretForms(id, secret) {
+					for where, text := range texts {
+						if strings.Contains(text, form) {
+							t.Errorf("%s holds %q, a form of the secret %q", where, form, secret)
+						}
+					}
+				}
+			}
+		})
 	}
 }
