@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
@@ -83,39 +82,5 @@ func TestATargetThatStopsAnsweringIsNotAVerdict(t *testing.T) {
 				t.Errorf("gateway %v: %s shows the internals of a failed request", gateway, name)
 			}
 		}
-	}
-}
-
-// TestABaselineEntryExcusesItsRuleOnly: a baseline that expects API-8 to
-// fail lets a run whose only fault breaks API-8 pass, and the other rules
-// of the failing scenario (SVC-3) are not made expected failures by it.
-func TestABaselineEntryExcusesItsRuleOnly(t *testing.T) {
-	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{UpdateLinkForAnyone: true}})
-	bl := writeBaseline(t, `{"expectedFailures": [{"rule": "API-8", "reason": "TICKET-12: everyone may update"}]}`)
-	var out bytes.Buffer
-	rep, err := Run(Options{
-		Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "baseline", EventBody: []byte(othersvc.EventBody)},
-		Tags:   selection.RemoteTags + " and (@API-8 or @SVC-3)", Baseline: bl, Output: &out,
-	})
-	if err != nil {
-		t.Fatalf("Run = %v\n%s", err, out.String())
-	}
-	for _, r := range rep.Rules {
-		switch r.ID {
-		case "API-8":
-			if r.Verdict != report.ExpectedFailure {
-				t.Errorf("API-8: %s, want an expected failure", r.Verdict)
-			}
-		case "SVC-3":
-			if r.Verdict != report.Passed {
-				t.Errorf("SVC-3: %s, want passed: the entry for API-8 excuses no other rule", r.Verdict)
-			}
-		}
-	}
-	if strings.Contains(out.String(), "FAILED ") {
-		t.Errorf("an expected failure is shown as FAILED:\n%s", out.String())
-	}
-	if !strings.Contains(out.String(), "expected by the baseline (") {
-		t.Errorf("the expected failure does not name its scenario:\n%s", out.String())
 	}
 }
