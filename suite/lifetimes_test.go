@@ -378,28 +378,3 @@ func TestTokenValidityAgainstAReferenceServerWithAControlAPI(t *testing.T) {
 		t.Fatalf("without the control API, the run should stop saying the @clock scenarios need CONTROL_URL: %v\n%s", err, out)
 	}
 }
-
-func TestFromEnvReadsTheControlURL(t *testing.T) {
-	env := map[string]string{"BASE_URL": "http://127.0.0.1:8080", "CONTROL_URL": "http://127.0.0.1:9090/", "CONFORMANCE_CONTROL_TOKEN": "tok"}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	o, err := FromEnv(lookup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Target.ControlURL != "http://127.0.0.1:9090" || o.Target.ControlToken != "tok" || o.Tags != selection.ControlTags {
-		t.Fatalf("target %+v, tags %q", o.Target, o.Tags)
-	}
-	env["CONFORMANCE_TAGS"] = "@spec"
-	if o, _ := FromEnv(lookup); o.Tags != "@spec" {
-		t.Fatalf("CONFORMANCE_TAGS is not kept: %q", o.Tags)
-	}
-	delete(env, "BASE_URL")
-	if _, err := FromEnv(lookup); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "BASE_URL") {
-		t.Fatalf("a CONTROL_URL without BASE_URL: %v", err)
-	}
-	env["BASE_URL"] = "http://127.0.0.1:8080"
-	env["CONTROL_URL"] = "127.0.0.1:9090"
-	if _, err := FromEnv(lookup); err == nil || !strings.Contains(err.Error(), "CONTROL_URL") {
-		t.Fatalf("a CONTROL_URL without a scheme: %v", err)
-	}
-}
