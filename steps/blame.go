@@ -101,8 +101,8 @@ func cannotGoOn(err error) error {
 // failure that names none, the scenario's; of a step that cannot go on,
 // none), the finding is the failure, with the rule it names: the fault is
 // that one, which the step met on its way. A finding of one of those
-// rules bears the step out, and err stands. A failure of another kind (a skip, an
-// answer cut, a dead link) stays as it is.
+// rules bears the step out, and err stands. A failure of another kind
+// (a skip, an answer cut, a dead link) stays as it is.
 func (s *scenario) settle(err error) error {
 	var re *ruleError
 	var cut *cutoff.CutError
@@ -123,7 +123,10 @@ func (s *scenario) settle(err error) error {
 		return err
 	}
 	claims := s.rules // a failure that names no rule: the scenario's
-	if re != nil {
+	switch {
+	case re != nil && re.setup:
+		claims = nil
+	case re != nil && len(re.rules) > 0:
 		claims = re.rules
 	}
 	if slices.ContainsFunc(found, func(f *audit.Finding) bool { return slices.Contains(claims, f.Rule) }) {

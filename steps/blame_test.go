@@ -29,6 +29,8 @@ func TestAFailureAboutAnExchangeTheRegistryFoundAtFaultIsTheRegistrys(t *testing
 	}
 	observe(0, `{"_links":{"profile":{"href":"/docs/index.html"}}}`)                                 // no events link: API-1
 	observe(1, `{"_links":{"events":{"href":"/api/events"},"profile":{"href":"/docs/index.html"}}}`) // as it should be
+	observe(2, `{"_links":{"profile":{"href":"/docs/index.html"}}}`)
+	observe(3, `{"_links":{"profile":{"href":"/docs/index.html"}}}`)
 	s := &scenario{scope: scope, redactor: redact.New()}
 
 	var re *ruleError
@@ -39,6 +41,14 @@ func TestAFailureAboutAnExchangeTheRegistryFoundAtFaultIsTheRegistrys(t *testing
 	err = s.settle(cannotGoOn(&exchangeError{at: 1, err: errors.New("no events link")}))
 	if !errors.As(err, &re) || !re.Setup() || len(re.BrokenRules()) != 0 {
 		t.Errorf("a step that cannot go on where the registry found nothing: %#v, want a setup failure", re)
+	}
+	s.rules = []string{"API-1"}
+	if err := s.settle(&exchangeError{at: 2, err: errors.New("no events link")}); errors.As(err, &re) {
+		t.Errorf("a failure that names no rule, of a scenario that checks the finding's rule: %#v, want it as it is", re)
+	}
+	s.rules = []string{"AUTH-3"}
+	if err := s.settle(unmet(&exchangeError{at: 3, err: errors.New("no events link")}, 0)); !errors.As(err, &re) || !re.finding {
+		t.Errorf("a failure that names no rule, of a scenario that checks another: %v, want the registry's finding", err)
 	}
 	err = s.settle(unmet(&exchangeError{at: 1, err: errors.New("no create link")}, audit.ListOffersTokenHolder))
 	if !errors.As(err, &re) || re.finding || re.Required() || !slices.Equal(re.BrokenRules(), audit.ListOffersTokenHolder.Rules()) {
