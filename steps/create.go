@@ -54,6 +54,11 @@ func (s *scenario) createAddress(who string) (string, error) {
 	}
 	create, err := list.link("create-new-event")
 	if err != nil {
+		if h := s.tokens.of(holderOf(who)); holdsToken(who) && h != nil {
+			if perr := s.probeHonoured(address, holderOf(who), h.access); perr != nil {
+				return "", perr
+			}
+		}
 		return "", cannotGoOn(s.about(list, err))
 	}
 	if s.events.create == nil {

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 	"sync"
@@ -31,12 +32,14 @@ var errorType = reflect.TypeFor[error]()
 
 // settled returns fn, a step definition, with the error it returns passed
 // through settle: a function of the same type, which godog reads the
-// step's arguments by.
+// step's arguments by. A step definition returns an error last, and
+// takes no variadic arguments: one that does not is a mistake of the
+// steps, told when it is registered.
 func settled(fn any, settle func(error) error) any {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
-	if t.Kind() != reflect.Func || t.NumOut() == 0 || t.Out(t.NumOut()-1) != errorType {
-		return fn
+	if t.Kind() != reflect.Func || t.IsVariadic() || t.NumOut() == 0 || t.Out(t.NumOut()-1) != errorType {
+		panic(fmt.Sprintf("a step definition returns an error last and is not variadic: %T", fn))
 	}
 	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
 		out := v.Call(args)

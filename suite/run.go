@@ -340,9 +340,9 @@ func (r *run) gather(x exploration) {
 		foreign = x.Foreign // of both, masked by the exploration too, which knows its tokens
 	}
 	rep.Foreign = origin.Mask(foreign, t.Redactor.String)
-	report.TellCausesOnce(rep.Scenarios)
 	report.NameReproductions(rep.Scenarios)
 	rep.Baseline = r.o.Baseline.Apply(rep.Scenarios)
+	report.TellCausesOnce(rep.Scenarios)
 	rep.Rules = report.RuleResults(r.catalogue, rep.Scenarios)
 	x.addTo(rep)
 	report.AddChecks(rep.Rules, checks)

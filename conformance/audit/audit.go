@@ -68,7 +68,7 @@ type Options struct {
 	// which the exchanges of a scope that asks for it are checked
 	// against (Scope.CheckContract, API-11).
 	Contract Contract
-	// Redactor masks the messages and transcripts of findings.
+	// Redactor masks the messages, causes and transcripts of findings.
 	Redactor *redact.Redactor
 	// Transport carries the requests that follow links: the run's
 	// transport, bounded (package cutoff). Each world sends credentials to

@@ -3,6 +3,9 @@ package audit
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"eventsvc/internal/redact"
 )
 
 // causes returns the rule and cause of each finding.
@@ -66,5 +69,68 @@ func TestAnEventARefusedRequestRemovedIsThatRequestsFault(t *testing.T) {
 			t.Errorf("two reads of one removal name two causes: %q and %q", first, found[0].Cause)
 		}
 		first = found[0].Cause
+	}
+}
+
+// TestARefusedRequestRemovedNothingAReadShowedAfterIt: a refused DELETE
+// followed by a read that shows the event there removed nothing: the
+// event gone after that read breaks API-6. A refused write of another
+// method, or one answered as if the event were already gone, removed
+// nothing the audit can tell either.
+func TestARefusedRequestRemovedNothingAReadShowedAfterIt(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	r.login("other", "tok-other", "ref-other")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "a DELETE without a token, refused", r.send("DELETE", "/api/events/7", "", "", 401, "", ""))
+	want(t, "it is still there", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	want(t, "gone after it was seen there", r.send("GET", "/api/events/7", "", "", 404, "", ""), "API-6")
+
+	r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Second","_links":{"self":{"href":"/api/events/8"}}}`)
+	want(t, "the other user's update, refused", r.send("PUT", "/api/events/8", other, `{"name":"Theirs"}`, 403, "", ""))
+	want(t, "a DELETE without a token answered as if it were gone", r.send("DELETE", "/api/events/8", "", "", 404, "", ""))
+	want(t, "gone after refused writes that removed nothing", r.send("GET", "/api/events/8", "", "", 404, "", ""), "API-6")
+}
+
+// TestOnlyWhatDependsOnTheCallerNamesTheSharedAnswer: of the findings
+// about an answer served to a caller who must be offered otherwise, only
+// those about what depends on the caller (the actions offered) name the
+// shared answer as their cause; a page that lacks its profile link lacks
+// it whoever asks.
+func TestOnlyWhatDependsOnTheCallerNamesTheSharedAnswer(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	noProfile := page(`"self":{"href":"/api/events"},"get-an-event":{"href":"/api/events/{id}","templated":true}`)
+	r.send("GET", "/api/events", "", "", 200, jsonType, noProfile)
+	for _, f := range r.observe("GET", "/api/events", "Authorization: Bearer tok-user", "", 200, jsonType, noProfile) {
+		shared := f.Cause == sharedAnswerCause
+		if about := strings.Contains(f.Message, "create-new-event"); shared != about {
+			t.Errorf("%s: %s names the cause %q", f.Rule, f.Message, f.Cause)
+		}
+	}
+}
+
+// TestACauseIsMasked: a cause holds what the target sent (an address, a
+// relation's name), masked as the message is.
+func TestACauseIsMasked(t *testing.T) {
+	a := New(Options{ClientID: "app", Redactor: redact.New("s3cr3t-value")})
+	r := &rig{t: t, a: a, s: a.Scope(base, Place{Name: "a test", File: "test.feature"}), clock: time.Unix(1_800_000_000, 0)}
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/9?k=s3cr3t-value\n"+jsonType, `{"id":9,"name":"First","_links":{"self":{"href":"/api/events/9?k=s3cr3t-value"}}}`)
+	r.send("DELETE", "/api/events/9?k=s3cr3t-value", "", "", 401, "", "")
+	found := r.observe("GET", "/api/events/9?k=s3cr3t-value", "", "", 404, "", "")
+	if len(found) == 0 || found[0].Cause == "" {
+		t.Fatalf("no finding with a cause: %v", causes(found))
+	}
+	for _, f := range found {
+		if strings.Contains(f.Cause, "s3cr3t-value") || strings.Contains(f.Message, "s3cr3t-value") {
+			t.Errorf("a secret shows in the finding: cause %q, message %q", f.Cause, f.Message)
+		}
 	}
 }

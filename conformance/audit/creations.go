@@ -93,7 +93,7 @@ func (w *world) checkGone(o *observed) *Finding {
 	if absent || o.x.Start.Before(created.end) || w.a.writing.unsure(ev.address) {
 		return nil // a write to it that got no answer may have deleted it
 	}
-	if r, ok := w.removedBy(ev, created.end); ok {
+	if r, ok := w.removedBy(ev, created.end, o); ok {
 		o.checked(r.rule)
 		f := finding(r.rule, "the event created at %s is not there: reading it answered %d, after %s was answered %d: a refused request must change nothing, and this one removed the event", ev.address, o.x.Status, r.request, r.status)
 		f.Cause = fmt.Sprintf("the event at %s removed by %s, refused", ev.address, r.request)

@@ -411,6 +411,7 @@ func (f *follower) report(j *job, y *observed, chain []repro.Exchange, found []*
 		fd.Place, fd.at, fd.scope, fd.Followed = j.place, j.at, j.scope, chain
 		fd.stands = both(fd.stands, func() bool { return j.w.holds(y.caller, y.x.End) })
 		fd.Message = f.a.o.Redactor.String(fd.Message)
+		fd.Cause = f.a.o.Redactor.String(fd.Cause)
 		fd.Transcript = f.transcript(y.x.Exchange)
 	}
 	f.a.record(j.scope, j.at, false, checks, found)

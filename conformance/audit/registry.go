@@ -148,8 +148,11 @@ func (w *world) check(o *observed) []*Finding {
 	w.noteSpent(o)
 	if apiDocument(o) {
 		o.kind = w.kindOf(o)
-		if o.kind == kindRoot {
+		switch o.kind {
+		case kindRoot:
 			w.learnList(o)
+		case kindEvent:
+			w.notePresent(o)
 		}
 	}
 	var found []*Finding

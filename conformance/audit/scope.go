@@ -219,6 +219,7 @@ func (s *Scope) own(f *Finding, place Place, at int, w *world, o *observed) {
 	f.Place, f.at, f.scope = place, at, s
 	f.stands = both(f.stands, func() bool { return w.holds(o.caller, o.x.End) })
 	f.Message = s.a.o.Redactor.String(f.Message)
+	f.Cause = s.a.o.Redactor.String(f.Cause)
 	f.Transcript = s.a.o.Redactor.String(o.x.Transcript)
 }
 
@@ -332,23 +333,16 @@ func (s *Scope) TakeOwn(at int, rules ...string) (found []*Finding, checked int)
 }
 
 // TakeOne is TakeOwn for one finding: the first standing finding about
-// the at-th exchange itself whose rule is among prefer, or else the first
-// of any rule; nil when there is none. The others stay for whoever asks,
-// or are reported apart.
-func (s *Scope) TakeOne(at int, prefer ...string) *Finding {
-	found := s.OwnFindings(at)
-	if len(found) == 0 {
-		return nil
-	}
-	first := found[0]
-	for _, f := range found {
-		if contains(prefer, f.Rule) {
-			first = f
-			break
+// the at-th exchange itself whose rule is among rules; nil when there is
+// none. The others stay for whoever asks, or are reported apart.
+func (s *Scope) TakeOne(at int, rules ...string) *Finding {
+	for _, f := range s.OwnFindings(at) {
+		if contains(rules, f.Rule) {
+			s.Claim(f)
+			return f
 		}
 	}
-	s.Claim(first)
-	return first
+	return nil
 }
 
 // OwnFindings returns the standing findings about the at-th exchange

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // One answer served to callers who must be answered differently (a page
@@ -72,8 +73,10 @@ func (w *world) sharedWith(address, offers string, o *observed) string {
 }
 
 // shared names the cause of each of found, findings about o's answer at
-// address, when that answer is the one given earlier to a caller who
-// must be offered otherwise, and says so in its message.
+// address, that is about an action offered or not (create-new-event,
+// update-event: what depends on the caller), when that answer is the one
+// given earlier to a caller who must be offered otherwise, and says so in
+// its message.
 func (w *world) shared(found []*Finding, address, offers string, o *observed) {
 	if len(found) == 0 {
 		return
@@ -83,7 +86,7 @@ func (w *world) shared(found []*Finding, address, offers string, o *observed) {
 		return
 	}
 	for _, f := range found {
-		if f.Cause == "" {
+		if f.Cause == "" && (strings.Contains(f.Message, `"create-new-event"`) || strings.Contains(f.Message, `"update-event"`)) {
 			f.Cause = sharedAnswerCause
 			f.Message += fmt.Sprintf(" (the same answer, byte for byte, as the one given to %s at the same address)", other)
 		}

@@ -25,7 +25,9 @@ type event struct {
 	// one of them removed it, when it is not there and nobody deleted
 	// it.
 	refusals []refusedWrite
-	gone     bool // a DELETE of it succeeded: nothing more is told of it
+	// present is when the last answer that showed it there ended.
+	present time.Time
+	gone    bool // a DELETE of it succeeded: nothing more is told of it
 	// lost is set once a write to it succeeded that the audit cannot
 	// follow (a caller it cannot tell, a body that is not JSON): what it
 	// holds is no longer known, and reads of it are not judged.

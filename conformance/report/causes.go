@@ -1,13 +1,18 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // TellCausesOnce tells the failures that share a cause as one: of the
-// failed results whose failure names the same cause (Failure.Cause, a
-// finding's of the registry), the first is told in full and counts the
-// others (Failure.SameCause), and each other points to it
-// (Failure.SameAs), which the console tells in a line. Every one of them
-// still fails the rules it blames.
+// failed results of one verdict whose failure names the same cause
+// (Failure.Cause, a finding's of the registry) and blames the same
+// rules, the first is told in full and counts the others
+// (Failure.SameCause), and each other points to it (Failure.SameAs),
+// which the console tells in a line. Every one of them still fails the
+// rules it blames. It runs after the baseline is applied, so that a
+// failure is never told as one the baseline excuses.
 func TellCausesOnce(results []*ScenarioResult) {
 	first := map[string]*ScenarioResult{}
 	for _, s := range results {
@@ -15,9 +20,10 @@ func TellCausesOnce(results []*ScenarioResult) {
 		if f == nil || f.Cause == "" || (s.Verdict != Failed && s.Verdict != ExpectedFailure && s.Verdict != Flaky) {
 			continue
 		}
-		lead, ok := first[f.Cause]
+		key := s.Verdict + "\n" + strings.Join(s.Blamed(), " ") + "\n" + f.Cause
+		lead, ok := first[key]
 		if !ok {
-			first[f.Cause] = s
+			first[key] = s
 			continue
 		}
 		lead.Failure.SameCause++
