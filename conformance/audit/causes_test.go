@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"eventsvc/conformance/repro"
 	"eventsvc/internal/redact"
 )
 
@@ -132,5 +133,46 @@ func TestACauseIsMasked(t *testing.T) {
 		if strings.Contains(f.Cause, "s3cr3t-value") || strings.Contains(f.Message, "s3cr3t-value") {
 			t.Errorf("a secret shows in the finding: cause %q, message %q", f.Cause, f.Message)
 		}
+	}
+}
+
+// TestAListedEventUnderAnotherEventsLinkIsNotReadBackAsThatEvent: a page
+// that lists an event whose id says it is another than the one its self
+// link names is judged by where that link leads (API-10), not read back
+// as the event the link names (API-6): one fault, its rule alone. A
+// listed event whose id is the one its link names is read back.
+func TestAListedEventUnderAnotherEventsLinkIsNotReadBackAsThatEvent(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, ""))
+	r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Second","_links":{"self":{"href":"/api/events/8"}}}`)
+	other := `{"id":8,"name":"Second","_links":{"self":{"href":"/api/events/7"}}}`
+	want(t, "the second event listed under the first one's link", r.send("GET", "/api/events", "", "", 200, jsonType, page(readLinks, other)))
+	wrong := `{"id":7,"name":"Renamed","_links":{"self":{"href":"/api/events/7"}}}`
+	want(t, "the first event listed renamed", r.send("GET", "/api/events", "", "", 200, jsonType, page(readLinks, wrong)), "API-6")
+}
+
+// TestTheLinksOfAnAnswerThatMustNotBeAreNotFollowed: the answer to a
+// write taken without a valid token must not be; its refusal is the
+// finding, and where its links lead tells nothing more (a self link
+// built from an address the write should never have been taken at). The
+// answer to a write taken from a valid token is followed.
+func TestTheLinksOfAnAnswerThatMustNotBeAreNotFollowed(t *testing.T) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	w := r.a.world(r.s.worldNow())
+	observe := func(auth string) *observed {
+		x := Exchange{Exchange: repro.Exchange{Method: "POST", URL: base + "/api/./events", Header: header(auth + "\nContent-Type: application/json"), Body: []byte(`{"name":"x"}`),
+			Status: 201, RespHeader: header(jsonType), RespBody: []byte(`{"id":9,"_links":{"self":{"href":"/api/./events/9"}}}`)}, Start: r.clock, End: r.clock}
+		return newObserved(w, x)
+	}
+	if o := observe(""); o.followable() {
+		t.Error("the links of a creation taken without a token are followed")
+	}
+	if o := observe("Authorization: Bearer tok-user"); !o.followable() {
+		t.Error("the links of a creation taken from a valid token are not followed")
 	}
 }

@@ -202,7 +202,15 @@ func (o *observed) underAPI() bool { return o.path == "/api" || strings.HasPrefi
 // followable reports whether the answer's links are to be followed: a
 // success with links, at the world's origin.
 func (o *observed) followable() bool {
-	return o.success() && o.doc != nil && o.path != "" && o.x.Method != http.MethodDelete
+	return o.success() && o.doc != nil && o.path != "" && o.x.Method != http.MethodDelete && !o.mustNotBe()
+}
+
+// mustNotBe reports whether o answers a write that must have been
+// refused: one without a valid token, taken. Its refusal is the finding;
+// where the links of an answer that must not be lead tells nothing more.
+func (o *observed) mustNotBe() bool {
+	c := o.caller.class
+	return o.isWrite() && o.success() && c != callerValid && c != callerUncertain && !o.outsideFilter()
 }
 
 // resolve resolves an href of the answer against its address.
