@@ -42,11 +42,7 @@ type ClientChange struct {
 // Clients returns the client registrations, in order (GET /clients).
 func (s *Server) Clients(tb testing.TB) []Client {
 	tb.Helper()
-	var out struct {
-		Clients []Client `json:"clients"`
-	}
-	s.call(tb, http.MethodGet, "/clients", nil, &out)
-	return out.Clients
+	return member[[]Client](tb, s, http.MethodGet, "/clients", nil, "clients")
 }
 
 // AddClient registers a client (POST /clients), which gets tokens at
@@ -64,9 +60,7 @@ func (s *Server) AddClient(tb testing.TB, c NewClient) Client {
 	if c.ResourceIDs == nil {
 		c.ResourceIDs = []string{"event"}
 	}
-	var out Client
-	s.call(tb, http.MethodPost, "/clients", c, &out)
-	return out
+	return answer[Client](tb, s, http.MethodPost, "/clients", c)
 }
 
 // ChangeClient changes the secret, grant types, scopes or resource ids of
@@ -76,9 +70,7 @@ func (s *Server) AddClient(tb testing.TB, c NewClient) Client {
 // client has the id, or ch changes nothing or is refused.
 func (s *Server) ChangeClient(tb testing.TB, id string, ch ClientChange) Client {
 	tb.Helper()
-	var out Client
-	s.call(tb, http.MethodPatch, "/clients/"+url.PathEscape(id), ch, &out)
-	return out
+	return answer[Client](tb, s, http.MethodPatch, "/clients/"+url.PathEscape(id), ch)
 }
 
 // RemoveClient removes the client id (DELETE /clients/{id}) and revokes
@@ -88,10 +80,5 @@ func (s *Server) ChangeClient(tb testing.TB, id string, ch ClientChange) Client 
 // client.
 func (s *Server) RemoveClient(tb testing.TB, id string) (removed Client, revokedTokens int) {
 	tb.Helper()
-	var out struct {
-		Removed       Client `json:"removed"`
-		RevokedTokens int    `json:"revokedTokens"`
-	}
-	s.call(tb, http.MethodDelete, "/clients/"+url.PathEscape(id), nil, &out)
-	return out.Removed, out.RevokedTokens
+	return remove[Client](tb, s, "/clients/"+url.PathEscape(id))
 }

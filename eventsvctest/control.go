@@ -23,9 +23,7 @@ type Clock = control.Clock
 // State returns the server's state (GET /).
 func (s *Server) State(tb testing.TB) State {
 	tb.Helper()
-	var st State
-	s.call(tb, http.MethodGet, "/", nil, &st)
-	return st
+	return answer[State](tb, s, http.MethodGet, "/", nil)
 }
 
 // Reset puts the server back as it started (POST /reset): its start
@@ -33,11 +31,7 @@ func (s *Server) State(tb testing.TB) State {
 // empty journal, the clock not moved. It returns the state after.
 func (s *Server) Reset(tb testing.TB) State {
 	tb.Helper()
-	var st State
-	s.call(tb, http.MethodPost, "/reset", struct {
-		To string `json:"to"`
-	}{"start"}, &st)
-	return st
+	return s.reset(tb, "start")
 }
 
 // ResetToSnapshot is Reset with the events Snapshot kept in place of the
@@ -45,30 +39,29 @@ func (s *Server) Reset(tb testing.TB) State {
 // snapshot was taken.
 func (s *Server) ResetToSnapshot(tb testing.TB) State {
 	tb.Helper()
-	var st State
-	s.call(tb, http.MethodPost, "/reset", struct {
+	return s.reset(tb, "snapshot")
+}
+
+// reset puts the server back (POST /reset) to what to names: "start" or
+// "snapshot".
+func (s *Server) reset(tb testing.TB, to string) State {
+	tb.Helper()
+	return answer[State](tb, s, http.MethodPost, "/reset", struct {
 		To string `json:"to"`
-	}{"snapshot"}, &st)
-	return st
+	}{to})
 }
 
 // Snapshot keeps the events as they are now (POST /snapshot), for
 // ResetToSnapshot, and returns how many it kept.
 func (s *Server) Snapshot(tb testing.TB) int {
 	tb.Helper()
-	var out struct {
-		Events int `json:"events"`
-	}
-	s.call(tb, http.MethodPost, "/snapshot", nil, &out)
-	return out.Events
+	return member[int](tb, s, http.MethodPost, "/snapshot", nil, "events")
 }
 
 // Clock returns the server's clock (GET /clock).
 func (s *Server) Clock(tb testing.TB) Clock {
 	tb.Helper()
-	var c Clock
-	s.call(tb, http.MethodGet, "/clock", nil, &c)
-	return c
+	return answer[Clock](tb, s, http.MethodGet, "/clock", nil)
 }
 
 // AdvanceClock moves the server's clock forward by d (POST /clock), so
@@ -76,11 +69,9 @@ func (s *Server) Clock(tb testing.TB) Clock {
 // clock after. The clock never moves back; Reset puts it back.
 func (s *Server) AdvanceClock(tb testing.TB, d time.Duration) Clock {
 	tb.Helper()
-	var c Clock
-	s.call(tb, http.MethodPost, "/clock", struct {
+	return answer[Clock](tb, s, http.MethodPost, "/clock", struct {
 		Advance string `json:"advance"`
-	}{d.String()}, &c)
-	return c
+	}{d.String()})
 }
 
 // maxAnswer bounds the answer of the control API a call reads: the

@@ -48,17 +48,41 @@ func failure(t *testing.T, call func(tb testing.TB)) string {
 	return strings.Join(r.failures, "\n")
 }
 
+// refusal is a call the control API refuses, and what the failure of the
+// test that made it says.
+type refusal struct {
+	name string
+	call func(tb testing.TB)
+	want []string
+}
+
+// checkRefusals runs each refusal as a subtest of t: the failure must say
+// each of its want, and never hidden, a secret sent (what names it; ""
+// when none was sent).
+func checkRefusals(t *testing.T, refusals []refusal, what, hidden string) {
+	t.Helper()
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			got := failure(t, tt.call)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the test failed with %q, want it to say %q", got, w)
+				}
+			}
+			if hidden != "" && strings.Contains(got, hidden) {
+				t.Errorf("the failure shows the %s: %q", what, got)
+			}
+		})
+	}
+}
+
 // TestAnErrorOfTheControlAPIFailsTheTestWithItsDescription: a request the
 // control API refuses fails the test that made it, with the status, the
 // error and its description, and changes nothing.
 func TestAnErrorOfTheControlAPIFailsTheTestWithItsDescription(t *testing.T) {
 	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
 	before := srv.State(t)
-	for _, tt := range []struct {
-		name string
-		call func(tb testing.TB)
-		want []string
-	}{
+	checkRefusals(t, []refusal{
 		{"remove an unknown fault", func(tb testing.TB) { srv.RemoveFault(tb, 99) },
 			[]string{"DELETE /faults/99", "404", "not_found", `no fault rule has id "99"`}},
 		{"add a bad fault", func(tb testing.TB) {
@@ -72,16 +96,7 @@ func TestAnErrorOfTheControlAPIFailsTheTestWithItsDescription(t *testing.T) {
 			[]string{"PUT /events", "400", "event 0 of the seed"}},
 		{"a bad journal filter", func(tb testing.TB) { srv.JournalCount(tb, eventsvctest.JournalFilter{Status: "6xx"}) },
 			[]string{"GET /journal/count", "400", `status "6xx" must be a status such as 404`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := failure(t, tt.call)
-			for _, w := range tt.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("the test failed with %q, want it to say %q", got, w)
-				}
-			}
-		})
-	}
+	}, "", "")
 	if after := srv.State(t); after.Events != before.Events || after.Faults != 0 || after.LiveTokens != 0 || after.Clock.MovedSeconds != 0 {
 		t.Fatalf("refused requests changed the state: %+v, was %+v", after, before)
 	}

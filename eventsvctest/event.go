@@ -70,9 +70,5 @@ func (s *Server) SeedEvents(tb testing.TB, events []Event) int {
 	if events == nil {
 		events = []Event{}
 	}
-	var out struct {
-		Events int `json:"events"`
-	}
-	s.call(tb, http.MethodPut, "/events", events, &out)
-	return out.Events
+	return member[int](tb, s, http.MethodPut, "/events", events, "events")
 }

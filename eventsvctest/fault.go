@@ -194,23 +194,15 @@ func (s *Server) AddFault(tb testing.TB, f Fault) int {
 		tb.Fatalf("eventsvctest: AddFault: %v", err)
 		return 0
 	}
-	var out faultJSON
-	s.call(tb, http.MethodPost, "/faults", w, &out)
-	return out.ID
+	return answer[faultJSON](tb, s, http.MethodPost, "/faults", w).ID
 }
 
 // Faults returns the rules in force (GET /faults), in the order they were
 // added, with their hits. A rule that is spent (Times, Sequence) is gone.
 func (s *Server) Faults(tb testing.TB) []Fault {
 	tb.Helper()
-	var out struct {
-		Faults []faultJSON `json:"faults"`
-	}
-	if !s.call(tb, http.MethodGet, "/faults", nil, &out) {
-		return nil
-	}
 	var faults []Fault
-	for _, w := range out.Faults {
+	for _, w := range member[[]faultJSON](tb, s, http.MethodGet, "/faults", nil, "faults") {
 		f, err := w.fault()
 		if err != nil {
 			tb.Fatalf("eventsvctest: GET /faults: rule %d: %v", w.ID, err)
@@ -233,9 +225,5 @@ func (s *Server) RemoveFault(tb testing.TB, id int) {
 // how many there were.
 func (s *Server) ClearFaults(tb testing.TB) int {
 	tb.Helper()
-	var out struct {
-		Cleared int `json:"cleared"`
-	}
-	s.call(tb, http.MethodDelete, "/faults", nil, &out)
-	return out.Cleared
+	return member[int](tb, s, http.MethodDelete, "/faults", nil, "cleared")
 }

@@ -90,11 +90,7 @@ func (f JournalFilter) query(withLimit bool) string {
 // answers, masked. A filter the control API cannot read fails tb.
 func (s *Server) Journal(tb testing.TB, f JournalFilter) []JournalEntry {
 	tb.Helper()
-	var out struct {
-		Entries []JournalEntry `json:"entries"`
-	}
-	s.call(tb, http.MethodGet, "/journal"+f.query(true), nil, &out)
-	return out.Entries
+	return member[[]JournalEntry](tb, s, http.MethodGet, "/journal"+f.query(true), nil, "entries")
 }
 
 // JournalCount returns how many of the journal's entries f picks (GET
@@ -102,11 +98,7 @@ func (s *Server) Journal(tb testing.TB, f JournalFilter) []JournalEntry {
 // how many times it asked for a list.
 func (s *Server) JournalCount(tb testing.TB, f JournalFilter) int {
 	tb.Helper()
-	var out struct {
-		Count int `json:"count"`
-	}
-	s.call(tb, http.MethodGet, "/journal/count"+f.query(false), nil, &out)
-	return out.Count
+	return member[int](tb, s, http.MethodGet, "/journal/count"+f.query(false), nil, "count")
 }
 
 // ClearJournal forgets every entry of the journal (DELETE /journal), so
@@ -114,9 +106,5 @@ func (s *Server) JournalCount(tb testing.TB, f JournalFilter) int {
 // of later entries go on from where they were.
 func (s *Server) ClearJournal(tb testing.TB) int {
 	tb.Helper()
-	var out struct {
-		Cleared int `json:"cleared"`
-	}
-	s.call(tb, http.MethodDelete, "/journal", nil, &out)
-	return out.Cleared
+	return member[int](tb, s, http.MethodDelete, "/journal", nil, "cleared")
 }

@@ -160,3 +160,41 @@ func startEvents(opts Options, cfg *config.Config, now time.Time) (func() []even
 	}
 	return control.DemoStart(DemoEvents, cfg.Accounts, now), nil
 }
+
+// answer calls the control API as call does and returns its answer read
+// as a T; the zero T when the call fails.
+func answer[T any](tb testing.TB, s *Server, method, path string, in any) T {
+	tb.Helper()
+	var out T
+	s.call(tb, method, path, in, &out)
+	return out
+}
+
+// member calls the control API as call does and returns the member name of
+// its answer, an object, read as a T; the zero T when the call fails or
+// the answer has no such member.
+func member[T any](tb testing.TB, s *Server, method, path string, in any, name string) T {
+	tb.Helper()
+	var out T
+	var members map[string]json.RawMessage
+	if !s.call(tb, method, path, in, &members) {
+		return out
+	}
+	if raw, ok := members[name]; ok {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			tb.Fatalf("eventsvctest: %s %s: read the answer: %v", method, path, err)
+		}
+	}
+	return out
+}
+
+// remove removes the account or client at path (DELETE) and returns it
+// and how many of its live tokens were revoked.
+func remove[T any](tb testing.TB, s *Server, path string) (removed T, revokedTokens int) {
+	tb.Helper()
+	out := answer[struct {
+		Removed       T   `json:"removed"`
+		RevokedTokens int `json:"revokedTokens"`
+	}](tb, s, http.MethodDelete, path, nil)
+	return out.Removed, out.RevokedTokens
+}

@@ -24,11 +24,7 @@ type TokenSelector struct {
 // Tokens returns the live tokens (GET /tokens), access tokens first.
 func (s *Server) Tokens(tb testing.TB) []Token {
 	tb.Helper()
-	var out struct {
-		Tokens []Token `json:"tokens"`
-	}
-	s.call(tb, http.MethodGet, "/tokens", nil, &out)
-	return out.Tokens
+	return member[[]Token](tb, s, http.MethodGet, "/tokens", nil, "tokens")
 }
 
 // RevokeTokens forgets the tokens sel picks, as a revocation does (POST
@@ -37,11 +33,7 @@ func (s *Server) Tokens(tb testing.TB) []Token {
 // start picks several.
 func (s *Server) RevokeTokens(tb testing.TB, sel TokenSelector) []Token {
 	tb.Helper()
-	var out struct {
-		Revoked []Token `json:"revoked"`
-	}
-	s.call(tb, http.MethodPost, "/tokens/revoke", sel, &out)
-	return out.Revoked
+	return member[[]Token](tb, s, http.MethodPost, "/tokens/revoke", sel, "revoked")
 }
 
 // ExpireTokens makes the tokens sel picks expire now (POST
@@ -50,9 +42,5 @@ func (s *Server) RevokeTokens(tb testing.TB, sel TokenSelector) []Token {
 // does.
 func (s *Server) ExpireTokens(tb testing.TB, sel TokenSelector) []Token {
 	tb.Helper()
-	var out struct {
-		Expired []Token `json:"expired"`
-	}
-	s.call(tb, http.MethodPost, "/tokens/expire", sel, &out)
-	return out.Expired
+	return member[[]Token](tb, s, http.MethodPost, "/tokens/expire", sel, "expired")
 }

@@ -35,11 +35,7 @@ type AccountChange struct {
 // Users returns the accounts, in order (GET /users).
 func (s *Server) Users(tb testing.TB) []Account {
 	tb.Helper()
-	var out struct {
-		Users []Account `json:"users"`
-	}
-	s.call(tb, http.MethodGet, "/users", nil, &out)
-	return out.Users
+	return member[[]Account](tb, s, http.MethodGet, "/users", nil, "users")
 }
 
 // AddUser adds an account (POST /users), which logs in at once, and
@@ -48,9 +44,7 @@ func (s *Server) Users(tb testing.TB) []Account {
 // role, an empty password or one longer than 72 bytes.
 func (s *Server) AddUser(tb testing.TB, u NewAccount) Account {
 	tb.Helper()
-	var out Account
-	s.call(tb, http.MethodPost, "/users", u, &out)
-	return out
+	return answer[Account](tb, s, http.MethodPost, "/users", u)
 }
 
 // ChangeUser changes the password, the roles or both of the account of
@@ -60,9 +54,7 @@ func (s *Server) AddUser(tb testing.TB, u NewAccount) Account {
 // ch changes nothing or is refused.
 func (s *Server) ChangeUser(tb testing.TB, email string, ch AccountChange) Account {
 	tb.Helper()
-	var out Account
-	s.call(tb, http.MethodPatch, "/users/"+url.PathEscape(email), ch, &out)
-	return out
+	return answer[Account](tb, s, http.MethodPatch, "/users/"+url.PathEscape(email), ch)
 }
 
 // RemoveUser removes the account of email, in any case (DELETE
@@ -72,10 +64,5 @@ func (s *Server) ChangeUser(tb testing.TB, email string, ch AccountChange) Accou
 // is the last account.
 func (s *Server) RemoveUser(tb testing.TB, email string) (removed Account, revokedTokens int) {
 	tb.Helper()
-	var out struct {
-		Removed       Account `json:"removed"`
-		RevokedTokens int     `json:"revokedTokens"`
-	}
-	s.call(tb, http.MethodDelete, "/users/"+url.PathEscape(email), nil, &out)
-	return out.Removed, out.RevokedTokens
+	return remove[Account](tb, s, "/users/"+url.PathEscape(email))
 }

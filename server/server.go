@@ -5,6 +5,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net"
@@ -242,18 +243,10 @@ func loginGuard(opts Options) throttle.Guard {
 		return opts.Lockout
 	}
 	l := throttle.Limits{Failures: opts.LoginFailures, Window: opts.LoginWindow, Lockout: opts.LoginLockout, MaxKeys: opts.LoginKeys}
-	if l.Failures == 0 {
-		l.Failures = throttle.DefaultFailures
-	}
-	if l.Window == 0 {
-		l.Window = throttle.DefaultWindow
-	}
-	if l.Lockout == 0 {
-		l.Lockout = throttle.DefaultLockout
-	}
-	if l.MaxKeys == 0 {
-		l.MaxKeys = throttle.DefaultMaxKeys
-	}
+	l.Failures = cmp.Or(l.Failures, throttle.DefaultFailures)
+	l.Window = cmp.Or(l.Window, throttle.DefaultWindow)
+	l.Lockout = cmp.Or(l.Lockout, throttle.DefaultLockout)
+	l.MaxKeys = cmp.Or(l.MaxKeys, throttle.DefaultMaxKeys)
 	return throttle.New(l, opts.Clock)
 }
 
@@ -263,15 +256,9 @@ func tokenBudget(opts Options) *throttle.Budget {
 		return nil
 	}
 	l := throttle.BudgetLimits{Rate: opts.TokenRate, Burst: opts.TokenBurst, MaxKeys: opts.LoginKeys}
-	if l.Rate == 0 {
-		l.Rate = throttle.DefaultRate
-	}
-	if l.Burst == 0 {
-		l.Burst = throttle.DefaultBurst
-	}
-	if l.MaxKeys == 0 {
-		l.MaxKeys = throttle.DefaultMaxKeys
-	}
+	l.Rate = cmp.Or(l.Rate, throttle.DefaultRate)
+	l.Burst = cmp.Or(l.Burst, throttle.DefaultBurst)
+	l.MaxKeys = cmp.Or(l.MaxKeys, throttle.DefaultMaxKeys)
 	return throttle.NewBudget(l, opts.Clock)
 }
 

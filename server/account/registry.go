@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"unicode"
 
 	"eventsvc/server/secret"
@@ -49,15 +48,26 @@ const dummyPassword = "no account has this password"
 // in place: each lookup reads one set, before or after a replacement,
 // with one atomic load and no lock. It is safe for concurrent use.
 type Registry struct {
-	set atomic.Pointer[accountSet]
+	set secret.Registry[Account, accountKind]
 }
 
-// accountSet is one immutable set of accounts.
-type accountSet struct {
-	accounts []Account
-	byID     map[int64]int
-	byEmail  map[string]int
-	dummy    secret.Dummy // of dummyPassword
+// accountKind is how a Registry checks, names and indexes accounts: by
+// email, compared case-insensitively, and by id.
+type accountKind struct{}
+
+func (accountKind) Noun() string                              { return "account" }
+func (accountKind) DummySecret() string                       { return dummyPassword }
+func (accountKind) Check(a Account, pos int) (Account, error) { return check(a, pos) }
+func (accountKind) Label(a Account) string                    { return a.Email }
+func (accountKind) Keys(a Account) []any                      { return []any{emailKey(a.Email), a.ID} }
+func (accountKind) Stored(a Account) string                   { return a.PasswordHash }
+func (accountKind) Clone(a Account) Account                   { return a.clone() }
+
+func (accountKind) Repeated(a Account, key any) error {
+	if _, id := key.(int64); id {
+		return fmt.Errorf("%w %d", ErrDuplicateID, a.ID)
+	}
+	return ErrDuplicateEmail
 }
 
 // NewRegistry checks accounts and returns a registry holding copies of them.
@@ -67,12 +77,10 @@ type accountSet struct {
 // unknown role (ErrUnknownRole), and a password hash secret.Validate
 // refuses. Each error names the entry by 1-based position and email.
 func NewRegistry(accounts []Account) (*Registry, error) {
-	s, err := newAccountSet(accounts, &accountSet{})
-	if err != nil {
+	r := &Registry{}
+	if err := r.Replace(accounts); err != nil {
 		return nil, err
 	}
-	r := &Registry{}
-	r.set.Store(s)
 	return r, nil
 }
 
@@ -81,56 +89,7 @@ func NewRegistry(accounts []Account) (*Registry, error) {
 // accounts or the new ones, never a mix. When they do not pass, the
 // registry keeps its accounts.
 func (r *Registry) Replace(accounts []Account) error {
-	s, err := newAccountSet(accounts, r.load())
-	if err != nil {
-		return err
-	}
-	r.set.Store(s)
-	return nil
-}
-
-// newAccountSet checks accounts and returns a set of copies of them; it
-// takes the dummy of old when its cost is the one needed. The dummy costs
-// as much as the dearest account, so that an unknown email takes as long
-// as any account's wrong password, never less.
-func newAccountSet(accounts []Account, old *accountSet) (*accountSet, error) {
-	r := &accountSet{
-		accounts: make([]Account, 0, len(accounts)),
-		byID:     make(map[int64]int, len(accounts)),
-		byEmail:  make(map[string]int, len(accounts)),
-	}
-	hashes := make([]string, 0, len(accounts))
-	for i, a := range accounts {
-		pos := i + 1
-		a, err := check(a.clone(), pos)
-		if err != nil {
-			return nil, fmt.Errorf("account %d %q: %w", pos, a.Email, err)
-		}
-		key := emailKey(a.Email)
-		if j, dup := r.byEmail[key]; dup {
-			return nil, fmt.Errorf("account %d %q: %w, same as account %d", pos, a.Email, ErrDuplicateEmail, j+1)
-		}
-		if j, dup := r.byID[a.ID]; dup {
-			return nil, fmt.Errorf("account %d %q: %w %d, same as account %d", pos, a.Email, ErrDuplicateID, a.ID, j+1)
-		}
-		r.byEmail[key] = i
-		r.byID[a.ID] = i
-		r.accounts = append(r.accounts, a)
-		hashes = append(hashes, a.PasswordHash)
-	}
-	var err error
-	if r.dummy, err = secret.NewDummy(dummyPassword, hashes, old.dummy); err != nil {
-		return nil, fmt.Errorf("account registry: %w", err)
-	}
-	return r, nil
-}
-
-// load is the registry's set; empty for a zero Registry.
-func (r *Registry) load() *accountSet {
-	if s := r.set.Load(); s != nil {
-		return s
-	}
-	return &accountSet{}
+	return r.set.Replace(accounts)
 }
 
 // CheckAccount checks one account as NewRegistry checks each of its
@@ -204,63 +163,38 @@ func checkEmail(email string) error {
 // case-insensitively and whose password is password. An unknown email and
 // a wrong password both give ErrBadCredentials, after the same bcrypt work.
 func (r *Registry) Authenticate(email, password string) (Account, error) {
-	s := r.load()
-	i, ok := s.byEmail[emailKey(email)]
+	a, ok := r.set.Authenticate(emailKey(email), password)
 	if !ok {
-		_ = secret.Check(s.dummy.Stored, password) // equal timing; the result does not matter
 		return Account{}, ErrBadCredentials
 	}
-	a := s.accounts[i]
-	if err := secret.Check(a.PasswordHash, password); err != nil {
-		return Account{}, ErrBadCredentials
-	}
-	return a.clone(), nil
+	return a, nil
 }
 
 // ByID returns a copy of the account with the given id.
 func (r *Registry) ByID(id int64) (Account, bool) {
-	s := r.load()
-	i, ok := s.byID[id]
-	if !ok {
-		return Account{}, false
-	}
-	return s.accounts[i].clone(), true
+	return r.set.Lookup(id)
 }
 
 // ByEmail returns a copy of the account whose email matches email
 // case-insensitively.
 func (r *Registry) ByEmail(email string) (Account, bool) {
-	s := r.load()
-	i, ok := s.byEmail[emailKey(email)]
-	if !ok {
-		return Account{}, false
-	}
-	return s.accounts[i].clone(), true
+	return r.set.Lookup(emailKey(email))
 }
 
 // Len returns the number of accounts.
 func (r *Registry) Len() int {
-	return len(r.load().accounts)
+	return r.set.Len()
 }
 
 // All returns copies of the accounts, in the order they were given.
 func (r *Registry) All() []Account {
-	s := r.load()
-	out := make([]Account, len(s.accounts))
-	for i, a := range s.accounts {
-		out[i] = a.clone()
-	}
-	return out
+	return r.set.All()
 }
 
 // First returns a copy of the first account, in the order they were
 // given, if there is one.
 func (r *Registry) First() (Account, bool) {
-	s := r.load()
-	if len(s.accounts) == 0 {
-		return Account{}, false
-	}
-	return s.accounts[0].clone(), true
+	return r.set.First()
 }
 
 // emailKey is the form under which emails are compared.

@@ -30,14 +30,14 @@ func TestTheDummyHashHasTheHighestCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cost, err := secret.Cost(r.load().dummy.Stored); err != nil || cost != 7 {
+	if cost, err := secret.Cost(r.set.Dummy().Stored); err != nil || cost != 7 {
 		t.Fatalf("the dummy hash has cost %d (%v), want 7, the highest of 4, 7, 5", cost, err)
 	}
 	empty, err := NewRegistry(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cost, _ := secret.Cost(empty.load().dummy.Stored); cost != secret.DefaultCost {
+	if cost, _ := secret.Cost(empty.set.Dummy().Stored); cost != secret.DefaultCost {
 		t.Fatalf("with no account the dummy hash has cost %d, want %d", cost, secret.DefaultCost)
 	}
 }

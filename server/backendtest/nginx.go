@@ -54,38 +54,25 @@ http {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	p, err := startProcess(cmd)
+	if err != nil {
 		tb.Fatalf("backendtest: start nginx: %v", err)
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGQUIT)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	tb.Cleanup(func() { p.stop(syscall.SIGQUIT, 5*time.Second) })
 	for _, addr := range listenAddrs(servers) {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		exited, err := p.waitReady(func() error {
 			c, err := net.DialTimeout("tcp", addr, time.Second)
 			if err == nil {
 				c.Close()
-				break
 			}
-			select {
-			case <-exited:
-				log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-				tb.Fatalf("backendtest: nginx stopped at start: %s%s", out.String(), log)
-			default:
-			}
-			if time.Now().After(deadline) {
-				tb.Fatalf("backendtest: nginx does not listen on %s: %v", addr, err)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return err
+		}, 10*time.Second, 20*time.Millisecond)
+		switch {
+		case exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			tb.Fatalf("backendtest: nginx stopped at start: %s%s", out.String(), log)
+		case err != nil:
+			tb.Fatalf("backendtest: nginx does not listen on %s: %v", addr, err)
 		}
 	}
 }

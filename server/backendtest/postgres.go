@@ -152,43 +152,28 @@ func startPostgres() (*PostgresServer, func(), error) {
 		"-c", "max_connections=200", "-c", "shared_buffers=64MB")
 	asPostgres(cmd, cred)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
+	proc, err := startProcess(cmd)
+	if err != nil {
 		logFile.Close()
 		os.RemoveAll(dir)
 		return nil, nil, fmt.Errorf("start postgres: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGINT) // fast shutdown
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		proc.stop(syscall.SIGINT, 15*time.Second) // fast shutdown
 		logFile.Close()
 		_ = os.RemoveAll(dir)
 	}
 	p := &PostgresServer{Addr: fmt.Sprintf("127.0.0.1:%d", port)}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		err := p.exec("SELECT 1")
-		if err == nil {
-			return p, stop, nil
-		}
-		select {
-		case werr := <-exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
-			logFile.Close()
-			_ = os.RemoveAll(dir)
-			return nil, nil, fmt.Errorf("postgres exited (%v): %s", werr, log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, nil, fmt.Errorf("postgres does not answer on %s: %w", p.Addr, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	exited, err := proc.waitReady(func() error { return p.exec("SELECT 1") }, 60*time.Second, 100*time.Millisecond)
+	switch {
+	case err == nil:
+		return p, stop, nil
+	case exited:
+		log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
+		logFile.Close()
+		_ = os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("postgres exited (%v): %s", err, log)
 	}
+	stop()
+	return nil, nil, fmt.Errorf("postgres does not answer on %s: %w", p.Addr, err)
 }

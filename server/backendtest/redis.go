@@ -54,45 +54,32 @@ func startRedis() (*RedisServer, func(), error) {
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", dir+"/redis.log")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := startProcess(cmd)
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		p.stop(syscall.SIGTERM, 10*time.Second)
 		_ = os.RemoveAll(dir)
 	}
 	r := &RedisServer{Addr: fmt.Sprintf("127.0.0.1:%d", port)}
 	r.URL = "redis://" + r.Addr + "/0"
 	c := redis.NewClient(&redis.Options{Addr: r.Addr, MaxRetries: -1})
 	defer c.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	exited, err := p.waitReady(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return r, stop, nil
-		}
-		select {
-		case werr := <-exited:
-			log, _ := os.ReadFile(dir + "/redis.log")
-			_ = os.RemoveAll(dir)
-			return nil, nil, fmt.Errorf("redis-server exited (%v): %s", werr, log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, nil, fmt.Errorf("redis-server does not answer on %s: %w", r.Addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		defer cancel()
+		return c.Ping(ctx).Err()
+	}, 20*time.Second, 50*time.Millisecond)
+	switch {
+	case err == nil:
+		return r, stop, nil
+	case exited:
+		log, _ := os.ReadFile(dir + "/redis.log")
+		_ = os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("redis-server exited (%v): %s", err, log)
 	}
+	stop()
+	return nil, nil, fmt.Errorf("redis-server does not answer on %s: %w", r.Addr, err)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -120,15 +119,21 @@ const clientDummySecret = "no client has this secret"
 // before or after a replacement, with one atomic load and no lock. It is
 // safe for concurrent use.
 type Clients struct {
-	set atomic.Pointer[clientSet]
+	set secret.Registry[Client, clientKind]
 }
 
-// clientSet is one immutable set of client registrations.
-type clientSet struct {
-	byID  map[string]Client
-	order []string     // the ids in the order given
-	dummy secret.Dummy // of clientDummySecret
-}
+// clientKind is how Clients checks, names and indexes registrations: by
+// client id.
+type clientKind struct{}
+
+func (clientKind) Noun() string                          { return "client" }
+func (clientKind) DummySecret() string                   { return clientDummySecret }
+func (clientKind) Check(c Client, _ int) (Client, error) { return checkClient(c) }
+func (clientKind) Label(c Client) string                 { return c.ID }
+func (clientKind) Keys(c Client) []any                   { return []any{c.ID} }
+func (clientKind) Repeated(Client, any) error            { return ErrDuplicateClient }
+func (clientKind) Stored(c Client) string                { return c.SecretHash }
+func (clientKind) Clone(c Client) Client                 { return c.clone() }
 
 // NewClients checks the registrations and returns a registry holding copies
 // of them. It refuses an empty client id, one longer than MaxClientIDLen
@@ -139,12 +144,10 @@ type clientSet struct {
 // secret hash secret.Validate refuses. Each error names the entry by 1-based
 // position and client id.
 func NewClients(clients []Client) (*Clients, error) {
-	s, err := newClientSet(clients, &clientSet{})
-	if err != nil {
+	r := &Clients{}
+	if err := r.Replace(clients); err != nil {
 		return nil, err
 	}
-	r := &Clients{}
-	r.set.Store(s)
 	return r, nil
 }
 
@@ -153,12 +156,7 @@ func NewClients(clients []Client) (*Clients, error) {
 // registrations or the new ones, never a mix. When they do not pass, the
 // registry keeps its clients.
 func (c *Clients) Replace(clients []Client) error {
-	s, err := newClientSet(clients, c.load())
-	if err != nil {
-		return err
-	}
-	c.set.Store(s)
-	return nil
+	return c.set.Replace(clients)
 }
 
 // CheckClient checks one registration as NewClients checks each of its
@@ -166,43 +164,6 @@ func (c *Clients) Replace(clients []Client) error {
 // with repeated grant types, scopes and resource ids dropped.
 func CheckClient(c Client) (Client, error) {
 	return checkClient(c.clone())
-}
-
-// newClientSet checks clients and returns a set of copies of them; it
-// takes the dummy of old when its cost is the one needed. The dummy costs
-// as much as the dearest client, so that an unknown id takes as long as
-// any client's wrong secret, never less.
-func newClientSet(clients []Client, old *clientSet) (*clientSet, error) {
-	r := &clientSet{byID: make(map[string]Client, len(clients)), order: make([]string, 0, len(clients))}
-	first := make(map[string]int, len(clients))
-	hashes := make([]string, 0, len(clients))
-	for i, c := range clients {
-		pos := i + 1
-		c, err := checkClient(c.clone())
-		if err != nil {
-			return nil, fmt.Errorf("client %d %q: %w", pos, c.ID, err)
-		}
-		if j, dup := first[c.ID]; dup {
-			return nil, fmt.Errorf("client %d %q: %w, same as client %d", pos, c.ID, ErrDuplicateClient, j)
-		}
-		first[c.ID] = pos
-		r.byID[c.ID] = c
-		r.order = append(r.order, c.ID)
-		hashes = append(hashes, c.SecretHash)
-	}
-	var err error
-	if r.dummy, err = secret.NewDummy(clientDummySecret, hashes, old.dummy); err != nil {
-		return nil, fmt.Errorf("client registry: %w", err)
-	}
-	return r, nil
-}
-
-// load is the registry's set; empty for a zero Clients.
-func (c *Clients) load() *clientSet {
-	if s := c.set.Load(); s != nil {
-		return s
-	}
-	return &clientSet{}
 }
 
 // checkClient validates one registration and returns it with repeated
@@ -271,38 +232,24 @@ func clientValues(values []string, what string, unknown error, known ...string) 
 // is secretText. An unknown id and a wrong secret both give
 // ErrClientNotAuthenticated, after the same bcrypt work.
 func (c *Clients) Authenticate(id, secretText string) (Client, error) {
-	s := c.load()
-	client, ok := s.byID[id]
+	client, ok := c.set.Authenticate(id, secretText)
 	if !ok {
-		_ = secret.Check(s.dummy.Stored, secretText) // equal timing; the result does not matter
 		return Client{}, ErrClientNotAuthenticated
 	}
-	if err := secret.Check(client.SecretHash, secretText); err != nil {
-		return Client{}, ErrClientNotAuthenticated
-	}
-	return client.clone(), nil
+	return client, nil
 }
 
 // Lookup returns a copy of the client with the given id.
 func (c *Clients) Lookup(id string) (Client, bool) {
-	client, ok := c.load().byID[id]
-	if !ok {
-		return Client{}, false
-	}
-	return client.clone(), true
+	return c.set.Lookup(id)
 }
 
 // Len returns the number of client registrations.
 func (c *Clients) Len() int {
-	return len(c.load().order)
+	return c.set.Len()
 }
 
 // All returns copies of the registrations, in the order they were given.
 func (c *Clients) All() []Client {
-	s := c.load()
-	out := make([]Client, len(s.order))
-	for i, id := range s.order {
-		out[i] = s.byID[id].clone()
-	}
-	return out
+	return c.set.All()
 }

@@ -30,7 +30,7 @@ func TestTheClientDummyHashHasTheHighestCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cost, err := secret.Cost(r.load().dummy.Stored); err != nil || cost != 7 {
+	if cost, err := secret.Cost(r.set.Dummy().Stored); err != nil || cost != 7 {
 		t.Fatalf("the dummy hash has cost %d (%v), want 7, the highest of 4, 7, 5", cost, err)
 	}
 }
