@@ -73,7 +73,7 @@ its rule for /api/events does not apply, and the write goes through as anonymous
 Security's CVE-2023-34034 and CVE-2016-5007).`,
 		Rules:  []string{"AUTH-3", "SVC-5"},
 		Config: Config{Flaws: Flaws{TrailingSlash: true}},
-		Today:  Caught{Scenarios: "API-10 AUTH-3", Explorer: "API-10 AUTH-3"},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: "AUTH-3"},
 		Shows:  createsAnonymouslyAt("/api/events/"),
 	},
 	{
@@ -116,7 +116,7 @@ the event listed after it. The item links are built from a second query for the 
 second batch starts one row too late.`,
 		Rules:  []string{"API-10"},
 		Config: Config{Choices: Choices{Seed: 25}, Flaws: Flaws{ItemSelfFrom21st: true}},
-		Today:  Caught{Scenarios: "API-6 API-10", Explorer: "API-6 API-9 API-10"},
+		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
 			page, err := c.read("/api/events?per_page=50")
 			if err != nil {
