@@ -55,7 +55,7 @@ func TestMeasureCatches(t *testing.T) {
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n| breakage | rules | scenarios | explorer (seed %d) | of which a variant (package mutate) |\n|---|---|---|---|---|\n", measureSeed)
-	var byScenarios, byExplorer, byEither, byVariant int
+	var byScenarios, byExplorer, byEither, byVariant, aloneScenarios, aloneExplorer int
 	var changed []string
 	for i, b := range othersvc.BugReports {
 		got, variant := results[i].Caught, results[i].variant
@@ -65,9 +65,15 @@ func TestMeasureCatches(t *testing.T) {
 		}
 		if got.Scenarios != "" {
 			byScenarios++
+			if within(got.Scenarios, b.Rules) {
+				aloneScenarios++
+			}
 		}
 		if got.Explorer != "" {
 			byExplorer++
+			if within(got.Explorer, b.Rules) {
+				aloneExplorer++
+			}
 		}
 		if got.Scenarios != "" || got.Explorer != "" {
 			byEither++
@@ -91,6 +97,7 @@ func TestMeasureCatches(t *testing.T) {
 	}
 	n := len(othersvc.BugReports)
 	fmt.Fprintf(&table, "\ncaught by the scenarios: %d of %d; by the explorer: %d of %d (by a variant of a request: %d); by both together: %d of %d\n", byScenarios, n, byExplorer, n, byVariant, byEither, n)
+	fmt.Fprintf(&table, "blamed on none but the rules the bug breaks: by the scenarios %d of %d caught, by the explorer %d of %d\n", aloneScenarios, byScenarios, aloneExplorer, byExplorer)
 	fmt.Fprintf(&table, "false alarms on the %d correct variants: %d\n", len(variants), len(alarms))
 	t.Log(table.String())
 	for _, a := range alarms {
@@ -99,6 +106,17 @@ func TestMeasureCatches(t *testing.T) {
 	for _, c := range changed {
 		t.Errorf("what catches a bug report changed; bring its today up to date: %s", c)
 	}
+}
+
+// within reports whether every rule of caught, a space-separated list,
+// is among rules: what caught a bug blames none but the rules it breaks.
+func within(caught string, rules []string) bool {
+	for _, r := range strings.Fields(caught) {
+		if !slices.Contains(rules, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // verdict is a table cell: what caught, or that nothing did.
