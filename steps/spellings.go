@@ -114,12 +114,7 @@ func (s *scenario) registerSpellingSteps(sc stepRegistry) {
 // sendNewEventSpelled posts a new event to the address of the event list,
 // as the API root gives it, written the way phrase says, on who's behalf.
 func (s *scenario) sendNewEventSpelled(who, phrase string) error {
-	body, err := s.eventBody("")
-	if err != nil {
-		return err
-	}
-	s.events.sending(body)
-	address, err := s.eventsAddress()
+	body, address, err := s.newEventToList()
 	if err != nil {
 		return err
 	}
