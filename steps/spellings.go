@@ -166,11 +166,7 @@ func (s *scenario) writeRefused() error {
 // anonymously, and checks that it is there with the name it was created
 // with: no write refused in the scenario deleted or renamed it.
 func (s *scenario) eventStillThere() error {
-	address, err := s.eventAddress()
-	if err != nil {
-		return err
-	}
-	x, err := s.send(s.at(http.MethodGet, address))
+	_, x, err := s.readAnonymously(s.eventAddress)
 	if err != nil {
 		return err
 	}
