@@ -242,12 +242,7 @@ func (s *scenario) locationIsSelf() error {
 // sendNewEvent posts a new event, or rawBody, to the address of the event
 // list, on who's behalf.
 func (s *scenario) sendNewEvent(who, rawBody string) error {
-	body, err := s.eventBody("")
-	if err != nil {
-		return err
-	}
-	s.events.sending(body)
-	address, err := s.eventsAddress()
+	body, address, err := s.newEventToList()
 	if err != nil {
 		return err
 	}

@@ -64,11 +64,7 @@ func (s *scenario) atEvent(who, method string, changes map[string]any) error {
 // list's "get-an-event" template gives; PUT carries the created event's
 // body.
 func (s *scenario) atEventID(who, method, id string) error {
-	address, err := s.eventsAddress()
-	if err != nil {
-		return err
-	}
-	list, err := s.send(s.at("GET", address))
+	_, list, err := s.readAnonymously(s.eventsAddress)
 	if err != nil {
 		return err
 	}
@@ -225,11 +221,7 @@ func (s *scenario) fieldsReadBack() error {
 	if s.events.sent == nil {
 		return fmt.Errorf("no update was sent in this scenario")
 	}
-	address, err := s.eventAddress()
-	if err != nil {
-		return err
-	}
-	x, err := s.send(s.at("GET", address))
+	_, x, err := s.readAnonymously(s.eventAddress)
 	if err != nil {
 		return err
 	}

@@ -124,6 +124,22 @@ func (s *scenario) applyTable(body map[string]any, table *godog.Table) error {
 	return nil
 }
 
+// newEventToList returns the body of a new event, noted as about to be
+// sent, and the address of the event list, as the API root gives it, to
+// post it to.
+func (s *scenario) newEventToList() (map[string]any, string, error) {
+	body, err := s.eventBody("")
+	if err != nil {
+		return nil, "", err
+	}
+	s.events.sending(body)
+	address, err := s.eventsAddress()
+	if err != nil {
+		return nil, "", err
+	}
+	return body, address, nil
+}
+
 // sending remembers the name of body, a new event about to be sent.
 func (e *events) sending(body map[string]any) {
 	if name, ok := body["name"].(string); ok && name != "" {

@@ -63,12 +63,7 @@ func (s *scenario) withTokenAt(req *httpexpect.Request, phrase string) (*httpexp
 // list with the user's access token where the phrase says, and no
 // Authorization header.
 func (s *scenario) sendNewEventWithTokenAt(phrase string) error {
-	body, err := s.eventBody("")
-	if err != nil {
-		return err
-	}
-	s.events.sending(body)
-	address, err := s.eventsAddress()
+	body, address, err := s.newEventToList()
 	if err != nil {
 		return err
 	}
@@ -119,12 +114,7 @@ func (s *scenario) sendFormWithToken(field string) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.eventBody("")
-	if err != nil {
-		return err
-	}
-	s.events.sending(body)
-	address, err := s.eventsAddress()
+	body, address, err := s.newEventToList()
 	if err != nil {
 		return err
 	}

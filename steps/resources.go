@@ -99,6 +99,17 @@ func orAnyone(who string) string {
 	return who
 }
 
+// readAnonymously reads, without credentials, the address where gives
+// (the list's, the event's): the address and the answer.
+func (s *scenario) readAnonymously(where func() (string, error)) (string, *exchange, error) {
+	address, err := where()
+	if err != nil {
+		return "", nil, err
+	}
+	x, err := s.send(s.at(http.MethodGet, address))
+	return address, x, err
+}
+
 // eventsAddress reads the API root with a probe and returns the address of
 // the event list from its "events" link (spec API-1), once a run (the
 // target's Discovery) or else once a scenario.

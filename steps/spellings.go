@@ -114,12 +114,7 @@ func (s *scenario) registerSpellingSteps(sc stepRegistry) {
 // sendNewEventSpelled posts a new event to the address of the event list,
 // as the API root gives it, written the way phrase says, on who's behalf.
 func (s *scenario) sendNewEventSpelled(who, phrase string) error {
-	body, err := s.eventBody("")
-	if err != nil {
-		return err
-	}
-	s.events.sending(body)
-	address, err := s.eventsAddress()
+	body, address, err := s.newEventToList()
 	if err != nil {
 		return err
 	}
@@ -171,11 +166,7 @@ func (s *scenario) writeRefused() error {
 // anonymously, and checks that it is there with the name it was created
 // with: no write refused in the scenario deleted or renamed it.
 func (s *scenario) eventStillThere() error {
-	address, err := s.eventAddress()
-	if err != nil {
-		return err
-	}
-	x, err := s.send(s.at(http.MethodGet, address))
+	_, x, err := s.readAnonymously(s.eventAddress)
 	if err != nil {
 		return err
 	}

@@ -231,11 +231,7 @@ func (s *scenario) tokenAcceptedOrRefused(which, verdict string) error {
 	if token == "" {
 		return fmt.Errorf("the scenario holds no %s token", which)
 	}
-	address, err := s.eventsAddress()
-	if err != nil {
-		return err
-	}
-	anonymous, err := s.send(s.at("GET", address))
+	address, anonymous, err := s.readAnonymously(s.eventsAddress)
 	if err != nil {
 		return err
 	}

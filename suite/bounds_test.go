@@ -76,11 +76,7 @@ func (l *loginCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // requests per address is off: without the delay of a network, the run
 // asks faster than it allows.
 func TestARemoteRunStaysWithinItsFailedLoginBudget(t *testing.T) {
-	backend, err := url.Parse(startReference(t, target.ServerConfig{}, func(o *server.Options) { o.TokenRate = -1 }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter := &loginCounter{proxy: httputil.NewSingleHostReverseProxy(backend)}
+	counter := &loginCounter{proxy: proxyTo(t, startReference(t, target.ServerConfig{}, func(o *server.Options) { o.TokenRate = -1 }))}
 	srv := httptest.NewServer(counter)
 	defer srv.Close()
 	var out bytes.Buffer
@@ -148,11 +144,7 @@ const cutFeature = `Feature: Answers past the run's bounds
 func tooLong(t *testing.T, hostile *regexp.Regexp) string {
 	t.Helper()
 	ref := eventsvctest.NewServer(t, eventsvctest.Options{})
-	u, err := url.Parse(ref.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp := proxyTo(t, ref.URL)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && hostile.MatchString(r.URL.Path) {
 			w.Header().Set("Content-Type", "application/hal+json")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,11 +27,7 @@ var eventPath = regexp.MustCompile(`^/api/events/[^/]+$`)
 // while the manager's update is taken.
 func startTokenlessReads(t *testing.T) string {
 	t.Helper()
-	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(ref)
+	proxy := proxyTo(t, startReference(t, target.ServerConfig{}, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && eventPath.MatchString(r.URL.Path) {
 			r.Header.Del("Authorization")

@@ -180,7 +180,7 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 				if !s.Sequence() || s.Verdict != report.Failed {
 					continue
 				}
-				what := findingName(s.Failure)
+				what := explore.FindingName(s.Failure)
 				found = append(found, what)
 				if shrunk := !strings.Contains(s.Name, "another finding"); shrunk && len(s.Steps) > maxShrunk {
 					t.Errorf("the finding of %s is %d actions long after shrinking, want at most %d:\n%s", what, len(s.Steps), maxShrunk, out.String())
@@ -193,18 +193,6 @@ func TestExplorationFindsWhatTheScenariosMiss(t *testing.T) {
 			}
 		})
 	}
-}
-
-// findingName is what a finding of the exploration is about, as package
-// explore names it: an answer cut, a server error, or the rule it blames.
-func findingName(f *report.Failure) string {
-	switch {
-	case f.AnswerCut:
-		return "answer cut"
-	case f.ServerError || len(f.Rules) == 0:
-		return "server error"
-	}
-	return f.Rules[0]
 }
 
 // maxShrunk is the longest a shrunk finding of a flaw may be.

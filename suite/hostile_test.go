@@ -10,13 +10,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -289,19 +287,13 @@ const hostileHeader = "\x9b31m \u009b32m \u202eevil"
 // request with a token in its query with hostileBody, as text, and the
 // header X-Note: hostileHeader.
 func hostileProxy(t *testing.T, target string) *httptest.Server {
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy := proxyTo(t, target)
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		if !resp.Request.URL.Query().Has("access_token") {
 			return nil
 		}
 		resp.Body.Close()
-		resp.Body = io.NopCloser(strings.NewReader(hostileBody))
-		resp.ContentLength = int64(len(hostileBody))
-		resp.Header.Set("Content-Length", strconv.Itoa(len(hostileBody)))
+		answerWith(resp, []byte(hostileBody))
 		resp.Header.Set("Content-Type", "text/plain")
 		resp.Header.Set("X-Note", hostileHeader)
 		return nil

@@ -185,11 +185,7 @@ func TestHTTPLinksUnderHTTPSAreNeverAdvisedDown(t *testing.T) {
 // with a page of its own (413 for a body over its limit) fails with a
 // hint that the page is the proxy's, not the API's.
 func TestAProxysOwnPageIsToldApart(t *testing.T) {
-	ref, err := url.Parse(startReference(t, target.ServerConfig{}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(ref)
+	rp := proxyTo(t, startReference(t, target.ServerConfig{}, nil))
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPut && r.ContentLength > 450 {
 			w.Header().Set("Server", "nginx")

@@ -152,8 +152,7 @@ func TestTheRequestTimeoutIsAnOption(t *testing.T) {
 // was killed does), or answers as a gateway does (502 with its page).
 func dying(t *testing.T, target string, after int64, gateway bool) string {
 	t.Helper()
-	u, _ := url.Parse(target)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp := proxyTo(t, target)
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) <= after {

@@ -10,12 +10,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -127,11 +125,7 @@ type echoKey struct{}
 // \u0026 …), and a JSON answer gains a property "echo" with the
 // Authorization header, the request's body, and the decoded credentials.
 func echoProxy(t *testing.T, target string) *httptest.Server {
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy := proxyTo(t, target)
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		body, _ := resp.Request.Context().Value(echoKey{}).([]byte)
 		auth := resp.Request.Header.Get("Authorization")
@@ -164,9 +158,7 @@ func echoProxy(t *testing.T, target string) *httptest.Server {
 			doc["echo"] = map[string]any{"authorization": auth, "body": string(body), "values": creds}
 			answer, _ = json.Marshal(doc)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(answer))
-		resp.ContentLength = int64(len(answer))
-		resp.Header.Set("Content-Length", strconv.Itoa(len(answer)))
+		answerWith(resp, answer)
 		return nil
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,14 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
-
-	"eventsvc/server"
-	"eventsvc/server/servertest"
 )
 
 // escapingTarget is a reference server behind a proxy that writes every
@@ -25,12 +20,7 @@ import (
 // finds that they do not read back as written (API-6, API-9).
 func escapingTarget(t *testing.T) string {
 	t.Helper()
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, err := url.Parse(ref.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp, _ := proxyToReference(t)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		if !strings.HasPrefix(resp.Request.URL.Path, "/api/events") || !strings.Contains(resp.Header.Get("Content-Type"), "json") {
 			return nil

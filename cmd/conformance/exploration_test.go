@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -231,9 +228,7 @@ func head(out string) string {
 // the scenarios end; none of them says it explores or reports a
 // sequence.
 func TestARunThatDidNotStartOrWasStoppedDoesNotExplore(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp, ref := proxyToReference(t)
 	// stopping is the reference server, but for its 61st answer: a 429
 	// that asks for two minutes, or a gateway's 502 in its place.
 	stopping := func(throttle bool) string {
@@ -258,7 +253,7 @@ func TestARunThatDidNotStartOrWasStoppedDoesNotExplore(t *testing.T) {
 		vars map[string]string
 		want int
 	}{
-		{"a wrong client secret", ref.URL, map[string]string{"CONFORMANCE_CLIENT_SECRET": "not-the-secret"}, exitUsage},
+		{"a wrong client secret", ref, map[string]string{"CONFORMANCE_CLIENT_SECRET": "not-the-secret"}, exitUsage},
 		{"a target that stops answering", stopping(false), nil, exitUnreachable},
 		{"a target that throttles the run", stopping(true), nil, exitThrottled},
 	} {
@@ -327,19 +322,10 @@ func TestWhichRunsExplore(t *testing.T) {
 // happen; the error output, the closing line and conformance.json say
 // why.
 func TestAnExplorationThatCannotStartFailsTheRun(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.Method == http.MethodPost && bytes.Contains(body, []byte(" explore]")) {
-			http.Error(w, `{"error": "no"}`, http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rp.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	rp, _ := proxyToReference(t)
+	srv := refusing(t, rp, func(r *http.Request, body []byte) bool {
+		return r.Method == http.MethodPost && bytes.Contains(body, []byte(" explore]"))
+	}, http.StatusBadRequest, `{"error": "no"}`)
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
 	code := run([]string{"-base-url", srv.URL, "-report-dir", dir, "-tags", "@TOK-2"}, lookupOf(nil), &out, &errs)

@@ -2,19 +2,12 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"eventsvc/server"
-	"eventsvc/server/servertest"
 )
 
 // TestExploreExitsAsTheSuiteDoes: conformance explore passes (0) against
@@ -22,10 +15,10 @@ import (
 // the body holds a quotation mark, with a replay file that -replay runs
 // again (1), and refuses a budget it cannot read (2).
 func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	rp, ref := proxyToReference(t)
 	dir := t.TempDir()
 	var out, errs bytes.Buffer
-	code := run([]string{"explore", "-base-url", ref.URL, "-report-dir", dir, "-seed", "3", "-max-actions", "80"}, env(nil), &out, &errs)
+	code := run([]string{"explore", "-base-url", ref, "-report-dir", dir, "-seed", "3", "-max-actions", "80"}, env(nil), &out, &errs)
 	if code != exitPassed || !strings.Contains(out.String(), "with seed 3:") {
 		t.Fatalf("against the reference server: exit %d\n%s%s", code, out.String(), errs.String())
 	}
@@ -33,18 +26,7 @@ func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
 		t.Errorf("conformance.json: %v\n%.300s", err, b)
 	}
 
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.Method == http.MethodPost && r.URL.Path == "/api/events" && bytes.Contains(body, []byte(`\"`)) {
-			http.Error(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rp.ServeHTTP(w, r)
-	}))
-	defer broken.Close()
+	broken := refusing(t, rp, quotedCreation, http.StatusInternalServerError, "internal error")
 	out.Reset()
 	errs.Reset()
 	code = run([]string{"explore", "-base-url", broken.URL, "-report-dir", dir, "-seed", "3", "-max-actions", "400"}, env(nil), &out, &errs)
@@ -63,7 +45,7 @@ func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
 
 	for _, bad := range [][]string{{"-seed", "0"}, {"-max-actions", "many"}, {"-max-time", "-1s"}, {"-replay", filepath.Join(dir, "no-such.json")}} {
 		errs.Reset()
-		args := append([]string{"explore", "-base-url", ref.URL, "-report-dir", t.TempDir()}, bad...)
+		args := append([]string{"explore", "-base-url", ref, "-report-dir", t.TempDir()}, bad...)
 		if code := run(args, env(nil), &out, &errs); code != exitUsage || errs.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, errs.String())
 		}
@@ -74,19 +56,8 @@ func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
 // exploration's summary tells the one it shrunk in full and each other
 // in one line that points to it.
 func TestARepeatedFindingIsToldInFullOnce(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.Method == http.MethodPost && r.URL.Path == "/api/events" && bytes.Contains(body, []byte(`\"`)) {
-			http.Error(w, "internal error", http.StatusInternalServerError)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rp.ServeHTTP(w, r)
-	}))
-	defer broken.Close()
+	rp, _ := proxyToReference(t)
+	broken := refusing(t, rp, quotedCreation, http.StatusInternalServerError, "internal error")
 	var out, errs bytes.Buffer
 	code := run([]string{"explore", "-base-url", broken.URL, "-report-dir", t.TempDir(), "-seed", "5", "-max-actions", "200"}, env(nil), &out, &errs)
 	if code != exitFailed {

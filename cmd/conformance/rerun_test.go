@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +11,6 @@ import (
 	"testing"
 
 	"eventsvc/conformance/report"
-	"eventsvc/server"
-	"eventsvc/server/servertest"
 )
 
 // TestRerunFailedKeepsTheReportItReadsUntilTheRunHasRun: -rerun-failed
@@ -34,9 +30,7 @@ func TestRerunFailedKeepsTheReportItReadsUntilTheRunHasRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp, _ := proxyToReference(t)
 	var mu sync.Mutex
 	var seen []string // what was wrong with the reports while the run went on
 	requests := 0

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +18,42 @@ import (
 	"eventsvc/server"
 	"eventsvc/server/servertest"
 )
+
+// proxyToReference starts a reference server with the demo
+// configuration for the test: a proxy to it, and its address.
+func proxyToReference(t *testing.T) (*httputil.ReverseProxy, string) {
+	t.Helper()
+	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
+	u, err := url.Parse(ref.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httputil.NewSingleHostReverseProxy(u), ref.URL
+}
+
+// refusing starts a server, closed with the test, that answers each
+// request refused says, by the request and its body, with status and
+// answer, and passes the others to rp.
+func refusing(t *testing.T, rp http.Handler, refused func(r *http.Request, body []byte) bool, status int, answer string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if refused(r, body) {
+			http.Error(w, answer, status)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// quotedCreation is a creation whose body holds an escaped quotation
+// mark, which a target that fails on it refuses.
+func quotedCreation(r *http.Request, body []byte) bool {
+	return r.Method == http.MethodPost && r.URL.Path == "/api/events" && bytes.Contains(body, []byte(`\"`))
+}
 
 // env is the environment vars alone, but for CONFORMANCE_EXPLORE, 0
 // unless vars give it: the tests of other things than the exploration

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,9 +21,7 @@ import (
 // reset after its first answers, as a killed one's do, ends the run with
 // exit status 4 and reports that say so.
 func TestATargetThatDiesMidRunExits4(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp, _ := proxyToReference(t)
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) <= 30 {
@@ -122,9 +118,7 @@ func TestOneScenarioAndTheLastFailuresRunAgain(t *testing.T) {
 // 3), counts at its top the scenarios that passed, failed and were not
 // run, as conformance.json tells them.
 func TestAStoppedTargetsPageCountsTheScenariosThatRan(t *testing.T) {
-	ref := servertest.New(t, server.New(server.Options{Config: servertest.DemoConfig(t)}))
-	u, _ := url.Parse(ref.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	rp, _ := proxyToReference(t)
 	for _, throttled := range []bool{false, true} {
 		var n atomic.Int64
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -182,9 +182,7 @@ const readLinks = `"self":{"href":"/api/events"},"profile":{"href":"/docs/index.
 // judged (SVC-3, API-3, API-4, API-8).
 func TestWhatAPageOffersDependsOnTheCaller(t *testing.T) {
 	create := `,"create-new-event":{"href":"/api/events"}`
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	r.login("other", "tok-other", "ref-other")
 	r.s.MadeUp("made-up")
 	for _, tt := range []struct {
@@ -219,6 +217,28 @@ func TestWhatAPageOffersDependsOnTheCaller(t *testing.T) {
 	want(t, "client credentials, offered a creation where anyone is", r.send("GET", "/api/events", client, "", 200, jsonType, page(readLinks+create)))
 }
 
+// userJSON is the headers of a JSON write by "user", whose access token
+// is tok-user.
+const userJSON = "Authorization: Bearer tok-user\nContent-Type: application/json"
+
+// withUser is a rig that has read the API root and issued "user" its
+// tokens (tok-user, refresh ref-user), with the headers of the user's
+// JSON writes.
+func withUser(t *testing.T) (*rig, string) {
+	t.Helper()
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	return r, userJSON
+}
+
+// createFirst feeds the user's creation of "First", answered as event 7
+// with links beside self, and returns the rules of what the audit found.
+func (r *rig) createFirst(links string) []string {
+	r.t.Helper()
+	return r.send("POST", "/api/events", userJSON, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, links))
+}
+
 // eventDoc is an event's answer: its fields and links.
 func eventDoc(fields, links string) string {
 	return `{` + fields + `,"_links":{"self":{"href":"/api/events/7"}` + links + `}}`
@@ -230,12 +250,10 @@ func eventDoc(fields, links string) string {
 // AUTH-4), and reads after a refused write do not show it; a read during
 // an update may show either body.
 func TestWritesAndTheReadsAfterThem(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, user := withUser(t)
 	r.login("other", "tok-other", "ref-other")
-	user, other := "Authorization: Bearer tok-user\nContent-Type: application/json", "Authorization: Bearer tok-other\nContent-Type: application/json"
-	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation", r.createFirst(""))
 	want(t, "a second creation at the same address", r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/7", ""), "API-6")
 	want(t, "the creator reads it", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
 	want(t, "the creator is not offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")), "API-8")
@@ -269,9 +287,7 @@ func TestWritesAndTheReadsAfterThem(t *testing.T) {
 // audit took for valid, whose refresh token a grant sent before the read
 // ended spent, may have been revoked: the finding does not stand.
 func TestAFindingAboutAValidTokenFallsWhenARefreshRevokedIt(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	start := r.clock
 	want(t, "a page without create-new-event", r.send("GET", "/api/events", "Authorization: Bearer tok-user", "", 200, jsonType, page(readLinks)), "API-4")
 	if n := len(r.a.Unclaimed()); n != 1 {
@@ -295,11 +311,8 @@ func TestAnEventWrittenByACallerTheAuditCannotTellIsNotJudged(t *testing.T) {
 		{"a body that is not JSON", "Authorization: Bearer tok-user\nContent-Type: text/plain", `name=Renamed`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newRig(t)
-			r.root()
-			r.login("user", "tok-user", "ref-user")
-			user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-			want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+			r, _ := withUser(t)
+			want(t, "a creation", r.createFirst(""))
 			want(t, "a read of another body before the write", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")), "API-6")
 			want(t, "the write, taken", r.send("PUT", "/api/events/7", c.header, c.body, 200, "", ""))
 			want(t, "a read of its body", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
@@ -320,11 +333,8 @@ func TestLimit(t *testing.T) {
 // manager's update was on its way, may show what that update did: the
 // update is blamed (API-9), not the offer (API-8).
 func TestAnUpdateUnderWayWhenTheManagerIsNotOfferedTheLinkIsBlamed(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, ""))
+	r, user := withUser(t)
+	r.createFirst("")
 	want(t, "the manager is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
 	updateStart := r.clock
 	r.clock = r.clock.Add(5 * time.Millisecond)
@@ -353,11 +363,8 @@ func TestAnUpdateUnderWayWhenTheManagerIsNotOfferedTheLinkIsBlamed(t *testing.T)
 // longer offers it shows what the update did: the update is blamed
 // (API-9), not the offer (API-8).
 func TestAReadThatOfferedTheUpdateWhileTheUpdateWasUnderWayIsBeforeIt(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, ""))
+	r, user := withUser(t)
+	r.createFirst("")
 	updateStart := r.clock
 	r.clock = r.clock.Add(5 * time.Millisecond)
 	offeredStart := r.clock
@@ -382,11 +389,8 @@ func TestAReadThatOfferedTheUpdateWhileTheUpdateWasUnderWayIsBeforeIt(t *testing
 // update and answered after it (the audit follows links beside the
 // scenarios' writes) may show what the update did: it is not TOK-8.
 func TestARefreshedTokensReadThatMetTheUpdateIsNotBlamedOnTheRefresh(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`))
+	r, _ := withUser(t)
+	r.createFirst(`,"update-event":{"href":"/api/events/7"}`)
 	want(t, "the plain token is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
 	if got := r.send("POST", "/oauth/token", client, "grant_type=refresh_token&token=ref-user", 200, noStore, `{"access_token":"tok-fresh","token_type":"bearer","refresh_token":"ref-user","expires_in":599,"scope":"read write"}`); len(got) != 0 {
 		t.Fatalf("a correct refresh breaks %v", got)

@@ -26,9 +26,7 @@ func causes(found []*Finding) []string {
 // A page that merely lacks the link, unlike any answer given before,
 // names none.
 func TestAnAnswerServedToACallerWhoMustBeAnsweredOtherwiseNamesItsCause(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	anonymous := page(readLinks)
 	want(t, "anonymous", r.send("GET", "/api/events?size=5", "", "", 200, jsonType, anonymous))
 	for i := range 2 {
@@ -52,11 +50,8 @@ func TestAnAnswerServedToACallerWhoMustBeAnsweredOtherwiseNamesItsCause(t *testi
 // not API-6; every read that finds it gone names the same cause. Gone
 // with no refused request before, it breaks API-6.
 func TestAnEventARefusedRequestRemovedIsThatRequestsFault(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	r, user := withUser(t)
+	want(t, "a creation", r.createFirst(""))
 	want(t, "gone with nothing refused", r.send("GET", "/api/events/7", "", "", 404, "", ""), "API-6")
 	want(t, "a second creation", r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Second","_links":{"self":{"href":"/api/events/8"}}}`))
 	want(t, "a DELETE without a token, refused", r.send("DELETE", "/api/events/8", "", "", 401, "", ""))

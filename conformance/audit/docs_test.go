@@ -27,9 +27,7 @@ func TestTheDocumentationIsServedToEveryCaller(t *testing.T) {
 // spelt other than "Bearer" counts a check of SVC-7, which the token not
 // honoured finds broken.
 func TestATokenWithItsSchemeSpeltOtherwiseCountsAsAJudgmentOfSVC7(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	list := page(readLinks + `,"create-new-event":{"href":"/api/events"}`)
 	want(t, "bearer, honoured", r.send("GET", "/api/events", "Authorization: bearer tok-user", "", 200, jsonType, list))
 	if n := r.a.Checks()["SVC-7"]; n != 1 {

@@ -245,14 +245,7 @@ func TestTakingTheFindingsOfOneExchangeWaitsForItsLinksAlone(t *testing.T) {
 	s["/api/events/2"] = `{"id":2,"name":"Event 2","_links":{"self":{"href":"/api/events/2"}}}`
 	observe(0, "/api/events/2", s["/api/events/2"])
 	observe(1, "/api/events/3", `{"id":3,"name":"Event 3","_links":{"self":{"href":"/api/events/3"}}}`)
-	took := make(chan struct{})
-	go func() {
-		scope.TakeAt(0)
-		close(took)
-	}()
-	select {
-	case <-took:
-	case <-time.After(10 * time.Second):
+	if !returnsWithin(func() { scope.TakeAt(0) }) {
 		t.Error("taking the findings of the first exchange waited for the links of the second")
 	}
 	close(release)
@@ -337,14 +330,7 @@ func TestALinkWaitedForThatAnotherLeadsToFirstIsNotLeftWaiting(t *testing.T) {
 	observe(busy, "/api/events")
 	observe(first, "/api/events/1")
 	observe(waiting, "/api/events/1")
-	took := make(chan struct{})
-	go func() {
-		waiting.TakeAt(0)
-		close(took)
-	}()
-	select {
-	case <-took:
-	case <-time.After(10 * time.Second):
+	if !returnsWithin(func() { waiting.TakeAt(0) }) {
 		t.Fatal("the step waits for ever for a link whose address another link of the queue leads to")
 	}
 	for _, sc := range []*Scope{busy, first, waiting} {
@@ -372,18 +358,12 @@ func TestTakingTheFindingsOfAnAnswerItselfWaitsForNoLink(t *testing.T) {
 		Status: 200, RespHeader: header(jsonType),
 		RespBody: []byte(`{"id":1,"name":"Event 1","_links":{"self":{"href":"/api/events/1"},"next-event":null,"related":{"href":"/api/events/2"}}}`)},
 		Start: now, End: now}, 0)
-	own := make(chan []*Finding)
-	go func() {
-		found, _ := scope.TakeOwn(0)
-		own <- found
-	}()
-	select {
-	case found := <-own:
-		if len(found) != 1 || found[0].Rule != "SVC-2" || len(found[0].Followed) != 0 {
-			t.Errorf("TakeOwn = %v, want the answer's own finding of SVC-2", rulesOf(found))
-		}
-	case <-time.After(10 * time.Second):
+	var found []*Finding
+	if !returnsWithin(func() { found, _ = scope.TakeOwn(0) }) {
 		t.Fatal("TakeOwn waited for the links followed from the answer")
+	}
+	if len(found) != 1 || found[0].Rule != "SVC-2" || len(found[0].Followed) != 0 {
+		t.Errorf("TakeOwn = %v, want the answer's own finding of SVC-2", rulesOf(found))
 	}
 	close(release)
 	if found, _ := scope.TakeAt(0); !slices.Contains(rulesOf(found), "API-10") || slices.Contains(rulesOf(found), "SVC-2") {
@@ -399,4 +379,20 @@ func rulesOf(found []*Finding) []string {
 		rules = append(rules, f.Rule)
 	}
 	return rules
+}
+
+// returnsWithin reports whether f returns within ten seconds; a test that
+// finds it waits longer fails rather than hang.
+func returnsWithin(f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		f()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(10 * time.Second):
+		return false
+	}
 }

@@ -39,7 +39,7 @@ func TestAReadDuringAWriteNotYetObservedIsNotJudged(t *testing.T) {
 	observe("GET", "/api", "", "", 200, jsonType, `{"_links":{"events":{"href":"/api/events"}}}`)
 	observe("POST", "/oauth/token", client, "grant_type=password&username=user&password=pw", 200, noStore,
 		`{"access_token":"tok-user","token_type":"bearer","refresh_token":"ref-user","expires_in":599,"scope":"read write"}`)
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	user := userJSON
 	observe("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, ""))
 
 	// Another scenario's update, sent through the audit's Transport, its
@@ -85,11 +85,8 @@ func mustParse(t *testing.T, raw string) *url.URL {
 // (the runner gave up, the connection was cut) may have been taken: a
 // read of its event that shows it, or no event, is not judged.
 func TestAWriteWithoutAnAnswerMayHaveBeenTaken(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	r, _ := withUser(t)
+	want(t, "a creation", r.createFirst(""))
 	want(t, "it reads back otherwise", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Unanswered"`, "")), "API-6")
 	failing := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errors.New("timeout") })
 	req, _ := http.NewRequest(http.MethodPut, base+"/api/events/7", strings.NewReader(`{"name":"Unanswered"}`))

@@ -305,7 +305,7 @@ func (w *world) checkIssuance(o *observed) []*Finding {
 			if o.x.Status != http.StatusUnauthorized {
 				return []*Finding{finding("TOK-16", "a client whose Basic authentication failed (%s) is answered %d, not 401", refuse.why, o.x.Status)}
 			}
-			if !challenges(o.x.RespHeader.Values("WWW-Authenticate"), "basic") {
+			if !namesItem(o.x.RespHeader.Values("WWW-Authenticate"), "basic", " ") {
 				return []*Finding{finding("TOK-16", "the 401 to a client whose Basic authentication failed does not challenge it for Basic (WWW-Authenticate: %q)", strings.Join(o.x.RespHeader.Values("WWW-Authenticate"), ", "))}
 			}
 		}
@@ -326,17 +326,4 @@ func (w *world) checkIssuance(o *observed) []*Finding {
 		return []*Finding{f}
 	}
 	return nil
-}
-
-// challenges reports whether a WWW-Authenticate header names scheme.
-func challenges(values []string, scheme string) bool {
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			first, _, _ := strings.Cut(strings.TrimSpace(part), " ")
-			if strings.EqualFold(first, scheme) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -24,7 +24,7 @@ func (w *world) refusedAsRef(o *observed) *Finding {
 		return nil
 	}
 	o.checked("AUTH-7")
-	if o.x.Status != http.StatusUnauthorized || !challenges(o.x.RespHeader.Values("WWW-Authenticate"), "bearer") {
+	if o.x.Status != http.StatusUnauthorized || !namesItem(o.x.RespHeader.Values("WWW-Authenticate"), "bearer", " ") {
 		return finding("AUTH-7", "%s %s, without a valid token, is answered %d (WWW-Authenticate: %q), not 401 challenged for Bearer", o.x.Method, o.path, o.x.Status, strings.Join(o.x.RespHeader.Values("WWW-Authenticate"), ", "))
 	}
 	return nil

@@ -59,7 +59,7 @@ func TokenAnswerRules(grant string) []string {
 // read: only TOK-15 is judged), asked the scope it asked for.
 func TokenAnswer(grant, asked string, header http.Header, doc map[string]any) []*Finding {
 	var found []*Finding
-	if !hasDirective(header.Values("Cache-Control"), "no-store") {
+	if !namesItem(header.Values("Cache-Control"), "no-store", "=") {
 		found = append(found, finding("TOK-15", "the answer to a %s grant holds a token, and does not say Cache-Control: no-store (it says %q)", grantName(grant), strings.Join(header.Values("Cache-Control"), ", ")))
 	}
 	switch grant {
@@ -288,12 +288,15 @@ func grantName(g string) string {
 	return g
 }
 
-// hasDirective reports whether a Cache-Control header holds directive.
-func hasDirective(values []string, directive string) bool {
+// namesItem reports whether a header whose values are comma-separated
+// lists holds an item named name, case aside; an item's name ends at
+// end: a space for a challenge's scheme (WWW-Authenticate), "=" for a
+// directive (Cache-Control).
+func namesItem(values []string, name, end string) bool {
 	for _, v := range values {
-		for _, d := range strings.Split(v, ",") {
-			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
-			if strings.EqualFold(name, directive) {
+		for _, item := range strings.Split(v, ",") {
+			first, _, _ := strings.Cut(strings.TrimSpace(item), end)
+			if strings.EqualFold(first, name) {
 				return true
 			}
 		}

@@ -13,12 +13,9 @@ import (
 // event that reads back changed since, with no write taken, and read as
 // written before it, breaks AUTH-6, blamed on the last refused write.
 func TestARefusedUpdateChangesNothingWhoeverSentIt(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, user := withUser(t)
 	body := `{"access_token":"tok-read","token_type":"bearer","refresh_token":"ref-read","expires_in":599,"scope":"read"}`
 	want(t, "a token to read only", r.send("POST", "/oauth/token", client, "grant_type=password&username=other&password=pw&scope=read", 200, noStore, body))
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
 	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First","location":"Hall"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First","location":"Hall"`, "")))
 	want(t, "it reads back as created", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First","location":"Hall"`, "")))
 	want(t, "an update without a token, refused", r.send("PUT", "/api/events/7", "Content-Type: application/json", `{"name":"First","location":"Street"}`, 401, "", ""))
@@ -60,11 +57,9 @@ func TestACreationShowsWhatItWroteWhoeverSentIt(t *testing.T) {
 // scheme spelt otherwise, when the target took one sent with "Bearer",
 // breaks SVC-7.
 func TestAWriteByAValidTokenIsRefusedOnlyAsTheRulesSay(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, user := withUser(t)
 	r.login("other", "tok-other", "ref-other")
-	user, other := "Authorization: Bearer tok-user\nContent-Type: application/json", "Authorization: Bearer tok-other\nContent-Type: application/json"
+	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
 	want(t, "a creation refused as invalid", r.send("POST", "/api/events", user, `{"name":""}`, 400, jsonType, `{"error":"invalid"}`))
 	want(t, "a creation refused as unprocessable", r.send("POST", "/api/events", user, `{"name":""}`, 422, jsonType, `{"error":"invalid"}`))
 	want(t, "a creation throttled", r.send("POST", "/api/events", user, `{"name":"First"}`, 429, "", ""))
@@ -86,9 +81,7 @@ func TestAWriteByAValidTokenIsRefusedOnlyAsTheRulesSay(t *testing.T) {
 // refused, AUTH-2 too); one who sent a token the target did not issue
 // may be refused it (RFC 6750 §3.1).
 func TestTheAPIRootIsServedToEveryCaller(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	r.s.MadeUp("made-up")
 	want(t, "refused without credentials", r.send("GET", "/api", "", "", 401, "", ""), "API-1", "AUTH-2")
 	want(t, "refused to a valid token", r.send("GET", "/api", "Authorization: Bearer tok-user", "", 403, "", ""), "API-1")
@@ -102,11 +95,8 @@ func TestTheAPIRootIsServedToEveryCaller(t *testing.T) {
 // is given its address or its id; the link that leads to a lost event
 // is right, and not blamed.
 func TestAnEventCreatedIsThereAndItsOwn(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
-	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	r, user := withUser(t)
+	want(t, "a creation", r.createFirst(""))
 	want(t, "it is not there", r.send("GET", "/api/events/7", "", "", 404, "", ""), "API-6")
 	want(t, "an event never seen is not there", r.send("GET", "/api/events/70", "", "", 404, "", ""))
 	want(t, "another creation given its id", r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":7,"name":"Second","_links":{"self":{"href":"/api/events/8"}}}`), "API-6")
@@ -119,10 +109,7 @@ func TestAnEventCreatedIsThereAndItsOwn(t *testing.T) {
 // is then not offered is the link's fault (API-8), not the update's
 // (API-9).
 func TestAnUpdateThatWritesWhatTheEventHoldsTakesNoLink(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r, user := withUser(t)
 	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7", ""))
 	want(t, "the creator is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
 	want(t, "an update with the body it holds", r.send("PUT", "/api/events/7", user, `{"name":"First"}`, 204, "", ""))
@@ -134,10 +121,7 @@ func TestAnUpdateThatWritesWhatTheEventHoldsTakesNoLink(t *testing.T) {
 // it as either wrote it: a read after them that shows the body it held
 // is no finding.
 func TestUpdatesSentAtOnceMayLeaveEitherBody(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r, user := withUser(t)
 	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7", ""))
 	start := r.clock
 	r.clock = r.clock.Add(50 * time.Millisecond)
@@ -157,9 +141,7 @@ func TestUpdatesSentAtOnceMayLeaveEitherBody(t *testing.T) {
 // scheme or none) breaks SVC-4, whatever the place is called; refused,
 // it is right.
 func TestATokenAnywhereButAuthorizationBearerAuthenticatesNothing(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	j := "Content-Type: application/json"
 	for _, tt := range []struct{ name, path, header, body string }{
 		{"a query parameter of any name", "/api/events?jwt=tok-user", j, `{"name":"A"}`},
@@ -181,10 +163,7 @@ func TestATokenAnywhereButAuthorizationBearerAuthenticatesNothing(t *testing.T) 
 // (they are the service's), and one that takes the id its body sent
 // breaks API-6 or API-9.
 func TestWhatTheServiceOwnsIsNotTakenFromABody(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
-	user := "Authorization: Bearer tok-user\nContent-Type: application/json"
+	r, user := withUser(t)
 	owned := `"id":2147000123,"manager":"other","_links":{"self":{"href":"/api/events/1"}}`
 	want(t, "a creation that ignores them", r.send("POST", "/api/events", user, `{"name":"First",`+owned+`}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
 	want(t, "it reads back without them", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")))
@@ -199,12 +178,10 @@ func TestWhatTheServiceOwnsIsNotTakenFromABody(t *testing.T) {
 // refused, whatever the status, it is right, and the event reads back as
 // its manager left it.
 func TestAnotherMethodByAnotherUserChangesNothing(t *testing.T) {
-	r := newRig(t)
-	r.root()
-	r.login("user", "tok-user", "ref-user")
+	r, _ := withUser(t)
 	r.login("other", "tok-other", "ref-other")
-	user, other := "Authorization: Bearer tok-user\nContent-Type: application/json", "Authorization: Bearer tok-other\nContent-Type: application/json"
-	want(t, "a creation", r.send("POST", "/api/events", user, `{"name":"First"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"First"`, "")))
+	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation", r.createFirst(""))
 	for _, status := range []int{403, 404, 405, 501} {
 		want(t, "a PATCH by the other user, refused", r.send("PATCH", "/api/events/7", other, `{"name":"Taken"}`, status, "", ""))
 	}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"math/rand/v2"
 	"strings"
 )
 
@@ -9,11 +10,14 @@ import (
 // It reads nothing but the sequence's model and its random source, so
 // that a seed gives the same sequence against the same target.
 
-// callers are the callers of reads and writes, with their weights.
-var callers = []struct {
+// weightedCaller is a caller and how often it is drawn.
+type weightedCaller struct {
 	who    string
 	weight int
-}{
+}
+
+// callers are the callers of reads and writes, with their weights.
+var callers = []weightedCaller{
 	{AsUser, 35}, {AsOther, 25}, {AsAnonymous, 15}, {AsInvalid, 10}, {AsRefresh, 8}, {AsBasic, 7},
 }
 
@@ -86,18 +90,7 @@ func (s *sequence) next() Action {
 			return Action{Kind: KindWrongLogin, Wrong: wrongLogins[s.rng.IntN(len(wrongLogins))]}
 		}})
 	}
-	total := 0
-	for _, c := range choices {
-		total += c.weight
-	}
-	n := s.rng.IntN(total)
-	for _, c := range choices {
-		if n < c.weight {
-			return c.make()
-		}
-		n -= c.weight
-	}
-	return choices[0].make()
+	return drawWeighted(s.rng, choices, func(c choice) int { return c.weight }).make()
 }
 
 // maxTogetherEvents is how many events a sequence holds at most after
@@ -164,18 +157,23 @@ func (s *sequence) drawTogether() Action {
 
 // caller draws who reads.
 func (s *sequence) caller() string {
+	return drawWeighted(s.rng, callers, func(c weightedCaller) int { return c.weight }).who
+}
+
+// drawWeighted draws one of xs, each as likely as its weight.
+func drawWeighted[T any](rng *rand.Rand, xs []T, weight func(T) int) T {
 	total := 0
-	for _, c := range callers {
-		total += c.weight
+	for _, x := range xs {
+		total += weight(x)
 	}
-	n := s.rng.IntN(total)
-	for _, c := range callers {
-		if n < c.weight {
-			return c.who
+	n := rng.IntN(total)
+	for _, x := range xs {
+		if n < weight(x) {
+			return x
 		}
-		n -= c.weight
+		n -= weight(x)
 	}
-	return AsAnonymous
+	return xs[0]
 }
 
 // writer draws who writes: mostly the accounts, whose writes are taken or

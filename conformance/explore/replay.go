@@ -57,20 +57,21 @@ func (r *runner) nameReplays(results []*report.ScenarioResult) error {
 		if f == nil || res.Verdict != report.Failed {
 			continue
 		}
-		rp := Replay{Seed: r.o.Seed, Sequence: res.Line, Target: r.target.BaseURL, Finding: findingName(f), Message: f.Message, Actions: r.replays[res.Line]}
+		rp := Replay{Seed: r.o.Seed, Sequence: res.Line, Target: r.target.BaseURL, Finding: FindingName(f), Message: f.Message, Actions: r.replays[res.Line]}
 		b, err := json.MarshalIndent(rp, "", "  ")
 		if err != nil {
 			return err
 		}
 		f.Replay = string(append(report.EscapeJSON(b), '\n'))
-		f.ReplayFile = fmt.Sprintf("%s/%s-%d.json", ReplayDir, fileWord(findingName(f)), res.Line)
+		f.ReplayFile = fmt.Sprintf("%s/%s-%d.json", ReplayDir, fileWord(FindingName(f)), res.Line)
 	}
 	return nil
 }
 
-// findingName is the rule a failure blames, "answer cut" or "server
-// error".
-func findingName(f *report.Failure) string {
+// FindingName is what a finding of the exploration is about: the rule
+// its failure blames, "answer cut" or "server error". It names the
+// finding's replay file.
+func FindingName(f *report.Failure) string {
 	switch {
 	case f.AnswerCut:
 		return "answer cut"

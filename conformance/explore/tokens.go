@@ -31,20 +31,28 @@ func (s *sequence) grant(who string) (*finding, error) {
 	if who == AsOther {
 		user, pass = c.OtherUsername, c.OtherPass
 	}
-	x, err := s.tokenRequest("", "grant_type", "password", "username", user, "password", pass)
-	if err != nil {
-		return nil, err
-	}
-	if f := s.answered(x); f != nil {
-		return f, nil
-	}
-	access, refresh := s.tokensOf(x)
-	if access == "" {
-		return nil, nil
+	access, refresh, f, err := s.issued("grant_type", "password", "username", user, "password", pass)
+	if f != nil || err != nil || access == "" {
+		return f, err
 	}
 	acct := s.m.accounts[who]
 	acct.access, acct.refresh, acct.refreshed = access, refresh, false
 	return nil, nil
+}
+
+// issued sends a token request of the fields kv, without client
+// credentials, and returns the tokens its answer gave, or the finding
+// the answer is.
+func (s *sequence) issued(kv ...string) (access, refresh string, f *finding, err error) {
+	x, err := s.tokenRequest("", kv...)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if f := s.answered(x); f != nil {
+		return "", "", f, nil
+	}
+	access, refresh = s.tokensOf(x)
+	return access, refresh, nil, nil
 }
 
 // refresh exchanges who's refresh token for a new access token, after a
@@ -58,16 +66,9 @@ func (s *sequence) refresh(who string) (*finding, error) {
 			return f, err
 		}
 	}
-	x, err := s.tokenRequest("", "grant_type", "refresh_token", "token", acct.refresh)
-	if err != nil {
-		return nil, err
-	}
-	if f := s.answered(x); f != nil {
-		return f, nil
-	}
-	access, refresh := s.tokensOf(x)
-	if access == "" {
-		return nil, nil
+	access, refresh, f, err := s.issued("grant_type", "refresh_token", "token", acct.refresh)
+	if f != nil || err != nil || access == "" {
+		return f, err
 	}
 	acct.access = access
 	if refresh != "" {

@@ -49,12 +49,7 @@ var addressOps = []Operator{
 	{
 		Name: "a percent-encoded letter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "RFC 3986 §2.3 and §6.2.2.2 (percent-encoded unreserved characters are the characters)",
-		Vary: eachSegment(func(seg string) (string, bool) {
-			if seg == "" {
-				return "", false
-			}
-			return fmt.Sprintf("%%%02X", seg[0]) + seg[1:], true
-		}, "the first letter of %q percent-encoded"),
+		Vary:   eachSegment(escapedFirst("%"), "the first letter of %q percent-encoded"),
 	},
 	{
 		Name: "a path parameter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
@@ -91,12 +86,7 @@ var addressOps = []Operator{
 	{
 		Name: "a double-encoded letter", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
 		Source: "OWASP's Double Encoding attack (owasp.org/www-community/Double_Encoding: a proxy decodes once, the application again); RFC 3986 §2.4 (data is decoded once)",
-		Vary: eachSegment(func(seg string) (string, bool) {
-			if seg == "" {
-				return "", false
-			}
-			return fmt.Sprintf("%%25%02X", seg[0]) + seg[1:], true
-		}, "the first letter of %q percent-encoded twice"),
+		Vary:   eachSegment(escapedFirst("%25"), "the first letter of %q percent-encoded twice"),
 	},
 	{
 		Name: "an empty query", Family: FamilyAddress, On: OnWrite, As: WithoutToken,
@@ -176,6 +166,18 @@ func eachSegment(change func(seg string) (string, bool), what string) func(Reque
 			out = append(out, Variant{Request: v, What: fmt.Sprintf(what, seg)})
 		}
 		return out
+	}
+}
+
+// escapedFirst is a change of eachSegment that writes a segment's first
+// letter percent-encoded, after prefix ("%25" encodes it twice); it
+// leaves an empty segment.
+func escapedFirst(prefix string) func(seg string) (string, bool) {
+	return func(seg string) (string, bool) {
+		if seg == "" {
+			return "", false
+		}
+		return prefix + fmt.Sprintf("%02X", seg[0]) + seg[1:], true
 	}
 }
 

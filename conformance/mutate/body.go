@@ -72,44 +72,30 @@ var bodyOps = alsoOnUpdates([]Operator{
 		Name: "a number at a bound", Family: FamilyBody, On: OnWrite, As: WithToken,
 		Source: "the bounds of 32- and 64-bit integers; RFC 8259 §6 (numbers beyond the exact integers of IEEE 754 doubles); boundary-value analysis",
 		Vary: func(r Request, _ Env) []Variant {
-			fields, ok := jsonBody(r)
-			if !ok {
-				return nil
-			}
-			var out []Variant
-			for _, k := range sortedKeys(fields) {
-				if _, isNumber := fields[k].(float64); !isNumber {
-					continue
+			return perField(r, func(v any) []any {
+				if _, isNumber := v.(float64); !isNumber {
+					return nil
 				}
-				for _, n := range boundNumbers {
-					out = append(out, withField(r, fields, k, n, fmt.Sprintf("%q set to %s", k, n)))
-				}
-			}
-			return out
+				return each(boundNumbers, func(n json.Number) any { return n })
+			})
 		},
 	},
 	{
 		Name: "an odd text", Family: FamilyBody, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-INPV-01 and -05 (markup, injection); RFC 8259 §7 and §8.2 (characters outside the BMP as surrogate pairs)",
 		Vary: func(r Request, env Env) []Variant {
-			fields, ok := jsonBody(r)
-			if !ok {
-				return nil
-			}
-			var out []Variant
-			for _, k := range sortedKeys(fields) {
-				s, isText := fields[k].(string)
+			return perField(r, func(v any) []any {
+				s, isText := v.(string)
 				if !isText || looksLikeTime(s) {
-					continue
+					return nil
 				}
-				for _, t := range oddTexts {
+				return each(oddTexts, func(t string) any {
 					if env.Mark != "" && strings.Contains(s, env.Mark) {
 						t += env.Mark // the run finds its events by their mark
 					}
-					out = append(out, withField(r, fields, k, t, fmt.Sprintf("%q set to %s", k, shortJSON(t))))
-				}
-			}
-			return out
+					return t
+				})
+			})
 		},
 	},
 })
@@ -121,6 +107,23 @@ func jsonBody(r Request) (map[string]any, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// perField is the variants of r's JSON body with each of its fields, in
+// the order of their names, set to each value values gives for the
+// field's value (none leaves the field alone).
+func perField(r Request, values func(v any) []any) []Variant {
+	fields, ok := jsonBody(r)
+	if !ok {
+		return nil
+	}
+	var out []Variant
+	for _, k := range sortedKeys(fields) {
+		for _, v := range values(fields[k]) {
+			out = append(out, withField(r, fields, k, v, fmt.Sprintf("%q set to %s", k, shortJSON(v))))
+		}
+	}
+	return out
 }
 
 // withField is a variant of r whose JSON body is fields with k set to v.

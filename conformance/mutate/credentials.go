@@ -32,12 +32,11 @@ var credentialOps = alsoOnUpdates([]Operator{
 		Name: "the token in a query parameter", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.3 (the access_token query parameter, which SVC-4 does not allow); names of common frameworks' token getters (express-jwt, Laravel, Spring's BearerTokenResolver)",
 		Vary: func(r Request, env Env) []Variant {
-			return each(tokenParams, func(name string) Variant {
-				v := withoutToken(r)
+			return tokenMoved(r, tokenParams, func(v *Request, name string) string {
 				q := v.URL.Query()
 				q.Set(name, env.Token)
 				v.URL.RawQuery = q.Encode()
-				return Variant{Request: v, What: fmt.Sprintf("the token in the query parameter %q, not in Authorization", name)}
+				return fmt.Sprintf("the token in the query parameter %q, not in Authorization", name)
 			})
 		},
 	},
@@ -58,13 +57,12 @@ var credentialOps = alsoOnUpdates([]Operator{
 					form.Set(k, string(b))
 				}
 			}
-			return each(tokenParams[:2], func(name string) Variant {
-				v := withoutToken(r)
+			return tokenMoved(r, tokenParams[:2], func(v *Request, name string) string {
 				withToken := maps.Clone(form)
 				withToken.Set(name, env.Token)
 				v.Body = []byte(withToken.Encode())
 				v.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				return Variant{Request: v, What: fmt.Sprintf("the body form-encoded, the token in its field %q", name)}
+				return fmt.Sprintf("the body form-encoded, the token in its field %q", name)
 			})
 		},
 	},
@@ -72,10 +70,9 @@ var credentialOps = alsoOnUpdates([]Operator{
 		Name: "the token in a cookie", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-SESS-02 (cookies); the cookies single-page front ends keep a token in",
 		Vary: func(r Request, env Env) []Variant {
-			return each(tokenCookies, func(name string) Variant {
-				v := withoutToken(r)
+			return tokenMoved(r, tokenCookies, func(v *Request, name string) string {
 				v.Header.Add("Cookie", name+"="+env.Token)
-				return Variant{Request: v, What: fmt.Sprintf("the token in the cookie %q", name)}
+				return fmt.Sprintf("the token in the cookie %q", name)
 			})
 		},
 	},
@@ -83,14 +80,13 @@ var credentialOps = alsoOnUpdates([]Operator{
 		Name: "the token in another header", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "API gateways' and frameworks' token headers; RFC 9110 §11.7.1 (Proxy-Authorization is for the proxy)",
 		Vary: func(r Request, env Env) []Variant {
-			return each(tokenHeaders, func(h string) Variant {
-				v := withoutToken(r)
+			return tokenMoved(r, tokenHeaders, func(v *Request, h string) string {
 				val := env.Token
 				if h == "Proxy-Authorization" {
 					val = "Bearer " + env.Token
 				}
 				v.Header.Set(h, val)
-				return Variant{Request: v, What: fmt.Sprintf("the token in the header %s", h)}
+				return fmt.Sprintf("the token in the header %s", h)
 			})
 		},
 	},
@@ -98,14 +94,12 @@ var credentialOps = alsoOnUpdates([]Operator{
 		Name: "the token under another scheme", Family: FamilyCredentials, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.1 (the Bearer scheme); Django REST framework's \"Token\", passport-jwt's \"JWT\", OAuth 1's \"OAuth\", RFC draft MAC",
 		Vary: func(r Request, env Env) []Variant {
-			return each(otherSchemes, func(scheme string) Variant {
-				v := withoutToken(r)
+			return tokenMoved(r, otherSchemes, func(v *Request, scheme string) string {
 				v.Header.Set("Authorization", scheme+env.Token)
-				what := fmt.Sprintf("the token under the scheme %q", scheme[:max(0, len(scheme)-1)])
 				if scheme == "" {
-					what = "the token in Authorization without a scheme"
+					return "the token in Authorization without a scheme"
 				}
-				return Variant{Request: v, What: what}
+				return fmt.Sprintf("the token under the scheme %q", scheme[:len(scheme)-1])
 			})
 		},
 	},
@@ -124,9 +118,14 @@ func alsoOnUpdates(ops []Operator) []Operator {
 	return out
 }
 
-// withoutToken is a copy of r without its Authorization header.
-func withoutToken(r Request) Request {
-	v := r.clone()
-	v.Header.Del("Authorization")
-	return v
+// tokenMoved is a variant of r for each of places, a copy of r without
+// its Authorization header where put puts the token in that place, and
+// says what the variant is.
+func tokenMoved(r Request, places []string, put func(v *Request, place string) string) []Variant {
+	return each(places, func(place string) Variant {
+		v := r.clone()
+		v.Header.Del("Authorization")
+		what := put(&v, place)
+		return Variant{Request: v, What: what}
+	})
 }

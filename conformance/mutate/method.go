@@ -3,6 +3,7 @@ package mutate
 import (
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // The method: the same write asked for by another method, or by a
@@ -16,41 +17,40 @@ var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, h
 // overrideHeaders are the headers frameworks read a method from.
 var overrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
 
-var methodOps = []Operator{
-	{
-		Name: "another method", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
-		Source: "OWASP WSTG-CONF-06 (testing HTTP methods); RFC 9110 §9 (a method the resource does not support is 405)",
-		Vary:   otherMethods,
-	},
-	{
-		Name: "another method, by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager,
-		Source: "OWASP WSTG-ATHZ-02 (bypassing the authorization schema with other methods); WSTG-CONF-06",
-		Vary:   otherMethods,
-	},
-	{
-		Name: "a method-override header", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
-		Source: "OWASP WSTG-CONF-06 (testing for HTTP method overriding: X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)",
-		Vary:   overrides,
-	},
-	{
-		Name: "a method-override header, by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager,
-		Source: "OWASP WSTG-CONF-06",
-		Vary:   overrides,
-	},
-	{
-		Name: "a method-override parameter", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
-		Source: "the \"_method\" parameter of Rails, Laravel, Symfony and Express's method-override",
-		Vary: func(r Request, _ Env) []Variant {
-			return each([]string{http.MethodPut, http.MethodPatch, http.MethodDelete}, func(m string) Variant {
-				v := r.clone()
-				v.Method = http.MethodPost
-				q := v.URL.Query()
-				q.Set("_method", m)
-				v.URL.RawQuery = q.Encode()
-				return Variant{Request: v, What: fmt.Sprintf("POST with _method=%s in the query", m)}
-			})
+var methodOps = slices.Concat(
+	withoutTokenAndByAnotherUser("another method", otherMethods,
+		"OWASP WSTG-CONF-06 (testing HTTP methods); RFC 9110 §9 (a method the resource does not support is 405)",
+		"OWASP WSTG-ATHZ-02 (bypassing the authorization schema with other methods); WSTG-CONF-06"),
+	withoutTokenAndByAnotherUser("a method-override header", overrides,
+		"OWASP WSTG-CONF-06 (testing for HTTP method overriding: X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)",
+		"OWASP WSTG-CONF-06"),
+	[]Operator{
+		{
+			Name: "a method-override parameter", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
+			Source: "the \"_method\" parameter of Rails, Laravel, Symfony and Express's method-override",
+			Vary: func(r Request, _ Env) []Variant {
+				return each([]string{http.MethodPut, http.MethodPatch, http.MethodDelete}, func(m string) Variant {
+					v := r.clone()
+					v.Method = http.MethodPost
+					q := v.URL.Query()
+					q.Set("_method", m)
+					v.URL.RawQuery = q.Encode()
+					return Variant{Request: v, What: fmt.Sprintf("POST with _method=%s in the query", m)}
+				})
+			},
 		},
 	},
+)
+
+// withoutTokenAndByAnotherUser is the operator of updates named name that
+// varies a request by vary, sent without a token (source says where it
+// comes from), and the same sent by another user than the event's
+// manager (byAnotherUser says where that comes from).
+func withoutTokenAndByAnotherUser(name string, vary func(Request, Env) []Variant, source, byAnotherUser string) []Operator {
+	return []Operator{
+		{Name: name, Family: FamilyMethod, On: OnUpdate, As: WithoutToken, Source: source, Vary: vary},
+		{Name: name + ", by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager, Source: byAnotherUser, Vary: vary},
+	}
 }
 
 // otherMethods sends r's body with each other method that writes.

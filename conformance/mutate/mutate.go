@@ -163,9 +163,10 @@ func Find(name string) (Operator, bool) {
 	return catalogue[i], true
 }
 
-// each is a variant of every element of xs, made by vary, in order.
-func each[T any](xs []T, vary func(T) Variant) []Variant {
-	out := make([]Variant, 0, len(xs))
+// each is what vary makes of every element of xs, in order: a variant of
+// a request for each, or a value to vary a field by.
+func each[T, U any](xs []T, vary func(T) U) []U {
+	out := make([]U, 0, len(xs))
 	for _, x := range xs {
 		out = append(out, vary(x))
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"eventsvc/conformance/selection"
-	"eventsvc/docs"
 )
 
 func TestPrettyExchangeLaysOutJSONBodies(t *testing.T) {
@@ -24,10 +23,7 @@ func TestPrettyExchangeLaysOutJSONBodies(t *testing.T) {
 // became of them: those that ran to a verdict, and those it did not run,
 // with why; never the selected ones as if they had all run.
 func TestTheHeaderCountsTheScenariosThatRan(t *testing.T) {
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	sc := func(verdict, reason string, ran bool) *ScenarioResult {
 		p := &selection.Planned{File: "tokens.feature", Line: 3, Name: "A user gets tokens", Rules: []string{"TOK-1"}, Run: ran || reason == "", Reason: reason}
 		s := &ScenarioResult{Planned: p, Verdict: verdict}

@@ -20,23 +20,33 @@ import (
 // <skipped>), and the test report actions of GitHub the cases' names and
 // messages.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the counts of test cases and the time that both the
+// document and each of its suites carry.
+type junitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
+}
+
+// add counts the test cases of a suite in the document's counts.
+func (c *junitCounts) add(s junitCounts) {
+	c.Tests += s.Tests
+	c.Failures += s.Failures
+	c.Errors += s.Errors
+	c.Skipped += s.Skipped
 }
 
 type junitSuite struct {
-	Name      string          `xml:"name,attr"`
-	Tests     int             `xml:"tests,attr"`
-	Failures  int             `xml:"failures,attr"`
-	Errors    int             `xml:"errors,attr"`
-	Skipped   int             `xml:"skipped,attr"`
-	Time      string          `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitCounts
 	Timestamp string          `xml:"timestamp,attr,omitempty"`
 	Props     *junitPropsList `xml:"properties,omitempty"`
 	Cases     []junitCase     `xml:"testcase"`
@@ -81,9 +91,9 @@ func seconds(d interface{ Seconds() float64 }) string { return fmt.Sprintf("%.3f
 // left out for a reason of the target or the run (@local against a
 // deployment, read-only, @slow, a step's finding) are skipped test cases.
 func junitXML(rep *Report) ([]byte, error) {
-	doc := junitSuites{Name: "event-service-conformance", Time: seconds(rep.Duration)}
+	doc := junitSuites{Name: "event-service-conformance", junitCounts: junitCounts{Time: seconds(rep.Duration)}}
 	if rep.Outcome == OutcomeNotStarted || rep.Outcome == OutcomeIncomplete || (rep.Outcome == OutcomeThrottled && rep.Error != "" && len(rep.Ran()) == 0) {
-		s := junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Time: seconds(rep.Duration), Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: suiteProps(rep)}
+		s := junitSuite{Name: "conformance run", junitCounts: junitCounts{Tests: 1, Errors: 1, Time: seconds(rep.Duration)}, Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: suiteProps(rep)}
 		name := map[string]string{
 			OutcomeIncomplete: "the run did not finish", OutcomeNotStarted: "the run could not start", OutcomeThrottled: "throttled by the target",
 		}[rep.Outcome]
@@ -152,13 +162,10 @@ func junitXML(rep *Report) ([]byte, error) {
 			total += f
 		}
 		s.Time = fmt.Sprintf("%.3f", total)
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Errors += s.Errors
-		doc.Skipped += s.Skipped
+		doc.add(s.junitCounts)
 	}
 	if rep.Outcome == OutcomeThrottled {
-		doc.Suites = append(doc.Suites, junitSuite{Name: "conformance run", Tests: 1, Errors: 1, Props: built, Cases: []junitCase{{
+		doc.Suites = append(doc.Suites, junitSuite{Name: "conformance run", junitCounts: junitCounts{Tests: 1, Errors: 1}, Props: built, Cases: []junitCase{{
 			Name: "throttled by the target", Classname: "conformance run",
 			Error: &junitProblem{Message: Visible(firstLine(rep.Error)), Type: OutcomeThrottled, Text: Visible(rep.Error)},
 		}}})
@@ -178,7 +185,7 @@ func notCheckedSuite(rep *Report, props *junitPropsList) *junitSuite {
 		return nil
 	}
 	n := notCheckedCount(groups)
-	s := &junitSuite{Name: fmt.Sprintf("NOT CHECKED: %d rule%s of the specification", n, plural(n)), Time: seconds(time.Duration(0)),
+	s := &junitSuite{Name: fmt.Sprintf("NOT CHECKED: %d rule%s of the specification", n, plural(n)), junitCounts: junitCounts{Time: seconds(time.Duration(0))},
 		Timestamp: rep.Started.Format("2006-01-02T15:04:05"), Props: props}
 	for _, g := range groups {
 		c := junitCase{Name: idList(g.Rules, false) + " — " + g.How, Classname: "NOT CHECKED", Time: seconds(time.Duration(0)),

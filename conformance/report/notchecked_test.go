@@ -22,10 +22,7 @@ import (
 // reference server's choices (@ref) left out.
 func remoteDefault(t *testing.T) *Report {
 	t.Helper()
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	var scenarios []*ScenarioResult
 	add := func(id, verdict, reason string, tags ...string) {
 		p := &selection.Planned{Feature: "Rules", File: "rules.feature", Line: len(scenarios) + 1, Name: "A scenario of " + id,
@@ -271,10 +268,7 @@ func TestFailOnNotRunFailsEveryReportOnTheRulesAnotherRunCouldCheck(t *testing.T
 // TestARunThatNeverStartedListsEveryRuleAsNotStarted: a run that did not
 // start checked nothing, whatever its selection would have left out.
 func TestARunThatNeverStartedListsEveryRuleAsNotStarted(t *testing.T) {
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	var plan []*selection.Planned
 	for i, r := range catalogue.Rules() {
 		p := &selection.Planned{Feature: "Rules", File: "rules.feature", Line: i + 1, Name: "A scenario of " + r.ID, Rules: []string{r.ID}, Tags: []string{"@" + r.ID}, Run: i%2 == 0}

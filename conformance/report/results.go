@@ -199,42 +199,29 @@ func blameText(s *ScenarioResult) string {
 // Findings counts the scenarios of the run that failed, server errors
 // included.
 func (r *Report) Findings() int {
-	n := 0
-	for _, s := range r.Scenarios {
-		if s.Verdict == Failed {
-			n++
-		}
-	}
-	return n
+	return r.count(func(s *ScenarioResult) bool { return s.Verdict == Failed })
 }
 
 // ServerErrors counts the failures that are server errors.
 func (r *Report) ServerErrors() int {
-	n := 0
-	for _, s := range r.Scenarios {
-		if s.Verdict == Failed && s.Failure != nil && s.Failure.ServerError {
-			n++
-		}
-	}
-	return n
+	return r.count(func(s *ScenarioResult) bool { return s.Verdict == Failed && s.Failure != nil && s.Failure.ServerError })
 }
 
 // AnswersCut counts the failures that are answers cut.
 func (r *Report) AnswersCut() int {
-	n := 0
-	for _, s := range r.Scenarios {
-		if s.Verdict == Failed && s.Failure != nil && s.Failure.AnswerCut {
-			n++
-		}
-	}
-	return n
+	return r.count(func(s *ScenarioResult) bool { return s.Verdict == Failed && s.Failure != nil && s.Failure.AnswerCut })
 }
 
 // SetupFailures counts the scenarios of the run whose setup failed.
 func (r *Report) SetupFailures() int {
+	return r.count(func(s *ScenarioResult) bool { return s.Verdict == SetupFailed })
+}
+
+// count counts the scenarios of the run that is says yes to.
+func (r *Report) count(is func(s *ScenarioResult) bool) int {
 	n := 0
 	for _, s := range r.Scenarios {
-		if s.Verdict == SetupFailed {
+		if is(s) {
 			n++
 		}
 	}

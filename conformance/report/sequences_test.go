@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"eventsvc/conformance/selection"
-	"eventsvc/docs"
 )
 
 // merged is a report of a run that explored after its scenarios: two
@@ -16,10 +15,7 @@ import (
 // passed API-7 and one whose finding fails API-6, with its replay file.
 func merged(t *testing.T) *Report {
 	t.Helper()
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	scenario := func(file string, line int, rule string) *ScenarioResult {
 		p := &selection.Planned{Feature: "Reading", File: file, Line: line, Name: "A scenario of " + rule, Rules: []string{rule}, Tags: []string{"@spec", "@" + rule}, Run: true}
 		return &ScenarioResult{Planned: p, Verdict: Passed, Attempts: 1}

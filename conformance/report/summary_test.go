@@ -9,10 +9,7 @@ import (
 )
 
 func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	sc := func(verdict, reason string, run bool, rules ...string) *ScenarioResult {
 		return &ScenarioResult{Planned: &selection.Planned{Rules: rules, Run: run, Reason: reason}, Verdict: verdict}
 	}
@@ -50,4 +47,14 @@ func TestRuleVerdictsCountOnlyTheScenariosThatCheckTheRule(t *testing.T) {
 	if len(results) != len(catalogue.Rules()) {
 		t.Errorf("%d verdicts for %d rules", len(results), len(catalogue.Rules()))
 	}
+}
+
+// ruleCatalogue is the catalogue of the rules, docs/rules.md read.
+func ruleCatalogue(t *testing.T) *docs.Catalogue {
+	t.Helper()
+	catalogue, err := docs.RuleCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return catalogue
 }

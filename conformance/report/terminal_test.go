@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"eventsvc/conformance/selection"
-	"eventsvc/docs"
 )
 
 func TestVisibleWritesOutWhatATerminalWouldActOn(t *testing.T) {
@@ -62,10 +61,7 @@ func terminalSafe(t *testing.T, where, text string) {
 // reason a step gave).
 func hostileReport(t *testing.T) *Report {
 	t.Helper()
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	planned := func(name string, line int) *selection.Planned {
 		return &selection.Planned{Feature: "Hostile answers", Name: name, File: "hostile.feature", Line: line, Rules: []string{"API-1"}, Tags: []string{"@spec", "@API-1"}, Run: true,
 			Steps: []selection.PlannedStep{{Keyword: "Then", Text: "the answer has status 200", Line: line + 1}}}

@@ -12,7 +12,6 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"eventsvc/conformance/selection"
-	"eventsvc/docs"
 	"eventsvc/internal/version"
 )
 
@@ -20,10 +19,7 @@ import (
 // built.
 func versioned(t *testing.T, built version.Info) *Report {
 	t.Helper()
-	catalogue, err := docs.RuleCatalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalogue := ruleCatalogue(t)
 	sc := &ScenarioResult{Planned: &selection.Planned{Feature: "Tokens", File: "tokens.feature", Line: 3, Name: "A user gets tokens",
 		Rules: []string{"TOK-1"}, Tags: []string{"@spec", "@TOK-1"}, Run: true}, Verdict: Passed, Attempts: 1,
 		Steps: []StepResult{{PlannedStep: selection.PlannedStep{Keyword: "Given", Text: "the demo client", Line: 4}, Status: "passed"}}}

@@ -12,40 +12,23 @@ import (
 	"eventsvc/conformance/target"
 )
 
-// texts applies f to every string value of doc outside "_links".
-func texts(doc map[string]any, f func(string) string) {
+// values applies f to every value of doc of type T (a text, a number)
+// outside "_links".
+func values[T any](doc map[string]any, f func(T) T) {
 	for k, v := range doc {
-		switch t := v.(type) {
-		case string:
-			doc[k] = f(t)
-		case map[string]any:
-			if k != "_links" {
-				texts(t, f)
-			}
-		case []any:
-			for _, e := range t {
-				if m, ok := e.(map[string]any); ok {
-					texts(m, f)
-				}
-			}
+		if x, ok := v.(T); ok {
+			doc[k] = f(x)
+			continue
 		}
-	}
-}
-
-// numbers applies f to every number of doc outside "_links".
-func numbers(doc map[string]any, f func(float64) float64) {
-	for k, v := range doc {
 		switch t := v.(type) {
-		case float64:
-			doc[k] = f(t)
 		case map[string]any:
 			if k != "_links" {
-				numbers(t, f)
+				values(t, f)
 			}
 		case []any:
 			for _, e := range t {
 				if m, ok := e.(map[string]any); ok {
-					numbers(m, f)
+					values(m, f)
 				}
 			}
 		}
@@ -65,7 +48,7 @@ var EventPath = regexp.MustCompile(`^/api/events/[0-9]+$`)
 // exploration finds each.
 var Flaws = []Flaw{
 	{Name: "letters of right-to-left scripts are lost", Rules: readBack, Answer: func(_ *Proxy, _ *http.Request, _ []byte, _ int, doc map[string]any) {
-		texts(doc, func(s string) string {
+		values(doc, func(s string) string {
 			return strings.Map(func(r rune) rune {
 				if r >= 0x0590 && r <= 0x06FF {
 					return -1
@@ -75,10 +58,10 @@ var Flaws = []Flaw{
 		})
 	}},
 	{Name: "tabs and line breaks read back as spaces", Rules: readBack, Answer: func(_ *Proxy, _ *http.Request, _ []byte, _ int, doc map[string]any) {
-		texts(doc, strings.NewReplacer("\t", " ", "\n", " ").Replace)
+		values(doc, strings.NewReplacer("\t", " ", "\n", " ").Replace)
 	}},
 	{Name: "texts over 200 characters are cut", Rules: readBack, Answer: func(_ *Proxy, _ *http.Request, _ []byte, _ int, doc map[string]any) {
-		texts(doc, func(s string) string {
+		values(doc, func(s string) string {
 			if r := []rune(s); len(r) > 200 {
 				return string(r[:200])
 			}
@@ -86,7 +69,7 @@ var Flaws = []Flaw{
 		})
 	}},
 	{Name: "a leap day reads back as the first of March", Rules: readBack, Answer: func(_ *Proxy, _ *http.Request, _ []byte, _ int, doc map[string]any) {
-		texts(doc, func(s string) string {
+		values(doc, func(s string) string {
 			if len(s) > 10 && s[4:11] == "-02-29T" {
 				return s[:4] + "-03-01T" + s[11:]
 			}
@@ -94,7 +77,7 @@ var Flaws = []Flaw{
 		})
 	}},
 	{Name: "counts over 65535 read back as 65535", Rules: readBack, Answer: func(_ *Proxy, _ *http.Request, _ []byte, _ int, doc map[string]any) {
-		numbers(doc, func(n float64) float64 { return min(n, 65535) })
+		values(doc, func(n float64) float64 { return min(n, 65535) })
 	}},
 	{Name: "a body with markup fails the server", Rules: []string{"server error"}, Request: func(_ *Proxy, w http.ResponseWriter, _ *http.Request, body []byte) ([]byte, bool) {
 		if bytes.Contains(body, []byte("<b>")) || bytes.Contains(body, []byte(`\u003cb\u003e`)) {
