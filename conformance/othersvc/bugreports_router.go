@@ -43,9 +43,9 @@ slashes) before matching; the security filter matches it as sent.`,
 	{
 		Name: "a creation without a token on /api/Events (another case)",
 		Report: `POST /api/Events without a token created an event. The router matches paths without regard to case;
-the security filter is case-sensitive, so its rule for /api/events does not match /api/Events (the family of
-Spring's CVE-2016-5007).`,
-		Rules:  []string{"AUTH-3", "SVC-5"},
+the security filter is case-sensitive, so its rule for /api/events does not match /api/Events, nor /API/EVENTS,
+which is not even under /api/ as written (the family of Spring's CVE-2016-5007).`,
+		Rules:  []string{"AUTH-3", "AUTH-4", "SVC-5"},
 		Config: Config{Flaws: Flaws{CaseFolded: true}},
 		Today:  Caught{Scenarios: "AUTH-4", Explorer: "TOK-13 AUTH-3 AUTH-4"},
 		Shows:  createsAnonymouslyAt("/api/Events"),
