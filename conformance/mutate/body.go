@@ -48,9 +48,23 @@ var oddTexts = []string{
 	strings.Repeat("long text ", 1000) + "end",
 }
 
+// columnLengths are the lengths of text a store commonly bounds a column
+// at, and one past each.
+var columnLengths = []int{255, 256, 1000, 1001, 4096, 4097, 65535, 65536}
+
+// textOf is a text of n characters that keeps the run's mark where s,
+// the text it replaces, had it: the run finds its events, and cleans
+// them up, by it.
+func textOf(n int, s, mark string) string {
+	if mark == "" || !strings.Contains(s, mark) || len(mark) >= n {
+		return strings.Repeat("x", n)
+	}
+	return strings.Repeat("x", n-len(mark)) + mark
+}
+
 var bodyOps = alsoOnUpdates([]Operator{
 	{
-		Name: "a field the service owns", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Name: "a field the service owns", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByMultiplicity, On: OnWrite, As: WithToken,
 		Source: "OWASP API Security Top 10 2023, API3 (broken object property level authorization: mass assignment); OWASP WSTG-BUSL-09",
 		Vary: func(r Request, env Env) []Variant {
 			fields, ok := jsonBody(r)
@@ -69,7 +83,7 @@ var bodyOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "a number at a bound", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Name: "a number at a bound", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByValue, On: OnWrite, As: WithToken,
 		Source: "the bounds of 32- and 64-bit integers; RFC 8259 §6 (numbers beyond the exact integers of IEEE 754 doubles); boundary-value analysis",
 		Vary: func(r Request, _ Env) []Variant {
 			return perField(r, func(v any) []any {
@@ -81,7 +95,20 @@ var bodyOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "an odd text", Family: FamilyBody, On: OnWrite, As: WithToken,
+		Name: "a text at a common column length", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByLength, On: OnWrite, As: WithToken,
+		Source: "the lengths stores commonly bound a text at: VARCHAR(255), 1000, 4096, MySQL's TEXT (65,535 bytes), each and one past it; boundary-value analysis",
+		Vary: func(r Request, env Env) []Variant {
+			return perField(r, func(v any) []any {
+				s, isText := v.(string)
+				if !isText || looksLikeTime(s) {
+					return nil
+				}
+				return each(columnLengths, func(n int) any { return textOf(n, s, env.Mark) })
+			})
+		},
+	},
+	{
+		Name: "an odd text", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByValue, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-INPV-01 and -05 (markup, injection); RFC 8259 §7 and §8.2 (characters outside the BMP as surrogate pairs)",
 		Vary: func(r Request, env Env) []Variant {
 			return perField(r, func(v any) []any {

@@ -29,7 +29,7 @@ var tokenParams = []string{"access_token", "token", "jwt", "api_key", "auth"}
 
 var credentialOps = alsoOnUpdates([]Operator{
 	{
-		Name: "the token in a query parameter", Family: FamilyCredentials, On: OnWrite, As: WithToken,
+		Name: "the token in a query parameter", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByPlace, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.3 (the access_token query parameter, which SVC-4 does not allow); names of common frameworks' token getters (express-jwt, Laravel, Spring's BearerTokenResolver)",
 		Vary: func(r Request, env Env) []Variant {
 			return tokenMoved(r, tokenParams, func(v *Request, name string) string {
@@ -41,7 +41,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "the token in a form field", Family: FamilyCredentials, On: OnWrite, As: WithToken,
+		Name: "the token in a form field", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByPlace, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.2 (the access_token form field, which SVC-4 does not allow)",
 		Vary: func(r Request, env Env) []Variant {
 			fields, ok := jsonBody(r)
@@ -67,7 +67,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "the token in a cookie", Family: FamilyCredentials, On: OnWrite, As: WithToken,
+		Name: "the token in a cookie", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByPlace, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-SESS-02 (cookies); the cookies single-page front ends keep a token in",
 		Vary: func(r Request, env Env) []Variant {
 			return tokenMoved(r, tokenCookies, func(v *Request, name string) string {
@@ -77,7 +77,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "the token in another header", Family: FamilyCredentials, On: OnWrite, As: WithToken,
+		Name: "the token in another header", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByPlace, On: OnWrite, As: WithToken,
 		Source: "API gateways' and frameworks' token headers; RFC 9110 §11.7.1 (Proxy-Authorization is for the proxy)",
 		Vary: func(r Request, env Env) []Variant {
 			return tokenMoved(r, tokenHeaders, func(v *Request, h string) string {
@@ -91,7 +91,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
-		Name: "the token under another scheme", Family: FamilyCredentials, On: OnWrite, As: WithToken,
+		Name: "the token under another scheme", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: BySpelling, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.1 (the Bearer scheme); Django REST framework's \"Token\", passport-jwt's \"JWT\", OAuth 1's \"OAuth\", RFC draft MAC",
 		Vary: func(r Request, env Env) []Variant {
 			return tokenMoved(r, otherSchemes, func(v *Request, scheme string) string {

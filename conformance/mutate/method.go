@@ -18,15 +18,15 @@ var writeMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, h
 var overrideHeaders = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
 
 var methodOps = slices.Concat(
-	withoutTokenAndByAnotherUser("another method", otherMethods,
+	withoutTokenAndByAnotherUser("another method", PartMethod, ByValue, otherMethods,
 		"OWASP WSTG-CONF-06 (testing HTTP methods); RFC 9110 §9 (a method the resource does not support is 405)",
 		"OWASP WSTG-ATHZ-02 (bypassing the authorization schema with other methods); WSTG-CONF-06"),
-	withoutTokenAndByAnotherUser("a method-override header", overrides,
+	withoutTokenAndByAnotherUser("a method-override header", PartMethod, ByPlace, overrides,
 		"OWASP WSTG-CONF-06 (testing for HTTP method overriding: X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override)",
 		"OWASP WSTG-CONF-06"),
 	[]Operator{
 		{
-			Name: "a method-override parameter", Family: FamilyMethod, On: OnUpdate, As: WithoutToken,
+			Name: "a method-override parameter", Family: FamilyMethod, Parts: []string{PartMethod}, Way: ByPlace, On: OnUpdate, As: WithoutToken,
 			Source: "the \"_method\" parameter of Rails, Laravel, Symfony and Express's method-override",
 			Vary: func(r Request, _ Env) []Variant {
 				return each([]string{http.MethodPut, http.MethodPatch, http.MethodDelete}, func(m string) Variant {
@@ -46,10 +46,10 @@ var methodOps = slices.Concat(
 // varies a request by vary, sent without a token (source says where it
 // comes from), and the same sent by another user than the event's
 // manager (byAnotherUser says where that comes from).
-func withoutTokenAndByAnotherUser(name string, vary func(Request, Env) []Variant, source, byAnotherUser string) []Operator {
+func withoutTokenAndByAnotherUser(name, part, way string, vary func(Request, Env) []Variant, source, byAnotherUser string) []Operator {
 	return []Operator{
-		{Name: name, Family: FamilyMethod, On: OnUpdate, As: WithoutToken, Source: source, Vary: vary},
-		{Name: name + ", by another user", Family: FamilyMethod, On: OnUpdate, As: NotManager, Source: byAnotherUser, Vary: vary},
+		{Name: name, Family: FamilyMethod, Parts: []string{part}, Way: way, On: OnUpdate, As: WithoutToken, Source: source, Vary: vary},
+		{Name: name + ", by another user", Family: FamilyMethod, Parts: []string{part}, Way: way, On: OnUpdate, As: NotManager, Source: byAnotherUser, Vary: vary},
 	}
 }
 

@@ -131,6 +131,11 @@ type Operator struct {
 	Name string
 	// Family is the part of the request it varies.
 	Family string
+	// Parts are the parts of the request it varies (PartPath…), and Way
+	// how it varies them (BySpelling…): its cells of the catalogue's
+	// matrix (parts.go).
+	Parts []string
+	Way   string
 	// On is the kind of request it varies (OnWrite…), As the caller its
 	// variants are sent as (WithoutToken…).
 	On, As string

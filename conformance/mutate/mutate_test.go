@@ -195,3 +195,43 @@ func TestTheDocumentationListsTheCatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestTheCatalogueCoversEveryPartOfEveryRequest: every part of each kind
+// of request (Anatomy) has an operator that varies it, and every operator
+// varies parts of the kind of request it is on, in one of the ways, and
+// says where it comes from: a cell of the matrix without a source, or a
+// part without an operator, fails.
+func TestTheCatalogueCoversEveryPartOfEveryRequest(t *testing.T) {
+	for _, kind := range Kinds {
+		for _, part := range Anatomy[kind] {
+			if !slices.ContainsFunc(Catalogue(), func(op Operator) bool { return op.On == kind && slices.Contains(op.Parts, part) }) {
+				t.Errorf("no operator varies the %s of a %s", part, kind)
+			}
+		}
+	}
+	for _, op := range Catalogue() {
+		switch {
+		case op.Source == "":
+			t.Errorf("%s: no source", op.Name)
+		case len(op.Parts) == 0 || !slices.Contains(Ways, op.Way):
+			t.Errorf("%s: parts %v, way %q: no cell of the matrix", op.Name, op.Parts, op.Way)
+		}
+		for _, part := range op.Parts {
+			if !slices.Contains(Anatomy[op.On], part) {
+				t.Errorf("%s varies the %s of a %s, which Anatomy does not list", op.Name, part, op.On)
+			}
+		}
+	}
+}
+
+// TestTheDocumentationShowsTheMatrix: docs/mutations.md holds the
+// catalogue's matrix as the code has it.
+func TestTheDocumentationShowsTheMatrix(t *testing.T) {
+	b, err := os.ReadFile("../../docs/mutations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), Matrix()) {
+		t.Errorf("docs/mutations.md does not hold the matrix as the catalogue has it:\n%s", Matrix())
+	}
+}

@@ -16,7 +16,7 @@ var oddSizes = []string{"0", "-1", "1", "2147483648", "1.5", "x", "", "1000"}
 
 var pagingOps = []Operator{
 	{
-		Name: "an odd page size", Family: FamilyPaging, On: OnList, As: Anyone,
+		Name: "an odd page size", Family: FamilyPaging, Parts: []string{PartQuery}, Way: ByValue, On: OnList, As: Anyone,
 		Source: "boundary-value analysis of a size parameter; OWASP API Security Top 10 2023, API4 (unrestricted resource consumption: page sizes)",
 		Vary: func(r Request, env Env) []Variant {
 			if env.SizeParam == "" {

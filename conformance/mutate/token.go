@@ -20,7 +20,7 @@ import (
 
 var tokenOps = []Operator{
 	{
-		Name: "a near-miss of a credential", Family: FamilyToken, On: OnGrant, As: Anyone, NearMisses: true,
+		Name: "a near-miss of a credential", Family: FamilyToken, Parts: []string{PartPassword, PartUsername, PartClientSecret, PartClientID}, Way: ByValue, On: OnGrant, As: Anyone, NearMisses: true,
 		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema) and WSTG-ATHN-07 (weak password policy); common faults: passwords compared by a case-insensitive collation (MySQL's default) or by their first characters (crypt(3)'s eight, bcrypt's 72 bytes); client ids and usernames matched by a prefix or a LIKE pattern; RFC 6749 §2.3.1. No space is added or dropped: a verifier may normalise spaces (NIST SP 800-63B §5.1.1.2)",
 		Vary: func(r Request, env Env) []Variant {
 			// The likeliest faults first: a run's budget of failed logins
@@ -54,7 +54,7 @@ var tokenOps = []Operator{
 		},
 	},
 	{
-		Name: "the grant by another method", Family: FamilyToken, On: OnGrant, As: Anyone, Ref: true,
+		Name: "the grant by another method", Family: FamilyToken, Parts: []string{PartMethod}, Way: ByValue, On: OnGrant, As: Anyone, Ref: true,
 		Source: "RFC 6749 §3.2 (the client MUST use POST at the token endpoint; the reference server takes nothing else, TOK-2 with -ref)",
 		Vary: func(r Request, _ Env) []Variant {
 			return each([]string{http.MethodGet, http.MethodPut}, func(m string) Variant {
@@ -65,14 +65,14 @@ var tokenOps = []Operator{
 		},
 	},
 	{
-		Name: "the grant's parameters in the query", Family: FamilyToken, On: OnGrant, As: Anyone, Ref: true,
+		Name: "the grant's parameters in the query", Family: FamilyToken, Parts: []string{PartFormParam, PartQuery}, Way: ByPlace, On: OnGrant, As: Anyone, Ref: true,
 		Source: "RFC 6749 §4.3.2 (the parameters are form-encoded in the body; the reference server reads them nowhere else, TOK-2 with -ref)",
 		Vary: func(r Request, _ Env) []Variant {
 			return []Variant{{Request: paramsInQuery(r), What: "a POST with its parameters in the query and no body"}}
 		},
 	},
 	{
-		Name: "the grant as JSON", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Name: "the grant as JSON", Family: FamilyToken, Parts: []string{PartBody}, Way: ByType, On: OnGrant, As: Anyone,
 		Source: "RFC 6749 §4.3.2 (application/x-www-form-urlencoded); spec TOK-2 (form-encoded, not JSON)",
 		Vary: func(r Request, _ Env) []Variant {
 			form, err := url.ParseQuery(string(r.Body))
@@ -90,7 +90,7 @@ var tokenOps = []Operator{
 		},
 	},
 	{
-		Name: "a scope beyond the client's", Family: FamilyToken, On: OnGrant, As: Anyone,
+		Name: "a scope beyond the client's", Family: FamilyToken, Parts: []string{PartFormParam}, Way: ByValue, On: OnGrant, As: Anyone,
 		Source: "RFC 6749 §3.3 (the server may issue less than asked, never more than the client is registered for); spec CLI-4",
 		Vary: func(r Request, _ Env) []Variant {
 			return each([]string{"read write admin", "admin", "openid", "read write delete"}, func(scope string) Variant {
