@@ -55,6 +55,7 @@ func (x exploration) addTo(rep *report.Report) {
 		rep.Selection += ", then " + x.Selection
 	}
 	rep.FailedLogins += x.FailedLogins
+	rep.Varied = x.Varied
 	checks := map[string]int{}
 	for _, r := range x.Rules {
 		checks[r.ID] = r.Checks

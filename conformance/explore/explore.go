@@ -120,6 +120,8 @@ type runner struct {
 	// family (guarded by mu).
 	familyTurn int
 	drawnIn    map[string]int
+	// sent counts the variants sent, by operator (guarded by mu).
+	sent map[string]int
 	// nearMissDrawn counts the near-misses of credentials drawn.
 	nearMissDrawn atomic.Int64
 	readOnly      bool
@@ -286,6 +288,7 @@ func explore(ctx context.Context, o Options, started func(*report.Report) error,
 	}
 	rep.Rules = r.ruleResults(results)
 	report.AddChecks(rep.Rules, checks)
+	rep.Varied = r.varied()
 	rep.Duration = time.Since(rep.Started)
 	rep.Outcome = report.OutcomePassed
 	switch {

@@ -108,6 +108,7 @@ func newRunner(o Options, t target.Target) *runner {
 		replays:  map[int][]Action{},
 		shrunk:   map[string]int{},
 		drawnIn:  map[string]int{},
+		sent:     map[string]int{},
 	}
 }
 

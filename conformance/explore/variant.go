@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/mutate"
+	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
 )
 
@@ -171,6 +172,9 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.r.mu.Lock()
+	s.r.sent[op.Name]++
+	s.r.mu.Unlock()
 	return s.answered(x), nil
 }
 
@@ -272,4 +276,35 @@ func (r *runner) scriptVars() []repro.Var {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append(r.target.Credentials.Vars(), r.nearMisses...)
+}
+
+// varied is every operator of the catalogue as the run used it: how many
+// of its variants went out, or why none did (report.Varied).
+func (r *runner) varied() []report.Varied {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []report.Varied
+	for _, op := range mutate.Catalogue() {
+		v := report.Varied{Operator: op.Name, Family: op.Family, Sent: r.sent[op.Name]}
+		if v.Sent == 0 {
+			v.Reason = r.unsent(op)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// unsent says why the run sent no variant of op.
+func (r *runner) unsent(op mutate.Operator) string {
+	switch {
+	case r.readOnly && (op.On == mutate.OnWrite || op.On == mutate.OnUpdate):
+		return "read-only"
+	case op.Ref && !r.ref:
+		return "-ref only"
+	case op.NearMisses && !r.failedLoginsLeft():
+		return "the failed-login budget"
+	case op.On == mutate.OnWrite && !r.eventsLeft():
+		return "the event budget"
+	}
+	return "the run's budget of actions and time"
 }

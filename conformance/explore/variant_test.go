@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"eventsvc/conformance/contract"
 	"eventsvc/conformance/explore/flawed"
+	"eventsvc/conformance/mutate"
 	"eventsvc/conformance/report"
+	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
 )
 
@@ -121,6 +125,55 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 			if strings.Contains(all.String(), leak) {
 				t.Errorf("a report or the output holds %q", leak)
 			}
+		}
+	}
+}
+
+// TestTheReportSaysWhatWasVaried: an exploration's report names every
+// operator of the mutator's catalogue once, as sent (how many of its
+// variants) or not and why; a read-only one sends no operator that
+// writes, and says so of each; the console counts them, and its closing
+// line says that some were not sent.
+func TestTheReportSaysWhatWasVaried(t *testing.T) {
+	var c counter
+	base := flawed.StartProxy(t, flawed.Flaw{Name: "none"}, c.seen)
+	for _, readOnly := range []bool{true, false} {
+		var out bytes.Buffer
+		dir := t.TempDir()
+		rep, err := Run(context.Background(), Options{Target: remote(base), Seed: 4, MaxActions: 300, ReadOnly: readOnly, Output: &out, ReportDir: dir})
+		if err != nil {
+			t.Fatalf("read-only %v: Run = %v\n%s", readOnly, err, out.String())
+		}
+		if len(rep.Varied) != len(mutate.Catalogue()) {
+			t.Fatalf("read-only %v: the report names %d operators, the catalogue has %d", readOnly, len(rep.Varied), len(mutate.Catalogue()))
+		}
+		sent := map[string]int{}
+		for _, v := range rep.Varied {
+			op, ok := mutate.Find(v.Operator)
+			switch {
+			case !ok:
+				t.Errorf("read-only %v: the report names %q, which the catalogue has not", readOnly, v.Operator)
+			case v.Sent == 0 && v.Reason == "":
+				t.Errorf("read-only %v: %q was not sent, and the report says not why", readOnly, v.Operator)
+			case readOnly && (op.On == mutate.OnWrite || op.On == mutate.OnUpdate) && (v.Sent > 0 || v.Reason != "read-only"):
+				t.Errorf("read-only: %q, which writes, sent %d (%s)", v.Operator, v.Sent, v.Reason)
+			}
+			sent[op.On] += v.Sent
+		}
+		if sent[mutate.OnGrant]+sent[mutate.OnList] == 0 || !readOnly && sent[mutate.OnWrite] == 0 {
+			t.Errorf("read-only %v: variants sent by kind of request: %v", readOnly, sent)
+		}
+		n, _, _ := report.Unsent(rep.Varied)
+		if !strings.Contains(out.String(), fmt.Sprintf("Varied: %d of %d operators of the catalogue sent", len(rep.Varied)-n, len(rep.Varied))) ||
+			n > 0 && !strings.Contains(out.String(), fmt.Sprintf("%d of %d operators not sent", n, len(rep.Varied))) {
+			t.Errorf("read-only %v: the console does not say what was varied:\n%s", readOnly, out.String())
+		}
+		reporttest.Check(t, dir)
+		if doc := reporttest.Read(t, dir); !slices.Equal(doc.Varied, rep.Varied) {
+			t.Errorf("read-only %v: conformance.json says %d operators varied, the run %d", readOnly, len(doc.Varied), len(rep.Varied))
+		}
+		if page, err := os.ReadFile(filepath.Join(dir, report.HTMLReport)); err != nil || !strings.Contains(string(page), "What was varied") {
+			t.Errorf("read-only %v: conformance.html does not say what was varied (%v)", readOnly, err)
 		}
 	}
 }

@@ -127,6 +127,9 @@ func (c *Console) Summary(rep *Report) {
 			fmt.Fprintf(c.w, "  %s\n", f)
 		}
 	}
+	if line := variedText(rep.Varied); line != "" {
+		fmt.Fprintln(c.w, Visible(line))
+	}
 	fmt.Fprintln(c.w, c.closing(rep))
 }
 
@@ -151,13 +154,13 @@ func (c *Console) closing(rep *Report) string {
 	case OutcomeThrottled, OutcomeUnreachable:
 		return c.paint(yellow, headline)
 	case OutcomeFailed:
-		return c.paint(red, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
+		return c.paint(red, fmt.Sprintf("%s%s; %s in %s%s", headline, flaky, ran, took, unsentText(rep.Varied)))
 	}
 	colour := green
 	if len(rep.NotChecked()) > 0 {
 		colour = yellow // not all green
 	}
-	return c.paint(colour, fmt.Sprintf("%s%s; %s in %s", headline, flaky, ran, took))
+	return c.paint(colour, fmt.Sprintf("%s%s; %s in %s%s", headline, flaky, ran, took, unsentText(rep.Varied)))
 }
 
 // notChecked prints the rules of the specification the run did not

@@ -23,6 +23,8 @@ var htmlTemplate string
 var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"class": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 	"inc":   func(i int) int { return i + 1 },
+	// variedLine is the line that counts what an exploration varied.
+	"variedLine": variedText,
 	// markdown writes a rule's statement as text: its `code` as code.
 	"markdown": func(s string) template.HTML {
 		parts := strings.Split(s, "`")

@@ -15,7 +15,7 @@ import (
 // describes it, and a change that breaks a reader raises it.
 const (
 	JSONReport          = "conformance.json"
-	ReportSchemaVersion = 2
+	ReportSchemaVersion = 3
 )
 
 // ReportSchema is conformance.schema.json, the JSON Schema of
@@ -54,10 +54,14 @@ type Document struct {
 	Counts       map[string]int       `json:"counts"`
 	// ForeignOrigins are the origins other than the target's that the
 	// run sent requests to, without credentials (Report.Foreign).
-	ForeignOrigins []DocumentForeign     `json:"foreignOrigins"`
-	Baseline       []DocumentExpectation `json:"baseline"`
-	Rules          []DocumentRule        `json:"rules"`
-	Scenarios      []DocumentScenario    `json:"scenarios"`
+	ForeignOrigins []DocumentForeign `json:"foreignOrigins"`
+	// Varied is what an exploration varied (Report.Varied): every
+	// operator of the mutator's catalogue, sent or not and why; empty
+	// when the run did not explore.
+	Varied    []Varied              `json:"varied"`
+	Baseline  []DocumentExpectation `json:"baseline"`
+	Rules     []DocumentRule        `json:"rules"`
+	Scenarios []DocumentScenario    `json:"scenarios"`
 }
 
 // DocumentNotChecked is a group of rules of the specification a run did
@@ -166,7 +170,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
 		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
 		Counts: map[string]int{}, Baseline: []DocumentExpectation{}, Rules: []DocumentRule{}, Scenarios: []DocumentScenario{},
-		ForeignOrigins: []DocumentForeign{},
+		ForeignOrigins: []DocumentForeign{}, Varied: append([]Varied{}, rep.Varied...),
 	}
 	for _, g := range rep.NotChecked() {
 		doc.NotChecked = append(doc.NotChecked, DocumentNotChecked{Why: g.Why, Rules: g.Rules, How: g.How, Beyond: g.Beyond})

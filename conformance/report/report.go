@@ -109,6 +109,9 @@ type Report struct {
 	// led: without credentials, which go to the target's origin only
 	// (package origin).
 	Foreign []origin.Foreign
+	// Varied is, of a run that explored, every operator of the mutator's
+	// catalogue: sent, or not and why. Empty when the run did not explore.
+	Varied []Varied
 }
 
 // Outcomes of a run.
