@@ -24,7 +24,7 @@ const (
 	KindAccessAsRefr = "access-as-refresh" // the account's access token sent as a refresh token
 	KindWrongLogin   = "wrong-login"       // a token request with wrong credentials
 	KindDocs         = "docs"              // read the documentation with a bad Authorization header
-	KindTogether     = "together"          // creations, updates and refreshes of both users, sent at once
+	KindTogether     = "together"          // creations, updates, refreshes or password grants of both users, sent at once
 	KindVariant      = "variant"           // a request of the sequence varied by an operator of the mutator's catalogue
 )
 
@@ -216,15 +216,15 @@ func (a Action) valid() error {
 const maxParts = 4
 
 // validTogether refuses a KindTogether a replay file cannot mean: it
-// sends 2 to maxParts creations, updates and refreshes of the user and
-// the other user.
+// sends 2 to maxParts creations, updates, refreshes and password grants
+// of the user and the other user.
 func (a Action) validTogether() error {
 	if len(a.Parts) < 2 || len(a.Parts) > maxParts {
 		return fmt.Errorf("%d parts: want 2 to %d", len(a.Parts), maxParts)
 	}
 	for i, p := range a.Parts {
-		if p.Kind != KindCreate && p.Kind != KindUpdate && p.Kind != KindRefresh {
-			return fmt.Errorf("part %d: kind %q: want %s, %s or %s", i+1, p.Kind, KindCreate, KindUpdate, KindRefresh)
+		if p.Kind != KindCreate && p.Kind != KindUpdate && p.Kind != KindRefresh && p.Kind != KindGrant {
+			return fmt.Errorf("part %d: kind %q: want %s, %s, %s or %s", i+1, p.Kind, KindCreate, KindUpdate, KindRefresh, KindGrant)
 		}
 		if p.As != AsUser && p.As != AsOther {
 			return fmt.Errorf("part %d: as %q: want %s or %s", i+1, p.As, AsUser, AsOther)

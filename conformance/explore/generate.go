@@ -97,8 +97,9 @@ func (s *sequence) next() Action {
 // creations sent at once: two more than its creations one by one.
 const maxTogetherEvents = maxSequenceEvents + 2
 
-// drawTogether draws 2 to maxParts creations, updates and refreshes of
-// both users, to be sent at once; a second update is of the event of the
+// drawTogether draws, one time in four, both users' password grants, to
+// be sent at once; otherwise 2 to maxParts creations, updates and
+// refreshes of both users, to be sent at once; a second update is of the event of the
 // first one time in two, so that updates of one event meet. An account
 // that refreshes does nothing else among them, so that what its other
 // actions get does not depend on which the target takes first (a refresh
@@ -109,6 +110,11 @@ const maxTogetherEvents = maxSequenceEvents + 2
 // Replays may mix them; the model takes that too.
 func (s *sequence) drawTogether() Action {
 	r := s.r
+	if s.rng.IntN(4) == 0 {
+		// Both users log in at the same moment: each token must act for
+		// the account whose email and password asked for it.
+		return Action{Kind: KindTogether, Parts: []Action{{Kind: KindGrant, As: AsUser}, {Kind: KindGrant, As: AsOther}}}
+	}
 	n := 2 + s.rng.IntN(maxParts-1)
 	var parts []Action
 	refreshing, writing := map[string]bool{}, map[string]bool{}

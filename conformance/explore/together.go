@@ -11,7 +11,7 @@ import (
 )
 
 // At the same time: a KindTogether action sends creations, updates and
-// refreshes of both users at once, each held once its connection is
+// refreshes of both users at once, or both users' password grants, each held once its connection is
 // ready until every other's is (package meet), so that they meet at the
 // target. A target may apply them in any order; the model takes what any
 // serial order gives (serial.go), and the reads after them check it.
@@ -45,6 +45,9 @@ func (s *sequence) together(actions []Action) (*finding, error) {
 		}
 	}
 	s.refreshedTogether(parts)
+	if f, err := s.grantedTogether(parts); f != nil || err != nil {
+		return f, err
+	}
 	made := s.createdTogether(parts)
 	s.m.events = append(s.m.events, made...)
 	for _, u := range s.updatedTogether(parts) {
@@ -95,6 +98,9 @@ func (s *sequence) prepare(actions []Action) ([]*part, *finding, error) {
 		case KindRefresh:
 			p.sent = s.m.accounts[a.As].refresh
 			p.req = s.r.tokenRequest("", "grant_type", "refresh_token", "token", p.sent)
+		case KindGrant:
+			user, pass := s.r.login(a.As)
+			p.req = s.r.tokenRequest("", "grant_type", "password", "username", user, "password", pass)
 		case KindCreate:
 			if s.r.readOnly || !s.r.reserveEvent() {
 				continue
@@ -171,4 +177,32 @@ func (s *sequence) merge(lane *sequence, x *answer) {
 	for _, a := range lane.answers {
 		s.observeAt(a.x, a.at+offset)
 	}
+}
+
+// grantedTogether gives each account the tokens its own password grant
+// among parts answered, and reads the sequence's first event as each: the
+// registry judges what each is offered there by whom the audit saw each
+// token issued to, so that a token issued for one account that acts for
+// the other shows.
+func (s *sequence) grantedTogether(parts []*part) (*finding, error) {
+	granted := false
+	for _, p := range parts {
+		if p.action.Kind != KindGrant {
+			continue
+		}
+		if access, refresh := s.tokensOf(p.x); access != "" {
+			acct := s.m.accounts[p.action.As]
+			acct.access, acct.refresh, acct.refreshed = access, refresh, false
+			granted = true
+		}
+	}
+	if !granted || len(s.m.events) == 0 {
+		return nil, nil
+	}
+	for _, who := range []string{AsUser, AsOther} {
+		if _, f, err := s.get(s.m.events[0].address, who, ""); f != nil || err != nil {
+			return f, err
+		}
+	}
+	return nil, nil
 }

@@ -26,11 +26,7 @@ func (r *runner) tokenRequest(auth string, kv ...string) request {
 // own. The registry judges the answer (TOK-3, TOK-5, TOK-7, TOK-15); one
 // without tokens leaves the sequence with those it held.
 func (s *sequence) grant(who string) (*finding, error) {
-	c := s.r.target.Credentials
-	user, pass := c.Username, c.Password
-	if who == AsOther {
-		user, pass = c.OtherUsername, c.OtherPass
-	}
+	user, pass := s.r.login(who)
 	access, refresh, f, err := s.issued("grant_type", "password", "username", user, "password", pass)
 	if f != nil || err != nil || access == "" {
 		return f, err
@@ -38,6 +34,15 @@ func (s *sequence) grant(who string) (*finding, error) {
 	acct := s.m.accounts[who]
 	acct.access, acct.refresh, acct.refreshed = access, refresh, false
 	return nil, nil
+}
+
+// login is the username and password of who's account.
+func (r *runner) login(who string) (username, password string) {
+	c := r.target.Credentials
+	if who == AsOther {
+		return c.OtherUsername, c.OtherPass
+	}
+	return c.Username, c.Password
 }
 
 // issued sends a token request of the fields kv, without client
