@@ -202,17 +202,6 @@ func (e Expectation) Rules() []string {
 	return out
 }
 
-// RulesOf returns the rules failures of any of es prove broken, in the
-// catalogue's order, each once.
-func RulesOf(es ...Expectation) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, expectations[e]...)
-	}
-	slices.SortFunc(out, ruleOrder)
-	return slices.Compact(out)
-}
-
 // ReadOpen is the expectation of a read of the list (list) or of an event
 // by a caller without a valid token: one who sends no credentials at all
 // (bare) is also one every GET under /api/ is open to.

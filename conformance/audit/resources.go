@@ -180,8 +180,13 @@ func (w *world) checkOffers(o *observed) []*Finding {
 	links := hal.Links(o.doc)
 	here := withoutTokenParam(o.url)
 	var found []*Finding
+	offers := "" // what the caller must be offered, for shared.go
 	switch o.kind {
 	case kindPage:
+		offers = "anonymous"
+		if c.class == callerValid {
+			offers = "valid"
+		}
 		rule := "API-3"
 		if c.class == callerValid {
 			rule = "API-4"
@@ -233,6 +238,12 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		w.noteOffered(c, here, offered, o)
 		manager, known := w.managerOf(o, "")
 		switch {
+		case known && c.class == callerValid && c.account == manager:
+			offers = "manager"
+		case known:
+			offers = "not the manager"
+		}
+		switch {
 		case offered && (c.class != callerValid || known && manager != c.account):
 			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who())))
 		case offered && !known:
@@ -255,7 +266,6 @@ func (w *world) checkOffers(o *observed) []*Finding {
 			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the answer to %s %s offers \"create-new-event\" to %s, who holds no valid token", o.x.Method, o.path, c.who())))
 		}
 	}
-	offers := w.offersOf(o)
 	w.shared(found, here, offers, o)
 	w.noteServed(here, offers, o)
 	return found

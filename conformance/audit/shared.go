@@ -29,8 +29,7 @@ type servedAnswer struct {
 	offers string
 }
 
-// served are the answers kept, by address. It is kept beside the world
-// (sharedAnswers), each world its own.
+// served are the answers kept, by address: each world its own.
 type served map[string][]servedAnswer
 
 // noteServed keeps o's answer at address, read by a caller who must be
@@ -91,28 +90,4 @@ func (w *world) shared(found []*Finding, address, offers string, o *observed) {
 			f.Message += fmt.Sprintf(" (the same answer, byte for byte, as the one given to %s at the same address)", other)
 		}
 	}
-}
-
-// offersOf says what o's caller must be offered, of a page of the list
-// (as anyone, or as a holder of a valid token) or of an event whose
-// manager the audit knows (as its manager, or not); "" for other answers.
-func (w *world) offersOf(o *observed) string {
-	c := o.caller
-	switch o.kind {
-	case kindPage:
-		if c.class == callerValid {
-			return "valid"
-		}
-		return "anonymous"
-	case kindEvent:
-		manager, known := w.managerOf(o, "")
-		switch {
-		case !known:
-			return ""
-		case c.class == callerValid && c.account == manager:
-			return "manager"
-		}
-		return "not the manager"
-	}
-	return ""
 }

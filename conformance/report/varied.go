@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -65,15 +64,4 @@ func unsentText(varied []Varied) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d of %d operators not sent", n, len(varied))
-}
-
-// SortVaried orders varied as the catalogue lists its families, then by
-// name.
-func SortVaried(varied []Varied, families []string) {
-	slices.SortStableFunc(varied, func(a, b Varied) int {
-		if d := slices.Index(families, a.Family) - slices.Index(families, b.Family); d != 0 {
-			return d
-		}
-		return strings.Compare(a.Operator, b.Operator)
-	})
 }
