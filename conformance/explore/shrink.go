@@ -6,13 +6,13 @@ import (
 	"slices"
 )
 
-// Shrinking: a failing sequence is replayed with fewer actions, then with
-// fewer actions sent at once, or those one after another, then with
-// simpler data, and every change that still finds a fault of the same
-// kind (the same rule, a server error, an answer cut) is kept. What is left is the
-// shortest sequence found that shows the fault: the one reported. Actions
-// sent at once that still fail one after another were no race, and are
-// reported so.
+// Shrinking: a failing sequence is replayed with the actions it sent at
+// once one after another, with fewer actions, then with fewer actions
+// sent at once, then with simpler data, and every change that still
+// finds a fault of the same kind (the same rule, a server error, an
+// answer cut) is kept. What is left is the shortest sequence found that
+// shows the fault: the one reported. Actions sent at once that still
+// fail one after another were no race, and are reported so.
 
 // shrink returns the smallest sequence it finds that fails as s does,
 // within Options.ShrinkTrials replays, or s itself.
@@ -42,13 +42,27 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		if t.found == nil || !sameFault(t.found, s.found) {
 			return false
 		}
-		best, actions = t, candidate[:t.foundAt+1]
+		// The actions after the one the fault showed at are kept: a
+		// fault the registry sees while following links may show at
+		// any action after the one that offered them, and the actions
+		// after it may show it when it does not.
+		best, actions = t, candidate
 		return true
 	}
 	// First the actions the fault can depend on: the creations, the
 	// tokens' and those about the event of the failing action.
 	if slice := dependencies(actions); len(slice) < len(actions) {
 		try(slice)
+	}
+	// Then the actions sent at once one after another: what still fails
+	// so was no race, and a sequence without actions at once replays
+	// alike, however loaded the target or the run's machine, so that
+	// what is left out after this tells.
+	together := func(i int) bool { return i < len(actions) && actions[i].Kind == KindTogether }
+	for i := 0; i < len(actions); i++ {
+		if together(i) {
+			try(slices.Concat(actions[:i], serially(actions, i, actions[i].Parts), actions[i+1:]))
+		}
 	}
 	// Fewer actions: chunks of halving size, then one by one.
 	fewer := func() {
@@ -62,10 +76,8 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 		}
 	}
 	fewer()
-	// Fewer actions sent at once, then the actions one after another:
-	// what still fails so was no race. Actions one after another may
-	// need fewer of the others: those are tried again.
-	together := func(i int) bool { return i < len(actions) && actions[i].Kind == KindTogether }
+	// Fewer actions sent at once, in what was a race: parts left out may
+	// leave one, sent alone, and the others fewer again.
 	apart := false
 	for i := 0; i < len(actions); i++ {
 		for j := 0; together(i) && j < len(actions[i].Parts); {
@@ -74,9 +86,6 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 			} else {
 				j++
 			}
-		}
-		if together(i) && try(slices.Concat(actions[:i], serially(actions, i, actions[i].Parts), actions[i+1:])) {
-			apart = true
 		}
 	}
 	if apart {
@@ -140,9 +149,9 @@ func withoutPart(actions []Action, i, j int) []Action {
 }
 
 // serially returns parts, the actions of the KindTogether at i, one
-// after another, and after them a read of every event they created (by
-// its creator) or updated (by anyone), as the KindTogether reads them
-// after sending them at once.
+// after another, and after them what the KindTogether reads after
+// sending them at once: the list, by each account that refreshed, and
+// every event they created (by its creator) or updated (by anyone).
 func serially(actions []Action, i int, parts []Action) []Action {
 	created := 0
 	for _, a := range actions[:i] {
@@ -150,6 +159,13 @@ func serially(actions []Action, i int, parts []Action) []Action {
 	}
 	out := slices.Clone(parts)
 	read := map[int]bool{}
+	listed := map[string]bool{}
+	for _, p := range parts {
+		if p.Kind == KindRefresh && !listed[p.As] {
+			listed[p.As] = true
+			out = append(out, Action{Kind: KindList, As: p.As})
+		}
+	}
 	for _, p := range parts {
 		switch p.Kind {
 		case KindCreate:

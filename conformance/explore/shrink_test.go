@@ -72,7 +72,7 @@ func TestWithoutPartRenumbersAndLeavesOnePartAlone(t *testing.T) {
 func TestSeriallyReadsWhatTheActionsSentTogetherWrote(t *testing.T) {
 	actions := []Action{createAs(AsOther), together(createAs(AsUser), updateAs(AsOther, 0, nil), updateAs(AsUser, 0, nil), refreshOf(AsUser))}
 	got := serially(actions, 1, actions[1].Parts)
-	want := slices.Concat(actions[1].Parts, []Action{{Kind: KindRead, As: AsUser, Event: 1}, {Kind: KindRead, As: AsAnonymous, Event: 0}})
+	want := slices.Concat(actions[1].Parts, []Action{{Kind: KindList, As: AsUser}, {Kind: KindRead, As: AsUser, Event: 1}, {Kind: KindRead, As: AsAnonymous, Event: 0}})
 	if !sameActions(got, want) {
 		t.Fatalf("serially = %v, want %v", got, want)
 	}
