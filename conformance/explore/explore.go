@@ -122,6 +122,8 @@ type runner struct {
 	drawnIn    map[string]int
 	// sent counts the variants sent, by operator (guarded by mu).
 	sent map[string]int
+	// pass is the catalogue pass's variants not sent yet.
+	pass *planned
 	// nearMissDrawn counts the near-misses of credentials drawn.
 	nearMissDrawn atomic.Int64
 	readOnly      bool
@@ -139,6 +141,7 @@ type runner struct {
 
 	actions      atomic.Int64
 	created      atomic.Int64
+	passEvents   atomic.Int64 // of created, those the catalogue pass's variants took
 	failedLogins atomic.Int64
 
 	// audit checks every exchange against every rule that governs it
@@ -326,16 +329,29 @@ func (r *runner) explore(ctx context.Context, ended func(*report.ScenarioResult)
 		mu      sync.Mutex
 		results []*report.ScenarioResult
 		next    atomic.Int64
+		drawn   atomic.Int64
 		wg      sync.WaitGroup
 	)
+	r.pass = r.plan()
 	for w := 0; w < r.o.Concurrency; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r.goOn(ctx) {
 				n := int(next.Add(1))
-				rng := rand.New(rand.NewPCG(r.o.Seed, uint64(n)))
-				res := r.runOne(ctx, n, rng, nil)
+				planned := r.pass.take(r.o.SequenceLength)
+				// A drawn sequence's draws are the seed's and its
+				// place among the drawn ones', however long the pass.
+				var rng *rand.Rand
+				if planned != nil {
+					rng = rand.New(rand.NewPCG(r.o.Seed, 1<<32+uint64(n)))
+				} else {
+					rng = rand.New(rand.NewPCG(r.o.Seed, uint64(drawn.Add(1))))
+				}
+				res := r.runOne(ctx, n, rng, planned)
+				if res == nil && planned != nil {
+					continue // none of its variants could be sent
+				}
 				if res == nil {
 					return
 				}
@@ -356,16 +372,27 @@ func (r *runner) goOn(ctx context.Context) bool {
 	return ctx.Err() == nil && r.actions.Load() < int64(r.o.MaxActions) && !r.stopped()
 }
 
-// runOne runs sequence n, drawn from rng or, with rng nil, made of
-// actions; a failing one is shrunk. It returns nil when the run had no
-// budget left for a single action.
+// runOne runs sequence n: made of actions, those of a replay (rng nil)
+// or of the catalogue pass, whose variants it did not send go back to
+// the pass; or drawn from rng. A failing one, but a replay, is shrunk.
+// It returns nil when the run had no budget left for a single action.
 func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Action) *report.ScenarioResult {
 	started := time.Now()
 	s := r.newSequence(ctx, n, rng)
 	s.scope = r.sequenceScope(n, false)
-	if rng == nil {
-		for _, a := range actions {
+	if actions != nil || rng == nil {
+		// The catalogue pass's actions are a fixed cost of a run, as
+		// shrinking is: MaxActions bounds the drawn ones.
+		s.pass = rng != nil
+		for i, a := range actions {
+			if rng != nil && (ctx.Err() != nil || r.stopped()) {
+				r.pass.giveBack(actions[i:])
+				break
+			}
 			if !s.play(a) {
+				if rng != nil {
+					r.pass.giveBack(actions[i+1:])
+				}
 				break
 			}
 		}
@@ -391,7 +418,9 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 		// The first finding of each kind is shrunk; the others are
 		// reported as they came, pointing to it.
 		if first = r.claim(s.found, s.n); first == s.n {
+			pass := s.pass
 			s = r.shrink(ctx, s)
+			s.pass = pass
 		}
 	}
 	res := r.result(s, original, time.Since(started))
@@ -437,38 +466,6 @@ func (r *runner) count(checks map[string]int) {
 	for k, v := range checks {
 		r.checks[k] += v
 	}
-}
-
-// eventsLeft reports whether sequences may still draw creations: up to
-// half of MaxEvents, the rest kept for shrinking.
-func (r *runner) eventsLeft() bool { return r.created.Load() < int64(r.o.MaxEvents)/2 }
-
-// reserveEvent counts an event about to be created, if MaxEvents allows.
-func (r *runner) reserveEvent() bool {
-	if r.created.Add(1) > int64(r.o.MaxEvents) {
-		r.created.Add(-1)
-		return false
-	}
-	return true
-}
-
-// failedLoginsLeft reports whether a wrong login may still be drawn.
-func (r *runner) failedLoginsLeft() bool { return r.failedLogins.Load() < int64(r.o.FailedLogins) }
-
-// failedLoginsLeftBeside reports whether a wrong login may be drawn
-// with kept failed logins still left after it.
-func (r *runner) failedLoginsLeftBeside(kept int64) bool {
-	return r.failedLogins.Load()+kept < int64(r.o.FailedLogins)
-}
-
-// reserveFailedLogin counts a wrong login about to be sent, if the budget
-// allows.
-func (r *runner) reserveFailedLogin() bool {
-	if r.failedLogins.Add(1) > int64(r.o.FailedLogins) {
-		r.failedLogins.Add(-1)
-		return false
-	}
-	return true
 }
 
 // jsonObject reads a JSON object.

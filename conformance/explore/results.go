@@ -39,6 +39,9 @@ func (r *runner) result(s *sequence, original int, took time.Duration) *report.S
 	if s.found != nil && original > len(s.done) {
 		name += fmt.Sprintf(", shrunk from %d", original)
 	}
+	if s.pass {
+		name += ", the catalogue's first variants"
+	}
 	p := &selection.Planned{File: File, Line: s.n, Feature: "Exploration", Name: name, Rules: rules, Run: true}
 	for _, rule := range rules {
 		p.Tags = append(p.Tags, "@"+rule)

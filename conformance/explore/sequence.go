@@ -22,7 +22,8 @@ const maxPages = 60
 type sequence struct {
 	r      *runner
 	ctx    context.Context
-	n      int // its number in the run, from 1
+	n      int  // its number in the run, from 1
+	pass   bool // a sequence of the catalogue pass (catalogue.go)
 	rng    *rand.Rand
 	m      model
 	log    []repro.Exchange

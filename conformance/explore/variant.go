@@ -158,7 +158,11 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if v.NearMiss && !s.r.reserveFailedLogin() {
 		return nil, nil
 	}
-	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !s.r.reserveEvent() {
+	reserve := s.r.reserveEvent
+	if s.pass {
+		reserve = s.r.reservePassEvent
+	}
+	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !reserve() {
 		return nil, nil // a variant may create, taken or not
 	}
 	for _, nm := range v.Vars {
@@ -303,7 +307,7 @@ func (r *runner) unsent(op mutate.Operator) string {
 		return "-ref only"
 	case op.NearMisses && !r.failedLoginsLeft():
 		return "the failed-login budget"
-	case op.On == mutate.OnWrite && !r.eventsLeft():
+	case op.On == mutate.OnWrite && (!r.eventsLeft() || r.passEvents.Load() >= int64(r.o.MaxEvents)/4):
 		return "the event budget"
 	}
 	return "the run's budget of actions and time"

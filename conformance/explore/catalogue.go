@@ -1,0 +1,104 @@
+package explore
+
+import (
+	"sync"
+
+	"eventsvc/conformance/mutate"
+)
+
+// The catalogue pass: an exploration begins with sequences that send the
+// first variant of every operator of the mutator's catalogue the run may
+// send (mutate.Catalogue), a family at a time, so that every cell of the
+// catalogue's matrix (mutate.Matrix) is sent in every run, whatever the
+// seed and whatever the drawn sequences after them have time for. A
+// sequence with variants of an update creates the event they update
+// first. A sequence stops at its first finding, which is shrunk as any
+// other; the variants it had not sent yet go on in the next one. The
+// drawn sequences after the pass draw each operator's next variants.
+
+// planned is the catalogue pass's variants not sent yet, a family at a
+// time, in the catalogue's order.
+type planned struct {
+	mu      sync.Mutex
+	pending [][]Action
+}
+
+// take returns the next sequence of the pass, at most most variants of one
+// family (with the creation an update needs first), or nil when the pass
+// is over.
+func (p *planned) take(most int) []Action {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.pending) > 0 && len(p.pending[0]) == 0 {
+		p.pending = p.pending[1:]
+	}
+	if len(p.pending) == 0 {
+		return nil
+	}
+	n := min(most, len(p.pending[0]))
+	variants := p.pending[0][:n]
+	p.pending[0] = p.pending[0][n:]
+	var out []Action
+	for _, a := range variants {
+		if op, _ := mutate.Find(a.Op); op.On == mutate.OnUpdate {
+			out = append(out, Action{Kind: KindCreate, As: AsUser})
+			break
+		}
+	}
+	return append(out, variants...)
+}
+
+// giveBack puts the variants among actions, those a sequence of the pass
+// did not send, first in line again.
+func (p *planned) giveBack(actions []Action) {
+	var rest []Action
+	for _, a := range actions {
+		if a.Kind == KindVariant {
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending = append([][]Action{rest}, p.pending...)
+}
+
+// plan makes the catalogue pass of the run: the first variant of every
+// operator it may send (the others' reasons are told as the report's
+// "varied"), a family at a time; and moves the drawing of variants past
+// the first of each (drawVariant).
+func (r *runner) plan() *planned {
+	p := &planned{}
+	withoutToken := []string{AsAnonymous, AsInvalid, AsRefresh, AsBasic}
+	for _, family := range mutate.Families {
+		var actions []Action
+		ops := 0
+		for _, op := range mutate.Catalogue() {
+			if op.Family != family {
+				continue
+			}
+			ops++
+			if r.readOnly && (op.On == mutate.OnWrite || op.On == mutate.OnUpdate) || op.Ref && !r.ref {
+				continue
+			}
+			a := Action{Kind: KindVariant, Op: op.Name, As: AsUser}
+			switch {
+			case op.As == mutate.WithoutToken:
+				a.As = withoutToken[len(actions)%len(withoutToken)]
+			case op.As == mutate.NotManager:
+				a.As = AsOther // the event is the user's (take)
+			}
+			if op.NearMisses {
+				a.N = int(r.nearMissDrawn.Add(1) - 1)
+			}
+			actions = append(actions, a)
+		}
+		r.mu.Lock()
+		r.drawnIn[family] = ops
+		r.mu.Unlock()
+		p.pending = append(p.pending, actions)
+	}
+	return p
+}

@@ -1,0 +1,61 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"eventsvc/conformance/explore/flawed"
+	"eventsvc/conformance/mutate"
+	"eventsvc/conformance/report"
+)
+
+// TestEveryRunSendsEveryOperatorOfTheCatalogue: whatever the seed, and
+// however few actions the drawn sequences have, a run sends a variant of
+// every operator of the catalogue it may send (all but those only the
+// reference server's choices judge, without -ref): the catalogue pass.
+// A fault that one of them shows stops its sequence, not the pass: the
+// variants after it go out in the next sequence.
+func TestEveryRunSendsEveryOperatorOfTheCatalogue(t *testing.T) {
+	repeatedSlash := flawed.Flaw{Name: "a repeated slash fails the server", Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if strings.Contains(r.URL.EscapedPath(), "//") {
+			http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
+			return nil, true
+		}
+		return body, false
+	}}
+	for _, tc := range []struct {
+		flaw flawed.Flaw
+		seed uint64
+	}{{flawed.Flaw{Name: "none"}, 1}, {flawed.Flaw{Name: "none"}, 2}, {repeatedSlash, 3}} {
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, tc.flaw)), Seed: tc.seed, MaxActions: 1, Output: &out})
+		if tc.flaw.Request == nil && err != nil || tc.flaw.Request != nil && !errors.Is(err, ErrFailed) {
+			t.Fatalf("%s, seed %d: Run = %v\n%s", tc.flaw.Name, tc.seed, err, out.String())
+		}
+		for _, v := range rep.Varied {
+			op, _ := mutate.Find(v.Operator)
+			if op.Ref && (v.Sent > 0 || v.Reason != "-ref only") || !op.Ref && v.Sent == 0 {
+				t.Errorf("%s, seed %d: %q sent %d variants (%s)", tc.flaw.Name, tc.seed, v.Operator, v.Sent, v.Reason)
+			}
+		}
+		if tc.flaw.Request == nil {
+			continue
+		}
+		failed := 0
+		for _, s := range rep.Scenarios {
+			if s.Sequence() && s.Verdict == report.Failed {
+				failed++
+				if !strings.Contains(s.Name, "the catalogue's first variants") || !s.Failure.ServerError {
+					t.Errorf("%s: %s failed: %+v", tc.flaw.Name, s.Name, s.Failure)
+				}
+			}
+		}
+		if failed == 0 {
+			t.Errorf("%s: no sequence of the catalogue pass failed\n%s", tc.flaw.Name, out.String())
+		}
+	}
+}
