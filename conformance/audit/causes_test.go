@@ -171,3 +171,30 @@ func TestTheLinksOfAnAnswerThatMustNotBeAreNotFollowed(t *testing.T) {
 		t.Error("the links of a creation taken from a valid token are not followed")
 	}
 }
+
+// TestAWriteTakenFromAnyoneIsNotTheRefreshTokensFault: a creation taken
+// with a refresh token as the bearer token breaks TOK-13, until the same
+// creation is seen taken from an anonymous caller: then it was taken
+// from anyone, whatever was sent, and the fault is AUTH-3's alone. A
+// creation at another address taken from anyone leaves it standing.
+func TestAWriteTakenFromAnyoneIsNotTheRefreshTokensFault(t *testing.T) {
+	r, _ := withUser(t)
+	created := func(id string) (int, string, string) {
+		return 201, "Location: /api/events/" + id + "\n" + jsonType, `{"id":` + id + `,"name":"Taken","_links":{"self":{"href":"/api/events/` + id + `"}}}`
+	}
+	status, h, body := created("7")
+	withRefresh := r.observe("POST", "/api//events", "Authorization: Bearer ref-user", `{"name":"Taken"}`, status, h, body)
+	if len(withRefresh) != 1 || withRefresh[0].Rule != "TOK-13" || !withRefresh[0].Stands() {
+		t.Fatalf("a creation taken with a refresh token: %v, want TOK-13, standing", causes(withRefresh))
+	}
+	status, h, body = created("8")
+	want(t, "a creation at another address taken from anyone", r.send("POST", "/api///events", "", `{"name":"Taken"}`, status, h, body), "AUTH-3")
+	if !withRefresh[0].Stands() {
+		t.Fatalf("TOK-13 no longer stands after a creation at another address was taken from anyone")
+	}
+	status, h, body = created("9")
+	want(t, "the same creation taken from anyone", r.send("POST", "/api//events", "", `{"name":"Taken"}`, status, h, body), "AUTH-3")
+	if withRefresh[0].Stands() {
+		t.Errorf("TOK-13 still stands after the same creation was taken from anyone: the fault is AUTH-3's alone")
+	}
+}

@@ -40,6 +40,10 @@ type world struct {
 	// "update-event"): offered to anyone, it was not for the credentials
 	// another caller sent.
 	anonymousOffered map[string]bool
+	// takenFromAnyone are the writes (method and path) a target took
+	// from an anonymous caller: taken from another caller without a
+	// valid token too, it was not for the credentials that one sent.
+	takenFromAnyone map[string]bool
 	// anonymousProbed are the relations and addresses read without
 	// credentials to tell whether they are offered to anyone
 	// (probeAnonymous).
@@ -75,7 +79,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}}
 }
 
 // family is the world whose budget of links to follow and whose

@@ -108,7 +108,7 @@ func (w *world) checkWrite(o *observed) []*Finding {
 			w.noteRefusal(ev, o, rule)
 		}
 		if o.success() {
-			return []*Finding{finding(rule, "%s %s by %s answered %d: it must be refused, and change nothing", o.x.Method, o.path, c.who(), o.x.Status)}
+			return []*Finding{w.takenWithout(o, rule)}
 		}
 		return nilIfNone(w.refusedAsRef(o))
 	}
@@ -436,4 +436,29 @@ func (w *world) takenByUpdate(o *observed) bool {
 		}
 	}
 	return false
+}
+
+// takenWithout is the finding of rule about o, a write taken from a
+// caller without a valid token, which must have been refused. Taken from
+// a caller with credentials that open nothing (a refresh token, the
+// client's Basic ones, a token made up or sent elsewhere), it stands
+// only while the same write is not seen taken from an anonymous caller:
+// a target that takes it from anyone breaks AUTH-3 (AUTH-4 outside the
+// API), whatever the credentials sent.
+func (w *world) takenWithout(o *observed, rule string) *Finding {
+	c := o.caller
+	f := finding(rule, "%s %s by %s answered %d: it must be refused, and change nothing", o.x.Method, o.path, c.who(), o.x.Status)
+	key := o.x.Method + " " + o.url.EscapedPath()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c.class == callerAnonymous {
+		w.takenFromAnyone[key] = true
+		return f
+	}
+	f.stands = func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return !w.takenFromAnyone[key]
+	}
+	return f
 }

@@ -10,7 +10,9 @@ import (
 
 	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/mutate"
+	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
+	"eventsvc/conformance/target"
 )
 
 // TestEveryRunSendsEveryOperatorOfTheCatalogue: whatever the seed, and
@@ -56,6 +58,29 @@ func TestEveryRunSendsEveryOperatorOfTheCatalogue(t *testing.T) {
 		}
 		if failed == 0 {
 			t.Errorf("%s: no sequence of the catalogue pass failed\n%s", tc.flaw.Name, out.String())
+		}
+	}
+}
+
+// TestAWriteTakenFromAnyoneIsBlamedOnItsRuleAlone: a server whose router
+// collapses repeated slashes behind a filter that matches the path as
+// sent takes a creation at /api//events from anyone. The variants that
+// send it with a refresh token or the client's Basic credentials are
+// sent again without any, so the run blames the missing check (AUTH-3,
+// and AUTH-4 where the path is not under /api/ as written), never the
+// refresh token's rule or the client's.
+func TestAWriteTakenFromAnyoneIsBlamedOnItsRuleAlone(t *testing.T) {
+	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{DoubleSlash: true}})
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "explore-test", EventBody: []byte(othersvc.EventBody)}, Seed: 1, MaxActions: 40, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	for _, s := range rep.Scenarios {
+		for _, rule := range s.Blamed() {
+			if rule != "AUTH-3" && rule != "AUTH-4" {
+				t.Errorf("%s blames %s: %s", s.Name, rule, s.Failure.Message)
+			}
 		}
 	}
 }

@@ -179,7 +179,26 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	s.r.mu.Lock()
 	s.r.sent[op.Name]++
 	s.r.mu.Unlock()
-	return s.answered(x), nil
+	if f := s.answered(x); f != nil {
+		return f, nil
+	}
+	return nil, s.anonymousTwin(op, a, v, x, reserve)
+}
+
+// anonymousTwin sends v again without its Authorization header when a
+// caller without a valid token (a refresh token, the client's Basic
+// credentials, a token made up) had it taken, as a write: whether the
+// target takes it from anyone tells the registry whose fault it is, the
+// check of those credentials' or the write's (AUTH-3), which the
+// sequence then reports alone. reserve counts the event it may create.
+func (s *sequence) anonymousTwin(op mutate.Operator, a Action, v mutate.Variant, x *answer, reserve func() bool) error {
+	if op.As != mutate.WithoutToken || a.As == AsAnonymous || x.status < 200 || x.status > 299 || reads(v) || !reserve() {
+		return nil
+	}
+	h := v.Header.Clone()
+	h.Del("Authorization")
+	_, err := s.send(request{method: v.Method, address: v.URL.String(), header: h, body: v.Body, via: "a variant: " + v.What + ", sent again without credentials"})
+	return err
 }
 
 // reads reports whether v changes nothing on a target that obeys the

@@ -14,30 +14,33 @@ var routerReports = []BugReport{
 		Name: "a creation without a token on /api//events (double slash)",
 		Report: `Events appeared that nobody had created: the access log showed anonymous POSTs to /api//events. The
 router collapses repeated slashes before matching a route; the security filter matches the path as sent, so its
-rule for /api/events does not apply, and the creation runs as anonymous.`,
-		Rules:  []string{"AUTH-3", "SVC-5"},
+rule for /api/events does not apply, and the creation runs as anonymous; so does one to //api/events, which is not
+even under /api/ as written.`,
+		Rules:  []string{"AUTH-3", "AUTH-4", "SVC-5"},
 		Config: Config{Flaws: Flaws{DoubleSlash: true}},
-		Today:  Caught{Scenarios: "AUTH-3", Explorer: "TOK-13 AUTH-3"},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: "AUTH-3 AUTH-4"},
 		Shows:  createsAnonymouslyAt("/api//events"),
 	},
 	{
 		Name: "a creation without a token on /api/%65vents (percent-encoded letter)",
 		Report: `A scanner created an event without a token by sending POST /api/%65vents. The router decodes the path
 before it matches a route, as RFC 3986 §2.3 allows for unreserved characters; the security filter matches the
-path still encoded, finds no rule for it, and lets the request through.`,
-		Rules:  []string{"AUTH-3", "SVC-5"},
+path still encoded, finds no rule for it, and lets the request through, at /%61pi/events too, which is not even
+under /api/ as written.`,
+		Rules:  []string{"AUTH-3", "AUTH-4", "SVC-5"},
 		Config: Config{Flaws: Flaws{EncodedLetters: true}},
-		Today:  Caught{Scenarios: "AUTH-3", Explorer: "TOK-13 API-7 AUTH-1 AUTH-4"},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: "AUTH-3 AUTH-4"},
 		Shows:  createsAnonymouslyAt("/api/%65vents"),
 	},
 	{
 		Name: "a creation without a token on /api/./events (dot segment)",
 		Report: `A client library that does not remove dot segments posted to /api/./events, and the event was created
 although its token had been dropped on the way. The router cleans the path (dot segments, repeated and trailing
-slashes) before matching; the security filter matches it as sent.`,
-		Rules:  []string{"AUTH-3", "SVC-5"},
+slashes) before matching; the security filter matches it as sent, /./api/events too, which is not even under /api/
+as written.`,
+		Rules:  []string{"AUTH-3", "AUTH-4", "SVC-5"},
 		Config: Config{Flaws: Flaws{DotSegments: true}},
-		Today:  Caught{Scenarios: "AUTH-3", Explorer: "TOK-13 AUTH-4"},
+		Today:  Caught{Scenarios: "AUTH-3", Explorer: "AUTH-3 AUTH-4"},
 		Shows:  createsAnonymouslyAt("/api/./events"),
 	},
 	{
@@ -47,7 +50,7 @@ the security filter is case-sensitive, so its rule for /api/events does not matc
 which is not even under /api/ as written (the family of Spring's CVE-2016-5007).`,
 		Rules:  []string{"AUTH-3", "AUTH-4", "SVC-5"},
 		Config: Config{Flaws: Flaws{CaseFolded: true}},
-		Today:  Caught{Scenarios: "AUTH-4", Explorer: "TOK-13 AUTH-3 AUTH-4"},
+		Today:  Caught{Scenarios: "AUTH-4", Explorer: "AUTH-3 AUTH-4"},
 		Shows:  createsAnonymouslyAt("/api/Events"),
 	},
 	{
