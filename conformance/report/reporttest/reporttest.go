@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/xeipuuv/gojsonschema"
+	"golang.org/x/net/html"
 
 	"eventsvc/conformance/report"
 )
@@ -60,13 +61,40 @@ func CheckJSON(t testing.TB, doc []byte) {
 }
 
 // CheckHTML fails t when page holds a script or loads anything from
-// elsewhere.
+// elsewhere: a script or link element, a src attribute, an @import or a
+// url() in a style. Text is text: what a target sent, escaped, may read
+// "<img src=x>" without being an element.
 func CheckHTML(t testing.TB, page string) {
 	t.Helper()
-	lower := strings.ToLower(page)
-	for _, banned := range []string{"<script", " src=", "<link", "@import", "url("} {
-		if strings.Contains(lower, banned) {
-			t.Errorf("conformance.html holds %q: it must be self-contained, without script", banned)
+	z := html.NewTokenizer(strings.NewReader(page))
+	inStyle := false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tok := z.Token()
+			inStyle = tok.Data == "style"
+			if tok.Data == "script" || tok.Data == "link" {
+				t.Errorf("conformance.html holds a <%s> element: it must be self-contained, without script", tok.Data)
+			}
+			for _, a := range tok.Attr {
+				if a.Key == "src" || strings.HasPrefix(a.Key, "on") || a.Key == "style" && loads(a.Val) {
+					t.Errorf("conformance.html holds <%s %s=%q>: it must be self-contained, without script", tok.Data, a.Key, a.Val)
+				}
+			}
+		case html.EndTagToken:
+			inStyle = false
+		case html.TextToken:
+			if inStyle && loads(string(z.Text())) {
+				t.Errorf("conformance.html's style loads from elsewhere (@import or url()): it must be self-contained")
+			}
 		}
 	}
+}
+
+// loads reports whether css loads anything.
+func loads(css string) bool {
+	css = strings.ToLower(css)
+	return strings.Contains(css, "@import") || strings.Contains(css, "url(")
 }
