@@ -115,6 +115,9 @@ type runner struct {
 	// nearMisses are the near-misses of credentials the variants sent,
 	// with the expressions of their variables (guarded by mu).
 	nearMisses []repro.Var
+	// derived are the values the variants sent made from tokens (guarded
+	// by mu).
+	derived []repro.Derived
 	// familyTurn and drawnIn are where drawVariant is in the catalogue:
 	// the family whose turn it is, and the variants drawn of each
 	// family (guarded by mu).

@@ -115,7 +115,8 @@ func (r *runner) script(s *sequence, log []repro.Exchange, lastFails bool) strin
 			{Token: r.pool[AsUser].refresh, Name: "REFRESH_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's refresh", Field: "refresh_token"},
 			{Token: r.pool[AsOther].access, Name: "ACCESS_OTHER", UserVar: "CONFORMANCE_OTHER_USERNAME", PassVar: "CONFORMANCE_OTHER_PASSWORD", What: "other user's"},
 		},
-		Log: log,
+		Derived: r.scriptDerived(),
+		Log:     log,
 	}.String()
 }
 

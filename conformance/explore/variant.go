@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,6 +172,12 @@ func (s *sequence) variant(a Action) (*finding, error) {
 			s.scope.MadeUp(nm.Value) // no account or client holds it
 		}
 	}
+	for _, d := range v.Derived {
+		s.r.derive(d)
+		if s.scope != nil {
+			s.scope.MadeUp(d.Value) // a token nobody was issued
+		}
+	}
 	s.what = s.r.redactor.String(v.What)
 	x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
 	if err != nil {
@@ -291,6 +298,23 @@ func (r *runner) nearMiss(v mutate.Var) {
 		}
 	}
 	r.nearMisses = append(r.nearMisses, repro.Var{Value: v.Value, Name: v.Name})
+}
+
+// derive teaches the run a value a variant sends made from a token (a
+// near-miss of it): masked wherever the run writes, as the token is, and
+// written in replay scripts from the token's variable.
+func (r *runner) derive(d mutate.Derived) {
+	r.redactor.Add(d.Value)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.derived = append(r.derived, repro.Derived{Value: d.Value, Of: d.Of, Written: d.Written})
+}
+
+// scriptDerived are the values the variants sent made from tokens.
+func (r *runner) scriptDerived() []repro.Derived {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.derived)
 }
 
 // scriptVars are the variables of the run's credentials, and the

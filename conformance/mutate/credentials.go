@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
+	"strings"
 )
 
 // Where credentials are: the caller's valid access token moved out of
@@ -28,6 +30,27 @@ var otherSchemes = []string{"Token ", "JWT ", "OAuth ", "MAC ", ""}
 var tokenParams = []string{"access_token", "token", "jwt", "api_key", "auth"}
 
 var credentialOps = alsoOnUpdates([]Operator{
+	{
+		Name: "a near-miss of the access token", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByValue, On: OnWrite, As: WithToken,
+		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema) and WSTG-SESS-01 (the session management schema); common faults: tokens kept in a column of a case-insensitive collation (MySQL's default), compared by a prefix or a LIKE pattern, or cut to a column's length; RFC 6750 §3.1 (invalid_token)",
+		Vary: func(r Request, env Env) []Variant {
+			auth := r.Header.Get("Authorization")
+			if env.Token == "" || !strings.HasSuffix(auth, " "+env.Token) {
+				return nil
+			}
+			scheme := strings.TrimSuffix(auth, env.Token)
+			var out []Variant
+			for _, way := range []string{swapCase, appendOne, dropLast} {
+				value, expr := nearMiss(env.Token, tokenVar, way)
+				if value == env.Token || value == "" || slices.Contains(env.Credentials, value) {
+					continue // a token of no letters has no case to swap
+				}
+				out = append(out, Variant{Request: withHeader(r, "Authorization", scheme+value), What: "the access token with " + way,
+					Derived: []Derived{{Value: value, Of: env.Token, Expr: expr}}})
+			}
+			return out
+		},
+	},
 	{
 		Name: "the token in a query parameter", Family: FamilyCredentials, Parts: []string{PartAccessToken}, Way: ByPlace, On: OnWrite, As: WithToken,
 		Source: "RFC 6750 §2.3 (the access_token query parameter, which SVC-4 does not allow); names of common frameworks' token getters (express-jwt, Laravel, Spring's BearerTokenResolver)",

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // Families of operators: the part of a request an operator varies.
@@ -90,7 +91,25 @@ type Variant struct {
 	// expression of its variable that writes it: no account or client
 	// holds them, and the run masks them as secrets.
 	Vars []Var
+	// Derived are the values it sends made from a token of the run (a
+	// near-miss of an access token): made up, so that no account holds
+	// them, and masked as the token is.
+	Derived []Derived
 }
+
+// Derived is a value made from another, Of, that a replay script holds
+// in a variable it names as it goes (a token it was issued), and the
+// shell expression that makes it from that variable: Expr, with
+// tokenVar where the variable's name goes (Derived.Written).
+type Derived struct {
+	Value, Of, Expr string
+}
+
+// tokenVar stands for the name of a variable in Derived.Expr.
+const tokenVar = "\x00"
+
+// Written is the expression that makes d's value from the variable name.
+func (d Derived) Written(name string) string { return strings.ReplaceAll(d.Expr, tokenVar, name) }
 
 // Var is a credential and the shell expression that writes it (a
 // variable, "${CONFORMANCE_PASSWORD}", or an expression of one).

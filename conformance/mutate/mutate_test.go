@@ -235,3 +235,29 @@ func TestTheDocumentationShowsTheMatrix(t *testing.T) {
 		t.Errorf("docs/mutations.md does not hold the matrix as the catalogue has it:\n%s", Matrix())
 	}
 }
+
+// TestANearMissOfTheAccessTokenIsWrittenFromItsVariable: each near-miss
+// of the access token is another token, sent under the same scheme, and
+// its expression, run by sh with the token in a variable, writes it.
+func TestANearMissOfTheAccessTokenIsWrittenFromItsVariable(t *testing.T) {
+	op, _ := Find("a near-miss of the access token")
+	base := bases()[OnWrite]
+	token := "aB3-xY_9zQ"
+	base.Header.Set("Authorization", "Bearer "+token)
+	vs := op.Vary(base, Env{Token: token})
+	if len(vs) != 3 {
+		t.Fatalf("%d near-misses of the token, want 3", len(vs))
+	}
+	for _, v := range vs {
+		d := v.Derived[0]
+		if v.Header.Get("Authorization") != "Bearer "+d.Value || d.Value == token || d.Of != token || v.NearMiss {
+			t.Errorf("%s: sends %q, derived %+v (a failed login: %v)", v.What, v.Header.Get("Authorization"), d, v.NearMiss)
+		}
+		sh := exec.Command("sh", "-c", `printf %s "`+d.Written("TOKEN")+`"`)
+		sh.Env = []string{"TOKEN=" + token, "PATH=/usr/bin:/bin"}
+		out, err := sh.Output()
+		if err != nil || string(out) != d.Value {
+			t.Errorf("%s: %s writes %q (%v), want %q", v.What, d.Written("TOKEN"), out, err, d.Value)
+		}
+	}
+}

@@ -187,6 +187,20 @@ func createsAnonymouslyAt(path string) func(c *Client) error {
 	}
 }
 
+// createsWith shows a creation taken with the Authorization header auth,
+// which holds no valid token.
+func createsWith(c *Client, auth string) error {
+	name := "Posted with a token nobody was issued"
+	a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Authorization", auth)...)
+	if err != nil {
+		return err
+	}
+	if listed, err := c.names(); err != nil || a.status < 200 || a.status > 299 || !slices.Contains(listed, name) {
+		return fmt.Errorf("POST /api/events with a token nobody was issued answered %d, and the event is not listed (%v)", a.status, err)
+	}
+	return nil
+}
+
 // together runs n calls of f at once, and returns their answers in order.
 func together(n int, f func(i int) (*Answer, error)) ([]*Answer, error) {
 	answers, errs := make([]*Answer, n), make([]error, n)

@@ -38,6 +38,22 @@ with the column's case-insensitive collation (MySQL's default), so "SECRET" is "
 		},
 	},
 	{
+		Name: "the access token is looked up without regard to case",
+		Report: `A request whose token had been upper-cased by a proxy still created an event. The tokens table keeps
+access tokens in a column of a case-insensitive collation (MySQL's default), so a token with its letters' case
+changed is the same token.`,
+		Rules:  []string{"AUTH-3", "API-3"},
+		Config: Config{Flaws: Flaws{TokenFolded: true}},
+		Today:  Caught{Scenarios: "", Explorer: "AUTH-3"},
+		Shows: func(c *Client) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			return createsWith(c, "Bearer "+swapCase(token))
+		},
+	},
+	{
 		Name: "a token's scope is whatever the grant asked for",
 		Report: `A token asked for with scope=admin came back with "scope": "admin". The endpoint copies the scope
 asked for into the token without checking it against the client's registration (read, write).`,

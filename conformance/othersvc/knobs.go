@@ -129,6 +129,7 @@ type Flaws struct {
 	RootNeedsToken         bool          // GET /api answers 401 with a bearer challenge without a valid token (API-1)
 	PasswordPrefix         bool          // the password is compared by as many characters as the account's has (TOK-3)
 	PasswordFolded         bool          // the password is compared without regard to case (TOK-3)
+	TokenFolded            bool          // the access token is looked up without regard to case (AUTH-3)
 	ScopeAsAsked           bool          // a token's scope is whatever the grant asked for (CLI-4)
 	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
 	SeatsInt32             bool          // "seats" is stored in a 32-bit column, wrapping past 2147483647 (API-6)

@@ -177,6 +177,13 @@ func (o *otherSvc) user(r *http.Request) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	valid := func(token string) string {
+		if o.Flaws.TokenFolded {
+			for k := range o.access {
+				if strings.EqualFold(k, token) {
+					token = k
+				}
+			}
+		}
 		if g, ok := o.access[token]; ok && (o.Clock.Now().Before(g.expires) || o.Flaws.AccessNeverExpires) && !o.Flaws.TokensNotHonoured {
 			return g.user
 		}

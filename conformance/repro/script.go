@@ -20,6 +20,14 @@ type Var struct {
 	Value, Name string
 }
 
+// Derived is a value made from a token the script holds in a variable
+// (a near-miss of an access token, which no account holds), with Written,
+// the shell expression that makes it from that variable's name.
+type Derived struct {
+	Value, Of string
+	Written   func(name string) string
+}
+
 // Shared is a token a script's requests use but none of its answers
 // gives (a token the run shared among its scenarios): the script asks for
 // it first, with a password grant, and keeps it in the variable Name.
@@ -48,6 +56,10 @@ type Script struct {
 	BasicAsIs bool
 	// Shared are the tokens to ask for first.
 	Shared []Shared
+	// Derived are the values the requests send made from tokens:
+	// written from the variable that holds the token, as the script
+	// comes to hold it.
+	Derived []Derived
 	// Log is the requests to send again, in order.
 	Log []Exchange
 	// LastFails says that the last request of Log is the one the failure
@@ -120,7 +132,7 @@ func (s Script) String() string {
 	fmt.Fprintf(&b, "if [ -z \"${BASE_URL:-}\" ]; then BASE_URL=%s; fi\n", quote(comment(s.mask(base))))
 	b.WriteString(scriptHead)
 	for _, sh := range s.Shared {
-		if sh.Token == "" || !usedUnissued(s.Log, sh.Token) {
+		if sh.Token == "" || !usedUnissued(s.Log, sh.Token) && !slices.ContainsFunc(s.Derived, func(d Derived) bool { return d.Of == sh.Token && usedUnissued(s.Log, d.Value) }) {
 			continue
 		}
 		fmt.Fprintf(&b, "\n# The %s token the run shared among its checks.\n", comment(sh.What))
@@ -136,6 +148,7 @@ func (s Script) String() string {
 	subs = append(subs, Var{base, "${BASE_URL}"})
 	for i, x := range s.Log {
 		n := i + 1
+		subs = s.derive(subs)
 		var failing []segment
 		if s.LastFails && n == len(s.Log) {
 			failing = text(" (the failing request)")
@@ -178,6 +191,24 @@ func (s Script) String() string {
 		}
 	}
 	return b.String()
+}
+
+// derive adds to subs each value of Derived made from a value subs
+// writes as a variable, written from that variable.
+func (s Script) derive(subs []Var) []Var {
+	for _, d := range s.Derived {
+		if slices.ContainsFunc(subs, func(v Var) bool { return v.Value == d.Value }) {
+			continue
+		}
+		for _, v := range subs {
+			name, ok := strings.CutPrefix(v.Name, "${")
+			if name, ok2 := strings.CutSuffix(name, "}"); v.Value == d.Of && ok && ok2 && !strings.ContainsAny(name, "${}%") {
+				subs = append(subs, Var{d.Value, d.Written(name)})
+				break
+			}
+		}
+	}
+	return subs
 }
 
 // usedUnissued reports whether token is sent by a request of log before

@@ -344,3 +344,23 @@ func TestAFindingsScriptAsksForTheTokensOfItsAccountsFirst(t *testing.T) {
 		t.Errorf("a script of no exchange is not for the target:\n%s", empty)
 	}
 }
+
+// TestAScriptWritesAValueMadeFromATokenFromItsVariable: a near-miss of
+// the user's access token is written from the variable the script asks
+// the token into, never as the text it is, and the script asks for the
+// token although no request sends it as it is.
+func TestAScriptWritesAValueMadeFromATokenFromItsVariable(t *testing.T) {
+	token := "tokOfTheUser-1234"
+	swapped := "TOKoFtHEuSER-1234"
+	log := []Exchange{{Method: "POST", URL: "http://target.example/api/events", Header: http.Header{"Authorization": {"Bearer " + swapped}}, Body: []byte(`{}`), Status: 201}}
+	got := Script{Title: "a near-miss", Base: "http://target.example", ClientID: "myApp", ClientSecret: "pass", Log: log,
+		Shared:  []Shared{{Token: token, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"}},
+		Derived: []Derived{{Value: swapped, Of: token, Written: func(name string) string { return `$(printf %s "${` + name + `}" | tr a-zA-Z A-Za-z)` }}},
+	}.String()
+	if !strings.Contains(got, `ACCESS_USER=$(field access_token "$out")`) || !strings.Contains(got, `Bearer $(printf %s "${ACCESS_USER}" | tr a-zA-Z A-Za-z)`) {
+		t.Errorf("the script does not ask for the token and write the near-miss from it:\n%s", got)
+	}
+	if strings.Contains(got, swapped) || strings.Contains(got, token) {
+		t.Errorf("the script holds the token or its near-miss as text:\n%s", got)
+	}
+}
