@@ -69,14 +69,24 @@ func knownMethod(m string) bool {
 	return false
 }
 
-// learnEvent learns from a, an answer to a read of ev, what the sequence
-// needs of ev: its id. What the answer shows is the registry's to judge.
+// learnEvent learns from a, an answer to a read or the creation of ev,
+// what the sequence needs of ev: its id, and its id and manager as the
+// target renders them (event.shown). What the answer shows is the
+// registry's to judge.
 func (s *sequence) learnEvent(a *answer, ev *event) {
-	if a.status != http.StatusOK || a.doc == nil {
+	if a.status < 200 || a.status > 299 || a.doc == nil {
 		return
 	}
 	if id, ok := a.doc["id"]; ok {
 		ev.id = strings.Trim(jsonText(id), `"`)
+	}
+	for _, k := range []string{"id", "manager"} {
+		if v, ok := a.doc[k]; ok && v != nil {
+			if ev.shown == nil {
+				ev.shown = map[string]any{}
+			}
+			ev.shown[k] = plain(v)
+		}
 	}
 }
 

@@ -16,6 +16,9 @@ type event struct {
 	id      string         // its "id", as the target shows it, when it does
 	manager string         // AsUser or AsOther: who created it (spec API-6)
 	fields  map[string]any // the body last written and taken
+	// shown are its "id" and "manager" as the target renders them, when
+	// it does: what a variant writes into a body the service owns.
+	shown map[string]any
 }
 
 // account is what the sequence holds of one account.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/cutoff"
@@ -269,9 +268,7 @@ func (s *sequence) create(a Action) (*finding, error) {
 		return nil, nil // the event cannot be found again
 	}
 	ev := &event{address: x.resolve(address), manager: a.As, fields: body}
-	if id, ok := x.doc["id"]; ok {
-		ev.id = strings.Trim(jsonText(id), `"`)
-	}
+	s.learnEvent(x, ev)
 	s.m.events = append(s.m.events, ev)
 	return nil, nil
 }

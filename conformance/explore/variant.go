@@ -143,7 +143,7 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if !ok {
 		return nil, nil
 	}
-	vs := op.Vary(base, s.r.mutateEnv(s, a.As))
+	vs := op.Vary(base, s.r.mutateEnv(s, a))
 	if len(vs) == 0 {
 		return nil, nil
 	}
@@ -260,10 +260,12 @@ func (s *sequence) variantBase(op mutate.Operator, a Action) (mutate.Request, bo
 	return mutate.Request{Method: req.method, URL: u, Header: h, Body: req.body}, true
 }
 
-// mutateEnv is what the operators know of the run, for a variant sent as
-// who: who's token, and the credentials of who's account with the
-// variables that hold them.
-func (r *runner) mutateEnv(s *sequence, who string) mutate.Env {
+// mutateEnv is what the operators know of the run, for the variant a
+// sent as who: who's token, the credentials of who's account with the
+// variables that hold them, and values of the sequence's own events
+// (shownOf).
+func (r *runner) mutateEnv(s *sequence, a Action) mutate.Env {
+	who := a.As
 	c := r.target.Credentials
 	vars := map[string]string{}
 	for _, v := range c.Vars() {
@@ -282,7 +284,33 @@ func (r *runner) mutateEnv(s *sequence, who string) mutate.Env {
 	if acct := s.m.accounts[who]; acct != nil {
 		env.Token = acct.access
 	}
+	env.OtherID, env.OtherManager = s.shownOf(a)
 	return env
+}
+
+// shownOf are, as the target renders them, the id of an event of the
+// sequence's other than the one a updates, and the manager of an event
+// the other account than a's caller manages; nil when the sequence has
+// none. They are of events the run created: a service that takes them
+// from a body changes nothing of anyone else's.
+func (s *sequence) shownOf(a Action) (id, manager any) {
+	for i, ev := range s.m.events {
+		if i != a.Event || a.Kind != KindVariant || !updates(a) {
+			if v, ok := ev.shown["id"]; ok && id == nil {
+				id = v
+			}
+		}
+		if v, ok := ev.shown["manager"]; ok && manager == nil && ev.manager == other(a.As) {
+			manager = v
+		}
+	}
+	return id, manager
+}
+
+// updates reports whether a is a variant of an update.
+func updates(a Action) bool {
+	op, _ := mutate.Find(a.Op)
+	return op.On == mutate.OnUpdate
 }
 
 // nearMiss teaches the run a near-miss of a credential that a variant

@@ -18,13 +18,23 @@ import (
 // caller might write to them: an id far from any the run made, another
 // account as the manager, links to elsewhere.
 func ownedFields(env Env) map[string]any {
-	return map[string]any{
+	owned := map[string]any{
 		"id":        2147000123,
 		"manager":   env.OtherUsername,
 		"managerId": 1,
 		"owner":     env.OtherUsername,
 		"_links":    map[string]any{"self": map[string]any{"href": "/api/events/1"}, "update-event": map[string]any{"href": "/api/events/1"}},
 	}
+	if env.OtherID != nil {
+		owned["id"] = env.OtherID
+	}
+	if env.OtherManager != nil {
+		owned["manager"], owned["owner"] = env.OtherManager, env.OtherManager
+		if m, ok := env.OtherManager.(map[string]any); ok && m["id"] != nil {
+			owned["managerId"] = m["id"]
+		}
+	}
+	return owned
 }
 
 // boundNumbers are the numbers at and beyond the bounds of integers of

@@ -142,6 +142,12 @@ type Env struct {
 	// OtherUsername is another account's username, which the owned-field
 	// operators write as an event's manager.
 	OtherUsername string
+	// OtherID is the id of another event the run created, and
+	// OtherManager the manager of one another account manages, as the
+	// target renders them; nil when the run knows none. The owned-field
+	// operators write them first: a service that takes an id or a
+	// manager from a body may take only values it knows.
+	OtherID, OtherManager any
 }
 
 // Operator is one way of varying a request.

@@ -261,3 +261,19 @@ func TestANearMissOfTheAccessTokenIsWrittenFromItsVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnedFieldsTakeValuesTheRunSaw: the owned-field operator writes the
+// id of another event of the run and the manager of one another account
+// manages, as the target rendered them, when the run knows them.
+func TestOwnedFieldsTakeValuesTheRunSaw(t *testing.T) {
+	op, _ := Find("a field the service owns")
+	bodies := map[string]string{}
+	for _, v := range op.Vary(bases()[OnWrite], Env{OtherUsername: "admin@email.com", OtherID: "ev-0007", OtherManager: map[string]any{"id": 2.0}}) {
+		bodies[v.What] = string(v.Body)
+	}
+	for _, want := range []string{`"id":"ev-0007"`, `"manager":{"id":2}`, `"managerId":2`} {
+		if !strings.Contains(fmt.Sprint(bodies), want) {
+			t.Errorf("no variant writes %s: %v", want, bodies)
+		}
+	}
+}

@@ -72,6 +72,33 @@ asked for into the token without checking it against the client's registration (
 		},
 	},
 	{
+		Name: "a creation with an existing event's id updates that event",
+		Report: `A client that re-sent an event it had read, id and all, as a new one changed the original instead,
+whoever managed it. The handler binds the body to the entity, its id too, and the repository's save() updates the
+row when an entity of that id exists; an id nobody has is ignored, so nothing odd shows with made-up ids.`,
+		Rules:  []string{"API-6"},
+		Config: Config{Flaws: Flaws{SaveByBodyID: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-6"},
+		Shows: func(c *Client) error {
+			token, err := c.user()
+			if err != nil {
+				return err
+			}
+			first, err := c.send(http.MethodPost, "/api/events", `{"name":"First","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			if err != nil {
+				return err
+			}
+			second, err := c.send(http.MethodPost, "/api/events", `{"id":"`+first.text("id")+`","name":"Second","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			if err != nil {
+				return err
+			}
+			if second.text("id") != first.text("id") {
+				return fmt.Errorf("the second creation made %q, not the first's %q", second.text("id"), first.text("id"))
+			}
+			return nil
+		},
+	},
+	{
 		Name: "a creation takes the id its body sends",
 		Report: `An import tool re-sent events it had read, ids and all, and each creation took the id it sent,
 overwriting whatever event had it. The entity is bound from the request body whole (mass assignment, OWASP

@@ -132,6 +132,7 @@ type Flaws struct {
 	TokenFolded            bool          // the access token is looked up without regard to case (AUTH-3)
 	ScopeAsAsked           bool          // a token's scope is whatever the grant asked for (CLI-4)
 	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
+	SaveByBodyID           bool          // a creation whose body names an existing event's id updates that event (API-6)
 	SeatsInt32             bool          // "seats" is stored in a 32-bit column, wrapping past 2147483647 (API-6)
 	PastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

@@ -42,8 +42,15 @@ func (o *otherSvc) create(w http.ResponseWriter, r *http.Request, user string) {
 	}
 	e := &otherEvent{id: fmt.Sprintf("ev-%04d", len(o.events)+1), manager: user, fields: fields}
 	if id, ok := fields["id"].(string); ok { // IDFromBody: the entity is bound from the body, its id too
-		e.id = id
 		delete(fields, "id")
+		if old := o.find(id); o.Flaws.SaveByBodyID && old != nil {
+			// The repository's save() of an entity whose id exists
+			// updates that row, whoever manages it.
+			old.fields = fields
+			e = old
+		} else if o.Flaws.IDFromBody {
+			e.id = id
+		}
 	}
 	if o.Flaws.SameIDRace {
 		// The id is read first; the insert, a round trip later,
@@ -124,7 +131,7 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 		}
 		out["seats"] = seats
 	}
-	if o.Flaws.IDFromBody {
+	if o.Flaws.IDFromBody || o.Flaws.SaveByBodyID {
 		switch id := in.ID.(type) {
 		case string:
 			out["id"] = id
