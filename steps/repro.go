@@ -72,7 +72,7 @@ func (s *scenario) reproduction(err error) Reproduction {
 	c := s.creds
 	r.Script = repro.Script{
 		Title: fmt.Sprintf("%q (%s)", s.name, s.place), LastFails: r.LastFails, Redactor: s.redactor,
-		Base: s.base, Vars: c.Vars(), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
+		Base: s.base, Vars: append(c.Vars(), s.nearMisses...), ClientID: c.ClientID, ClientSecret: c.ClientSecret, BasicAsIs: c.BasicAsIs,
 		Shared: []repro.Shared{
 			{Token: s.tokens.of("user").access, Name: "ACCESS_USER", UserVar: "CONFORMANCE_USERNAME", PassVar: "CONFORMANCE_PASSWORD", What: "user's"},
 			{Token: s.tokens.of("other").access, Name: "ACCESS_OTHER", UserVar: "CONFORMANCE_OTHER_USERNAME", PassVar: "CONFORMANCE_OTHER_PASSWORD", What: "other user's"},

@@ -18,6 +18,7 @@ import (
 	"eventsvc/conformance/audit"
 	"eventsvc/conformance/deadlink"
 	"eventsvc/conformance/origin"
+	"eventsvc/conformance/repro"
 	"eventsvc/conformance/target"
 	"eventsvc/features"
 	"eventsvc/internal/redact"
@@ -84,13 +85,19 @@ type scenario struct {
 	// the target's clock since (now).
 	began    time.Time
 	advanced time.Duration
+
+	// turns is the run's turn of the kinds of near-miss its wrong logins
+	// send (wrong.go), and nearMisses those the scenario sent.
+	turns      *wrongTurns
+	nearMisses []repro.Var
 }
 
 // Initializer returns the scenario initializer for a run against target.
 func Initializer(target target.Target) func(*godog.ScenarioContext) {
 	compiled := &expressions{}
+	turns := &wrongTurns{}
 	return func(ctx *godog.ScenarioContext) {
-		s := &scenario{target: target, creds: target.Credentials}
+		s := &scenario{target: target, creds: target.Credentials, turns: turns}
 		sc := stepRegistry{ctx, compiled, s}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			s.ownTokens = watchesCookies(p)

@@ -125,11 +125,11 @@ func (s *scenario) tokenAsk(subject, how string) (tokenAsk, error) {
 	switch how {
 	case "":
 	case "with a wrong password":
-		if !a.replace("password", s.madeUp("wrong-password-")) {
+		if !a.replace("password", s.wrong(passwordOf(a), &s.turns.password)) {
 			return a, fmt.Errorf("%s has no password to get wrong", subject)
 		}
 	case "with a wrong client secret":
-		a.auth = clientAuth{id: s.clientAuth.id, secret: s.madeUp("wrong-secret-")}
+		a.auth = clientAuth{id: s.clientAuth.id, secret: s.wrong(s.clientAuth.secret, &s.turns.secret)}
 		a.expect = audit.ClientAuthentication
 	case "without client credentials":
 		a.auth = clientAuth{none: true}

@@ -15,10 +15,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
 	"eventsvc/conformance/inprocess"
+	"eventsvc/conformance/mutate"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
 	"eventsvc/conformance/target"
@@ -260,3 +262,63 @@ func TestNoFormOfASecretInTheReportsOfAnEchoingTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestTheWrongLoginsAreNearMissesOfEveryKind: the scenarios' wrong client
+// secrets are near-misses of the client's, every kind of them in a run,
+// and their wrong password the password with its letters' case swapped;
+// no report holds any of them.
+func TestTheWrongLoginsAreNearMissesOfEveryKind(t *testing.T) {
+	c := target.Credentials{ClientID: "nearMissClient", ClientSecret: "Client-Secret-Of-The-Run-4711", Username: "near@example.org",
+		Password: "Password-Of-The-User-0815", OtherUsername: "other@example.org", OtherPass: "Password-Of-The-Other-2342"}
+	var mu sync.Mutex
+	secrets, passwords := map[string]bool{}, map[string]bool{}
+	seen := roundTrip(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Path == "/oauth/token" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			mu.Lock()
+			if id, secret, ok := r.BasicAuth(); ok && id == c.ClientID && secret != c.ClientSecret {
+				secrets[secret] = true
+			}
+			if form, err := url.ParseQuery(string(body)); err == nil && form.Get("username") == c.Username && form.Has("password") && form.Get("password") != c.Password {
+				passwords[form.Get("password")] = true
+			}
+			mu.Unlock()
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	dir := t.TempDir()
+	var out bytes.Buffer
+	in := target.Target{Credentials: c, RunID: "near-miss", Launcher: inprocess.Launcher{Credentials: c}, Transport: seen}
+	if _, err := Run(Options{Target: in, Tags: "@spec && (@TOK-1 || @TOK-3 || @TOK-16)", Output: &out, ReportDir: dir}); err != nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	others := []string{c.ClientID, c.ClientSecret, c.Username, c.Password, c.OtherUsername, c.OtherPass}
+	var sent []string
+	for _, way := range mutate.NearMissWays {
+		nm, _ := mutate.NearMiss(mutate.Var{Value: c.ClientSecret, Name: "${CONFORMANCE_CLIENT_SECRET}"}, way, others)
+		if !secrets[nm.Value] {
+			t.Errorf("no wrong client secret is the secret with %s (%s); %d wrong secrets sent", way, nm.Name, len(secrets))
+		}
+		sent = append(sent, nm.Value)
+	}
+	swapped, _ := mutate.NearMiss(mutate.Var{Value: c.Password, Name: "${CONFORMANCE_PASSWORD}"}, mutate.NearMissWays[0], others)
+	if !passwords[swapped.Value] || len(passwords) != 1 {
+		t.Errorf("%d wrong passwords sent, want the password with its case swapped alone", len(passwords))
+	}
+	sent = append(sent, swapped.Value)
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, v := range sent {
+			if bytes.Contains(b, []byte(v)) {
+				t.Errorf("%s holds a near-miss of a credential", filepath.Base(f))
+			}
+		}
+	}
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

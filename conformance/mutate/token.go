@@ -30,21 +30,26 @@ var tokenOps = []Operator{
 			secret := func(v string) Request { return withHeader(r, "Authorization", env.Basic(env.ClientID.Value, v)) }
 			id := func(v string) Request { return withHeader(r, "Authorization", env.Basic(v, env.ClientSecret.Value)) }
 			var out []Variant
+			// The scenarios' wrong logins send a near-miss of the
+			// password's case and every kind of the client secret's
+			// (NearMissWays): the password's other kinds come first.
 			for _, nm := range []struct {
 				c    Var
 				way  string
 				with func(string) Request
 			}{
-				{env.Password, swapCase, password},
 				{env.Password, appendOne, password},
-				{env.ClientSecret, swapCase, secret},
 				{env.Password, dropLast, password},
+				{env.Password, changeOne, password},
 				{env.Username, appendOne, username},
+				{env.ClientSecret, swapCase, secret},
 				{env.ClientSecret, appendOne, secret},
-				{env.ClientSecret, dropLast, secret},
 				{env.Username, dropLast, username},
 				{env.ClientID, appendOne, id},
+				{env.ClientSecret, dropLast, secret},
 				{env.ClientID, dropLast, id},
+				{env.Password, swapCase, password},
+				{env.ClientSecret, changeOne, secret},
 			} {
 				if v, ok := nearMissOf(nm.c, nm.way, nm.with, env.Credentials); ok {
 					out = append(out, v)
@@ -136,7 +141,23 @@ const (
 	dropLast  = "its last character dropped"
 	appendOne = "a character appended"
 	swapCase  = "the case of its letters swapped"
+	changeOne = "its first character changed"
 )
+
+// NearMissWays are the kinds of near-miss of a credential, the
+// scenarios' wrong logins's turn by turn.
+var NearMissWays = []string{swapCase, appendOne, dropLast, changeOne}
+
+// NearMiss is the near-miss of c by way (one of NearMissWays), with the
+// shell expression of c's variable that writes it; false when there is
+// none that is not c itself or one of others, the run's credentials.
+func NearMiss(c Var, way string, others []string) (Var, bool) {
+	v, ok := nearMissOf(c, way, func(string) Request { return Request{} }, others)
+	if !ok {
+		return Var{}, false
+	}
+	return v.Vars[0], true
+}
 
 // nearMissOf is the variant, built by with, that sends the near-miss of
 // c by way; false when it is c itself or another credential of others,
@@ -150,8 +171,8 @@ func nearMissOf(c Var, way string, with func(string) Request, others []string) (
 	if value == c.Value || value == "" || slices.Contains(others, value) {
 		return Variant{}, false // a near-miss that is a credential of the run is none
 	}
-	if way == dropLast && c.Value[len(c.Value)-1] >= 0x80 {
-		return Variant{}, false // "${V%?}" drops a byte in the C locale, not a character
+	if way == dropLast && c.Value[len(c.Value)-1] >= 0x80 || way == changeOne && c.Value[0] >= 0x80 {
+		return Variant{}, false // "${V%?}" and "${V#?}" drop a byte in the C locale, not a character
 	}
 	return Variant{Request: with(value), What: fmt.Sprintf("%s with %s", c.Name, way), NearMiss: true, Vars: []Var{{Value: value, Name: expr}}}, true
 }
@@ -167,6 +188,12 @@ func nearMiss(value, name, way string) (string, string) {
 		return value + "x", "${" + name + "}x"
 	case swapCase:
 		return swapped(value), `$(printf %s "${` + name + `}" | tr a-zA-Z A-Za-z)`
+	case changeOne:
+		first := "x"
+		if value[0] == 'x' {
+			first = "y"
+		}
+		return first + value[1:], first + "${" + name + "#?}"
 	}
 	return value, "${" + name + "}"
 }

@@ -31,7 +31,7 @@ eight characters: "secretx" is "secret".`,
 with the column's case-insensitive collation (MySQL's default), so "SECRET" is "secret".`,
 		Rules:  []string{"TOK-3"},
 		Config: Config{Flaws: Flaws{PasswordFolded: true}},
-		Today:  Caught{Scenarios: "", Explorer: "TOK-3"},
+		Today:  Caught{Scenarios: "TOK-3", Explorer: ""},
 		Shows: func(c *Client) error {
 			_, _, err := c.login(c.Creds.Username, swapCase(c.Creds.Password))
 			return err
