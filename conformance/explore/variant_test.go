@@ -72,7 +72,7 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		ref    bool
 	}{
 		{byGet, Action{Kind: KindVariant, Op: "the grant by another method", As: AsUser, N: 0}, "TOK-2", true},
-		{folded, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 0}, "TOK-3", false},
+		{folded, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 10}, "TOK-3", false}, // the password, its case swapped
 		{caseFolded, Action{Kind: KindVariant, Op: "a path segment in upper case", As: AsAnonymous, N: 1}, "AUTH-3", false},
 	} {
 		replay := &Replay{Seed: 1, Actions: []Action{tt.action}}
