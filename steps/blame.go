@@ -119,6 +119,15 @@ func (s *scenario) settle(err error) error {
 		return err
 	}
 	found := s.scope.OwnFindings(at)
+	if len(found) == 0 && s.rec != nil {
+		// A request sent where a link the registry found leading
+		// elsewhere said (once it followed the scenario's links): the
+		// fault is the link's.
+		if log := s.rec.exchanges(); at >= 0 && at < len(log) {
+			s.scope.Wait()
+			found = s.scope.LinkFindings(log[at].URL)
+		}
+	}
 	if len(found) == 0 {
 		return err
 	}

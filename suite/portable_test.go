@@ -403,3 +403,17 @@ func TestOneFaultFailsTheRuleItBreaksAlone(t *testing.T) {
 		t.Errorf("a scenario that met the cache on its way does not say its own rule went unchecked:%s", failedSteps(out))
 	}
 }
+
+// TestAnUpdateLinkThatLeadsElsewhereFailsAPI10Alone: an event whose
+// "update-event" leads to the list fails API-10 alone: the scenarios that
+// update through it, and are answered 405, met that fault on their way
+// (TOK-8, API-8 and API-9 are not checked), however their steps fail.
+func TestAnUpdateLinkThatLeadsElsewhereFailsAPI10Alone(t *testing.T) {
+	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{UpdateLinkToList: true}}, selection.RemoteTags, false)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("the run does not catch the link (Run returned %v)%s", err, failedSteps(out))
+	}
+	if failed := failedRules(rep); failed != "API-10" {
+		t.Errorf("the run fails %s, want API-10 alone:%s", failed, failedSteps(out))
+	}
+}

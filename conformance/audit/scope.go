@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -354,6 +355,28 @@ func (s *Scope) OwnFindings(at int) []*Finding {
 	var found []*Finding
 	for _, f := range a.findings {
 		if f.scope == s && f.at == at && len(f.Followed) == 0 && !f.claimed && f.standing() {
+			found = append(found, f)
+		}
+	}
+	return found
+}
+
+// LinkFindings are the scope's standing findings that a link its
+// answers offered leads elsewhere than its relation says, of links to
+// address: a request sent there, as the link said, met that fault on its
+// way, whatever it was answered.
+func (s *Scope) LinkFindings(address string) []*Finding {
+	u, err := url.Parse(address)
+	if err != nil {
+		return nil
+	}
+	k := key(u)
+	a := s.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var found []*Finding
+	for _, f := range a.findings {
+		if f.scope == s && f.leadsTo == k && f.standing() {
 			found = append(found, f)
 		}
 	}
