@@ -198,26 +198,3 @@ func TestAWriteTakenFromAnyoneIsNotTheRefreshTokensFault(t *testing.T) {
 		t.Errorf("TOK-13 still stands after the same creation was taken from anyone: the fault is AUTH-3's alone")
 	}
 }
-
-// TestTheManagerServedAnotherCallersAnswerAfterAnUpdateIsAPI8s: after an
-// update the manager took, the manager is served, byte for byte, the
-// event as an anonymous caller was, without "update-event": a cache
-// whose key forgets who asked, not an update that took the event from
-// its manager. API-8 stands, of that cause, and API-9 does not.
-func TestTheManagerServedAnotherCallersAnswerAfterAnUpdateIsAPI8s(t *testing.T) {
-	r, user := withUser(t)
-	want(t, "a creation", r.createFirst(`,"update-event":{"href":"/api/events/7"}`))
-	want(t, "the manager's read", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
-	want(t, "an update", r.send("PUT", "/api/events/7", user, `{"name":"Second"}`, 200, jsonType, eventDoc(`"id":7,"name":"Second"`, `,"update-event":{"href":"/api/events/7"}`)))
-	anonymous := eventDoc(`"id":7,"name":"Second"`, "")
-	want(t, "an anonymous read", r.send("GET", "/api/events/7", "", "", 200, jsonType, anonymous))
-	var standing []string
-	for _, f := range r.observe("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, anonymous) {
-		if f.Stands() {
-			standing = append(standing, f.Rule+": "+f.Cause)
-		}
-	}
-	if len(standing) != 1 || standing[0] != "API-8: "+sharedAnswerCause {
-		t.Errorf("the manager served the anonymous answer after an update: %v, want API-8 of the shared answer alone", standing)
-	}
-}

@@ -414,14 +414,7 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	for _, rule := range []string{"API-9", "API-8"} {
 		r := rule
 		f := finding(r, "%s", msg)
-		f.stands = func() bool {
-			if f.Cause == sharedAnswerCause {
-				// Another caller's answer, served again: no update
-				// took the event from its manager.
-				return r == "API-8"
-			}
-			return decide() == r
-		}
+		f.stands = func() bool { return decide() == r }
 		out = append(out, f)
 	}
 	return out
