@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"slices"
 	"sync"
 
 	"eventsvc/conformance/mutate"
@@ -12,7 +13,8 @@ import (
 // catalogue's matrix (mutate.Matrix) is sent in every run, whatever the
 // seed and whatever the drawn sequences after them have time for. A
 // sequence with variants of an update creates the event they update
-// first. A sequence stops at its first finding, which is shrunk as any
+// first, and one with variants of a refresh grant asks for a refresh
+// token of its own. A sequence stops at its first finding, which is shrunk as any
 // other; the variants it had not sent yet go on in the next one. The
 // drawn sequences after the pass draw each operator's next variants.
 
@@ -24,8 +26,8 @@ type planned struct {
 }
 
 // take returns the next sequence of the pass, at most most variants of one
-// family (with the creation an update needs first), or nil when the pass
-// is over.
+// family (with the creation an update needs first, and the grant a
+// refresh needs), or nil when the pass is over.
 func (p *planned) take(most int) []Action {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -39,10 +41,13 @@ func (p *planned) take(most int) []Action {
 	variants := p.pending[0][:n]
 	p.pending[0] = p.pending[0][n:]
 	var out []Action
-	for _, a := range variants {
-		if op, _ := mutate.Find(a.Op); op.On == mutate.OnUpdate {
-			out = append(out, Action{Kind: KindCreate, As: AsUser})
-			break
+	needs := map[string]Action{
+		mutate.OnUpdate:  {Kind: KindCreate, As: AsUser}, // the event it updates
+		mutate.OnRefresh: {Kind: KindGrant, As: AsUser},  // a refresh token of the sequence's own
+	}
+	for _, on := range []string{mutate.OnUpdate, mutate.OnRefresh} {
+		if slices.ContainsFunc(variants, func(a Action) bool { op, _ := mutate.Find(a.Op); return op.On == on }) {
+			out = append(out, needs[on])
 		}
 	}
 	return append(out, variants...)

@@ -33,6 +33,8 @@ func variantBase(a Action) string {
 		return "an update of event #" + strconv.Itoa(a.Event+1)
 	case mutate.OnGrant:
 		return "a password grant"
+	case mutate.OnRefresh:
+		return "a refresh grant"
 	}
 	return "a read of the list"
 }
@@ -244,6 +246,12 @@ func (s *sequence) variantBase(op mutate.Operator, a Action) (mutate.Request, bo
 			user, pass = c.OtherUsername, c.OtherPass
 		}
 		req = s.r.tokenRequest("", "grant_type", "password", "username", user, "password", pass)
+	case mutate.OnRefresh:
+		acct := s.m.accounts[a.As]
+		if acct == nil || acct.refresh == "" {
+			return mutate.Request{}, false // no refresh token of the sequence's own: none of another's
+		}
+		req = s.r.tokenRequest("", "grant_type", "refresh_token", "token", acct.refresh)
 	default:
 		req = request{method: http.MethodGet, address: s.r.listAddress(3), auth: s.auth(a.As, "")}
 	}
@@ -282,7 +290,7 @@ func (r *runner) mutateEnv(s *sequence, a Action) mutate.Env {
 		env.Password, env.Username, env.OtherUsername = cred(c.OtherPass), cred(c.OtherUsername), c.Username
 	}
 	if acct := s.m.accounts[who]; acct != nil {
-		env.Token = acct.access
+		env.Token, env.Refresh = acct.access, acct.refresh
 	}
 	env.OtherID, env.OtherManager = s.shownOf(a)
 	return env

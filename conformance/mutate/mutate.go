@@ -45,6 +45,10 @@ const (
 	// OnGrant is a password grant of the token endpoint, with the
 	// client's credentials in Basic and the account's in the form.
 	OnGrant = "grant"
+	// OnRefresh is a refresh grant of the token endpoint, with the
+	// client's credentials in Basic and the caller's own refresh token
+	// in the form.
+	OnRefresh = "refresh"
 	// OnList is a read of the event list.
 	OnList = "list"
 )
@@ -120,8 +124,9 @@ type Var struct {
 // Env is what the operators know of the run.
 type Env struct {
 	// Token is the caller's access token, which the credential operators
-	// move out of the Authorization header.
-	Token string
+	// move out of the Authorization header, and Refresh its refresh
+	// token, which a refresh grant sends.
+	Token, Refresh string
 	// Password, Username, ClientID and ClientSecret are the run's
 	// credentials with their variables: the grant's account's, the
 	// client's.

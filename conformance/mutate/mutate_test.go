@@ -31,12 +31,14 @@ func bases() map[string]Request {
 		OnUpdate: update,
 		OnGrant: {Method: http.MethodPost, URL: u("http://target.example/oauth/token"), Header: h("Authorization", "Basic YXBwOnNlY3JldA==", "Content-Type", "application/x-www-form-urlencoded"),
 			Body: []byte("grant_type=password&username=user%40example.com&password=Pa55word")},
+		OnRefresh: {Method: http.MethodPost, URL: u("http://target.example/oauth/token"), Header: h("Authorization", "Basic YXBwOnNlY3JldA==", "Content-Type", "application/x-www-form-urlencoded"),
+			Body: []byte("grant_type=refresh_token&token=ref-456")},
 		OnList: {Method: http.MethodGet, URL: u("http://target.example/api/events?size=3"), Header: http.Header{}},
 	}
 }
 
 var env = Env{
-	Token:    "tok-123",
+	Token: "tok-123", Refresh: "ref-456",
 	Password: Var{"Pa55word", "${CONFORMANCE_PASSWORD}"}, Username: Var{"user@example.com", "${CONFORMANCE_USERNAME}"},
 	ClientID: Var{"app", "${CONFORMANCE_CLIENT_ID}"}, ClientSecret: Var{"secret", "${CONFORMANCE_CLIENT_SECRET}"},
 	OtherUsername: "other@example.com", Mark: " [run 7]", SizeParam: "size",

@@ -20,6 +20,7 @@ const (
 	PartQuery        = "query" // a parameter of the query, or the query itself
 	PartHeader       = "header"
 	PartAccessToken  = "access token"
+	PartRefreshToken = "refresh token"
 	PartClientID     = "client id"
 	PartClientSecret = "client secret"
 	PartUsername     = "username"
@@ -59,15 +60,16 @@ var Ways = []string{BySpelling, ByMultiplicity, ByType, ByLength, ByValue, ByPla
 // caller's events, where the method of an update is varied at the run's
 // own event.
 var Anatomy = map[string][]string{
-	OnWrite:  {PartPath, PartQuery, PartHeader, PartAccessToken, PartBodyField},
-	OnUpdate: {PartMethod, PartPath, PartID, PartQuery, PartHeader, PartAccessToken, PartBodyField},
-	OnGrant:  {PartMethod, PartQuery, PartClientID, PartClientSecret, PartUsername, PartPassword, PartFormParam, PartBody},
-	OnList:   {PartQuery},
+	OnWrite:   {PartPath, PartQuery, PartHeader, PartAccessToken, PartBodyField},
+	OnUpdate:  {PartMethod, PartPath, PartID, PartQuery, PartHeader, PartAccessToken, PartBodyField},
+	OnGrant:   {PartMethod, PartQuery, PartClientID, PartClientSecret, PartUsername, PartPassword, PartFormParam, PartBody},
+	OnRefresh: {PartRefreshToken},
+	OnList:    {PartQuery},
 }
 
 // Kinds are every kind of request of Anatomy, in the order the
 // documentation lists them.
-var Kinds = []string{OnWrite, OnUpdate, OnGrant, OnList}
+var Kinds = []string{OnWrite, OnUpdate, OnGrant, OnRefresh, OnList}
 
 // Matrix is the catalogue as its matrix, in Markdown: for each kind of
 // request, a row for each of its parts (Anatomy) and a column for each

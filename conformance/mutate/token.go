@@ -20,6 +20,30 @@ import (
 
 var tokenOps = []Operator{
 	{
+		Name: "a near-miss of the refresh token", Family: FamilyToken, Parts: []string{PartRefreshToken}, Way: ByValue, On: OnRefresh, As: WithToken,
+		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema); RFC 6749 §6 and §5.2 (a refresh token that is invalid: invalid_grant); common faults: tokens kept in a column of a case-insensitive collation, compared by a prefix or a LIKE pattern",
+		Vary: func(r Request, env Env) []Variant {
+			form, _ := url.ParseQuery(string(r.Body))
+			param := "refresh_token"
+			if form.Get(param) != env.Refresh {
+				param = "token"
+			}
+			if env.Refresh == "" || form.Get(param) != env.Refresh {
+				return nil
+			}
+			var out []Variant
+			for _, way := range []string{swapCase, appendOne, dropLast} {
+				value, expr := nearMiss(env.Refresh, tokenVar, way)
+				if value == env.Refresh || value == "" || slices.Contains(env.Credentials, value) {
+					continue
+				}
+				out = append(out, Variant{Request: withParam(r, param, value), What: "the refresh token with " + way,
+					Derived: []Derived{{Value: value, Of: env.Refresh, Expr: expr}}})
+			}
+			return out
+		},
+	},
+	{
 		Name: "a near-miss of a credential", Family: FamilyToken, Parts: []string{PartPassword, PartUsername, PartClientSecret, PartClientID}, Way: ByValue, On: OnGrant, As: Anyone, NearMisses: true,
 		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema) and WSTG-ATHN-07 (weak password policy); common faults: passwords compared by a case-insensitive collation (MySQL's default) or by their first characters (crypt(3)'s eight, bcrypt's 72 bytes); client ids and usernames matched by a prefix or a LIKE pattern; RFC 6749 §2.3.1. No space is added or dropped: a verifier may normalise spaces (NIST SP 800-63B §5.1.1.2)",
 		Vary: func(r Request, env Env) []Variant {

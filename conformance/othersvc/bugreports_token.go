@@ -54,6 +54,28 @@ changed is the same token.`,
 		},
 	},
 	{
+		Name: "the refresh token is looked up without regard to case",
+		Report: `A refresh token typed in by hand, with its letters' case changed, still gave new tokens. The
+refresh tokens are kept in a column of a case-insensitive collation (MySQL's default).`,
+		Rules:  []string{"TOK-4"},
+		Config: Config{Flaws: Flaws{RefreshFolded: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-4"},
+		Shows: func(c *Client) error {
+			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
+			if err != nil {
+				return err
+			}
+			a, err := c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {swapCase(refresh)}})
+			if err != nil {
+				return err
+			}
+			if a.status != http.StatusOK {
+				return fmt.Errorf("a refresh with the refresh token's case swapped answered %d", a.status)
+			}
+			return nil
+		},
+	},
+	{
 		Name: "a token's scope is whatever the grant asked for",
 		Report: `A token asked for with scope=admin came back with "scope": "admin". The endpoint copies the scope
 asked for into the token without checking it against the client's registration (read, write).`,

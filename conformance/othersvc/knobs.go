@@ -130,6 +130,7 @@ type Flaws struct {
 	PasswordPrefix         bool          // the password is compared by as many characters as the account's has (TOK-3)
 	PasswordFolded         bool          // the password is compared without regard to case (TOK-3)
 	TokenFolded            bool          // the access token is looked up without regard to case (AUTH-3)
+	RefreshFolded          bool          // the refresh token is looked up without regard to case (TOK-4)
 	ScopeAsAsked           bool          // a token's scope is whatever the grant asked for (CLI-4)
 	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
 	SaveByBodyID           bool          // a creation whose body names an existing event's id updates that event (API-6)

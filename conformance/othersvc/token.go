@@ -114,7 +114,7 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			param = "refresh_token"
 		}
 		o.mu.Lock()
-		g, ok := o.refresh[f.Get(param)]
+		g, ok := o.refreshGrant(f.Get(param))
 		if !ok && o.Flaws.AccessAsRefresh {
 			g, ok = o.access[f.Get("token")]
 		}
@@ -210,4 +210,18 @@ func otherUUID() string {
 	_, _ = rand.Read(b)
 	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// refreshGrant is the grant of the refresh token token: with
+// RefreshFolded, of one that differs from it by case alone. o.mu is held.
+func (o *otherSvc) refreshGrant(token string) (otherGrant, bool) {
+	if g, ok := o.refresh[token]; ok || !o.Flaws.RefreshFolded {
+		return g, ok
+	}
+	for k, g := range o.refresh {
+		if strings.EqualFold(k, token) {
+			return g, true
+		}
+	}
+	return otherGrant{}, false
 }
