@@ -83,6 +83,12 @@ type Action struct {
 	// many it gives.
 	Op string `json:"op,omitempty"`
 	N  int    `json:"n,omitempty"`
+	// Combined makes KindVariant send the N-th combination of the
+	// operator's variants (mutate.Combine) rather than its N-th
+	// variant; Members, once sent, are the variants it held, which
+	// shrinking splits it into.
+	Combined bool  `json:"combined,omitempty"`
+	Members  []int `json:"members,omitempty"`
 	// Parts are the actions KindTogether sends at once: creations,
 	// updates and refreshes of the user and the other user, in the order
 	// the sequence numbers the events they create.
@@ -142,6 +148,9 @@ func (a Action) String() string {
 	case KindDocs:
 		return "a caller with an invalid token reads the documentation page"
 	case KindVariant:
+		if a.Combined {
+			return fmt.Sprintf("%s sends combination %d of %s: %s", who, a.N, variantBase(a), a.Op)
+		}
 		return fmt.Sprintf("%s sends variant %d of %s: %s", who, a.N, variantBase(a), a.Op)
 	case KindTogether:
 		parts := make([]string, len(a.Parts))

@@ -9,7 +9,8 @@ import (
 
 // The catalogue pass: an exploration begins with sequences that send the
 // first variant of every operator of the mutator's catalogue the run may
-// send (mutate.Catalogue), a family at a time, so that every cell of the
+// send (mutate.Catalogue), and every variant of the body's operators on
+// an update, combined, a family at a time, so that every cell of the
 // catalogue's matrix (mutate.Matrix) is sent in every run, whatever the
 // seed and whatever the drawn sequences after them have time for. A
 // sequence with variants of an update creates the event they update
@@ -17,6 +18,11 @@ import (
 // token of its own. A sequence stops at its first finding, which is shrunk as any
 // other; the variants it had not sent yet go on in the next one. The
 // drawn sequences after the pass draw each operator's next variants.
+
+// maxCombinations is how many combinations of one operator's variants
+// the catalogue pass sends at most: as many as a field of the body has
+// values (mutate.Combine), 16 in the catalogue of today.
+const maxCombinations = 16
 
 // planned is the catalogue pass's variants not sent yet, a family at a
 // time, in the catalogue's order.
@@ -97,6 +103,14 @@ func (r *runner) plan() *planned {
 			}
 			if op.NearMisses {
 				a.N = int(r.nearMissDrawn.Add(1) - 1)
+			}
+			if op.Family == mutate.FamilyBody && op.On == mutate.OnUpdate {
+				// Every variant, combined: as many updates as a field
+				// has values, no event spent.
+				for k := range maxCombinations {
+					actions = append(actions, Action{Kind: KindVariant, Op: op.Name, As: a.As, N: k, Combined: true})
+				}
+				continue
 			}
 			actions = append(actions, a)
 		}

@@ -3,7 +3,9 @@ package explore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,5 +84,44 @@ func TestAWriteTakenFromAnyoneIsBlamedOnItsRuleAlone(t *testing.T) {
 				t.Errorf("%s blames %s: %s", s.Name, rule, s.Failure.Message)
 			}
 		}
+	}
+}
+
+// TestTheBodysVariantsGoOutCombinedAndSplitOnFailure: the catalogue pass
+// sends every odd text of an update in every field, combined, in as few
+// updates as there are texts; a server that fails on one text in one
+// field fails on a combination, which shrinking splits down to the one
+// variant that fails.
+func TestTheBodysVariantsGoOutCombinedAndSplitOnFailure(t *testing.T) {
+	dropTable := flawed.Flaw{Name: "an update whose location drops a table fails the server", Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		var sent map[string]any
+		if r.Method == http.MethodPut && json.Unmarshal(body, &sent) == nil && strings.Contains(fmt.Sprint(sent["location"]), "DROP TABLE") {
+			http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
+			return nil, true
+		}
+		return body, false
+	}}
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, dropTable)), Seed: 5, MaxActions: 1, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	for _, v := range rep.Varied {
+		if op, _ := mutate.Find(v.Operator); op.Family == mutate.FamilyBody && op.On == mutate.OnUpdate && v.Sent < 5 || v.Operator == "an odd text, in an update" && v.Sent < 12 {
+			t.Errorf("%q: %d variants sent, want every one of them", v.Operator, v.Sent)
+		}
+	}
+	var shrunk *report.ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Sequence() && s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
+			shrunk = s
+		}
+	}
+	if shrunk == nil || !shrunk.Failure.ServerError {
+		t.Fatalf("no shrunk server error\n%s", out.String())
+	}
+	last := shrunk.Steps[len(shrunk.Steps)-1].Text
+	if !strings.Contains(last, "sends variant") || !strings.Contains(last, "an odd text, in an update") || !strings.Contains(last, `"location"`) {
+		t.Errorf("the shrunk sequence ends with %q, want the one variant that fails", last)
 	}
 }

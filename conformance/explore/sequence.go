@@ -19,17 +19,20 @@ const maxPages = 60
 
 // sequence is one run of actions against the target, with its own model.
 type sequence struct {
-	r      *runner
-	ctx    context.Context
-	n      int  // its number in the run, from 1
-	pass   bool // a sequence of the catalogue pass (catalogue.go)
-	rng    *rand.Rand
-	m      model
-	log    []repro.Exchange
-	done   []done         // the actions it ran
-	what   string         // what the variant being played changed (done.what)
-	checks map[string]int // checks made, by rule
-	found  *finding
+	r    *runner
+	ctx  context.Context
+	n    int  // its number in the run, from 1
+	pass bool // a sequence of the catalogue pass (catalogue.go)
+	rng  *rand.Rand
+	m    model
+	log  []repro.Exchange
+	done []done // the actions it ran
+	what string // what the variant being played changed (done.what)
+	// members are the variants the combination being played held
+	// (Action.Members).
+	members []int
+	checks  map[string]int // checks made, by rule
+	found   *finding
 	// foundAt is the action that found it, in done.
 	foundAt int
 	// lost is a request that got no answer: the sequence stopped.
@@ -78,8 +81,11 @@ func (s *sequence) play(a Action) bool {
 	if from == len(s.log) && f == nil && err == nil {
 		return true // nothing to do: an event the sequence does not have
 	}
+	if s.members != nil {
+		a.Members = s.members
+	}
 	s.done = append(s.done, done{action: a, from: from, what: s.what})
-	s.what = ""
+	s.what, s.members = "", nil
 	if link := s.deadLinkOf(f, err); link != nil {
 		s.dead = &deadlink.Error{Link: link, Err: err}
 		return false
@@ -245,7 +251,11 @@ func (s *sequence) root(a Action) (*finding, error) {
 // manages, at an address and with an id of its own, API-6; any other is
 // refused, AUTH-3, TOK-13, AUTH-1). An event made joins the sequence's.
 func (s *sequence) create(a Action) (*finding, error) {
-	if s.r.readOnly || !s.r.reserveEvent() {
+	reserve := s.r.reserveEvent
+	if s.pass {
+		reserve = s.r.reservePassEvent // the catalogue pass's, beside the drawn sequences'
+	}
+	if s.r.readOnly || !reserve() {
 		return nil, nil
 	}
 	body := withChanges(s.r.body, a.Changes)

@@ -7,7 +7,8 @@ import (
 )
 
 // Shrinking: a failing sequence is replayed with the actions it sent at
-// once one after another, with fewer actions, then with fewer actions
+// once one after another, its combinations of variants split into them
+// (mutate.Combine), with fewer actions, then with fewer actions
 // sent at once, then with simpler data, and every change that still
 // finds a fault of the same kind (the same rule, a server error, an
 // answer cut) is kept. What is left is the shortest sequence found that
@@ -62,6 +63,13 @@ func (r *runner) shrink(ctx context.Context, s *sequence) *sequence {
 	for i := 0; i < len(actions); i++ {
 		if together(i) {
 			try(slices.Concat(actions[:i], serially(actions, i, actions[i].Parts), actions[i+1:]))
+		}
+	}
+	// Combinations split into their variants, one after another: what
+	// follows leaves out those that do not fail.
+	for i := 0; i < len(actions); i++ {
+		if a := actions[i]; a.Combined && len(a.Members) > 0 {
+			try(slices.Concat(actions[:i], split(a), actions[i+1:]))
 		}
 	}
 	// Fewer actions: chunks of halving size, then one by one.
@@ -268,6 +276,16 @@ func simplify(a Action) []Action {
 		b := a
 		b.Size = 0
 		out = append(out, b)
+	}
+	return out
+}
+
+// split is a, a combination of variants that was sent, as its variants
+// sent one after another.
+func split(a Action) []Action {
+	out := make([]Action, 0, len(a.Members))
+	for _, m := range a.Members {
+		out = append(out, Action{Kind: KindVariant, Op: a.Op, As: a.As, Scheme: a.Scheme, Event: a.Event, N: m})
 	}
 	return out
 }

@@ -149,7 +149,18 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if len(vs) == 0 {
 		return nil, nil
 	}
-	v := vs[a.N%len(vs)]
+	v, members := vs[a.N%len(vs)], []int{a.N % len(vs)}
+	if a.Combined {
+		if op.On != mutate.OnUpdate {
+			return nil, nil // a combination refused as a whole is sent apart: no budget of events for that
+		}
+		cs := mutate.Combine(base, vs)
+		if a.N >= len(cs) {
+			return nil, nil // no such combination: the variants need fewer
+		}
+		v, members = cs[a.N].Variant, cs[a.N].Members
+		s.members = members
+	}
 	if s.r.readOnly && !reads(v) {
 		return nil, nil
 	}
@@ -186,12 +197,32 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		return nil, err
 	}
 	s.r.mu.Lock()
-	s.r.sent[op.Name]++
+	s.r.sent[op.Name] += len(members)
 	s.r.mu.Unlock()
 	if f := s.answered(x); f != nil {
 		return f, nil
 	}
+	if a.Combined && x.status >= 400 && x.status <= 499 {
+		return s.apart(a, vs, members)
+	}
 	return nil, s.anonymousTwin(op, a, v, x, reserve)
+}
+
+// apart sends alone each variant of a combination the target refused as
+// a whole: a refusal of one of them told nothing of the others. The
+// registry judges each answer.
+func (s *sequence) apart(a Action, vs []mutate.Variant, members []int) (*finding, error) {
+	for _, m := range members {
+		v := vs[m]
+		x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
+		if err != nil {
+			return nil, err
+		}
+		if f := s.answered(x); f != nil {
+			return f, nil
+		}
+	}
+	return nil, nil
 }
 
 // anonymousTwin sends v again without its Authorization header when a

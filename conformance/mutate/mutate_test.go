@@ -279,3 +279,43 @@ func TestOwnedFieldsTakeValuesTheRunSaw(t *testing.T) {
 		}
 	}
 }
+
+// TestCombineSendsEveryValueOfABodyInAsFewRequestsAsAFieldHasValues:
+// the variants of a body operator merge, each into the first combination
+// whose fields it leaves alone, exactly as written (a number at a bound
+// too); every variant is in one combination; one that changes more than
+// the body's fields is in none.
+func TestCombineSendsEveryValueOfABodyInAsFewRequestsAsAFieldHasValues(t *testing.T) {
+	for _, name := range []string{"an odd text", "a number at a bound", "a text at a common column length"} {
+		op, _ := Find(name)
+		base := bases()[OnUpdate]
+		base.Body = []byte(`{"name":"Launch [run 7]","description":"A launch","location":"Hall","basePrice":10,"maxPrice":20}`)
+		vs := op.Vary(base, env)
+		cs := Combine(base, vs)
+		if len(cs) == 0 || len(cs) >= len(vs) {
+			t.Errorf("%s: %d variants in %d combinations", name, len(vs), len(cs))
+			continue
+		}
+		var members []int
+		for _, c := range cs {
+			members = append(members, c.Members...)
+			got, _ := exactBody(c.Request)
+			baseFields, _ := exactBody(base)
+			for _, m := range c.Members {
+				changed, _ := changedFields(base, baseFields, vs[m])
+				for k, v := range changed {
+					if fmt.Sprint(got[k]) != fmt.Sprint(v) {
+						t.Errorf("%s: a combination sends %s otherwise than its member %d", name, k, m)
+					}
+				}
+			}
+		}
+		if slices.Sort(members); len(members) != len(vs) || members[0] != 0 || members[len(members)-1] != len(vs)-1 {
+			t.Errorf("%s: the combinations hold %v of %d variants", name, members, len(vs))
+		}
+	}
+	moved, _ := Find("the token in a query parameter")
+	if cs := Combine(bases()[OnWrite], moved.Vary(bases()[OnWrite], env)); len(cs) != 0 {
+		t.Errorf("variants that move the token combine: %d", len(cs))
+	}
+}
