@@ -9,8 +9,8 @@ import (
 
 // The catalogue pass: an exploration begins with sequences that send the
 // first variant of every operator of the mutator's catalogue the run may
-// send (mutate.Catalogue), and every variant of the body's operators on
-// an update, combined, a family at a time, so that every cell of the
+// send (mutate.Catalogue), and every variant of the body's operators and
+// of the token's places on an update, combined, a family at a time, so that every cell of the
 // catalogue's matrix (mutate.Matrix) is sent in every run, whatever the
 // seed and whatever the drawn sequences after them have time for. A
 // sequence with variants of an update creates the event they update
@@ -104,9 +104,10 @@ func (r *runner) plan() *planned {
 			if op.NearMisses {
 				a.N = int(r.nearMissDrawn.Add(1) - 1)
 			}
-			if op.Family == mutate.FamilyBody && op.On == mutate.OnUpdate {
+			if (op.Family == mutate.FamilyBody || op.Way == mutate.ByPlace) && op.On == mutate.OnUpdate {
 				// Every variant, combined: as many updates as a field
-				// has values, no event spent.
+				// has values, the token in every place at once, no
+				// event spent.
 				for k := range maxCombinations {
 					actions = append(actions, Action{Kind: KindVariant, Op: op.Name, As: a.As, N: k, Combined: true})
 				}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,35 @@ func TestTheBodysVariantsGoOutCombinedAndSplitOnFailure(t *testing.T) {
 	last := shrunk.Steps[len(shrunk.Steps)-1].Text
 	if !strings.Contains(last, "sends variant") || !strings.Contains(last, "an odd text, in an update") || !strings.Contains(last, `"location"`) {
 		t.Errorf("the shrunk sequence ends with %q, want the one variant that fails", last)
+	}
+}
+
+// TestTheTokensPlacesGoOutCombinedAndSplitOnFailure: the catalogue pass
+// sends an update with the token in every cookie at once; a server that
+// reads it from one of them takes the update (SVC-4), and shrinking
+// splits the combination down to that cookie.
+func TestTheTokensPlacesGoOutCombinedAndSplitOnFailure(t *testing.T) {
+	jwtCookie := flawed.Flaw{Name: "an update takes the token from the cookie jwt", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		if c, err := r.Cookie("jwt"); err == nil && r.Method == http.MethodPut && r.Header.Get("Authorization") == "" {
+			r.Header.Set("Authorization", "Bearer "+c.Value)
+		}
+		return body, false
+	}}
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, jwtCookie)), Seed: 5, MaxActions: 1, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	var shrunk *report.ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Sequence() && s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
+			shrunk = s
+		}
+	}
+	if shrunk == nil || !slices.Equal(shrunk.Blamed(), []string{"SVC-4"}) {
+		t.Fatalf("no shrunk finding of SVC-4\n%s", out.String())
+	}
+	if last := shrunk.Steps[len(shrunk.Steps)-1].Text; !strings.Contains(last, "sends variant") || !strings.Contains(last, `the cookie \"jwt\"`) && !strings.Contains(last, `the cookie "jwt"`) {
+		t.Errorf("the shrunk sequence ends with %q, want the cookie jwt alone", last)
 	}
 }

@@ -155,10 +155,14 @@ func (s *sequence) variant(a Action) (*finding, error) {
 			return nil, nil // a combination refused as a whole is sent apart: no budget of events for that
 		}
 		cs := mutate.Combine(base, vs)
-		if a.N >= len(cs) {
+		switch {
+		case len(cs) == 0 && a.N == 0:
+			v, members = vs[0], []int{0} // variants that combine with none: the first alone
+		case a.N >= len(cs):
 			return nil, nil // no such combination: the variants need fewer
+		default:
+			v, members = cs[a.N].Variant, cs[a.N].Members
 		}
-		v, members = cs[a.N].Variant, cs[a.N].Members
 		s.members = members
 	}
 	if s.r.readOnly && !reads(v) {
@@ -202,7 +206,10 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if f := s.answered(x); f != nil {
 		return f, nil
 	}
-	if a.Combined && x.status >= 400 && x.status <= 499 {
+	if a.Combined && len(members) > 1 && x.status >= 400 && x.status <= 499 && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
+		// Refused as a whole (a bound, a size, a token sent two ways:
+		// RFC 6750 §3.1's invalid_request), which tells nothing of the
+		// members; a 401 or 403 refused each of them.
 		return s.apart(a, vs, members)
 	}
 	return nil, s.anonymousTwin(op, a, v, x, reserve)

@@ -4,83 +4,160 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 )
 
 // Combined is variants of one request merged into one: each sets other
-// fields of its JSON body, so that one invariant (what was written reads
-// back as written) judges them all in one answer. Members are their
-// places among the variants merged.
+// parts of it (fields of its JSON body, query parameters, headers,
+// cookies), so that one invariant judges them all in one answer: what
+// was written reads back as written; a token anywhere but
+// "Authorization: Bearer" authenticates nothing (SVC-4). Members are
+// their places among the variants merged.
 type Combined struct {
 	Variant
 	Members []int
 }
 
-// Combine merges the variants of r that change nothing but fields of
-// its JSON body, first fit and in order, each into the first combination
-// whose fields it does not touch: every odd value of a body at once, in
-// as few requests as a field has values. A combination a target refuses
-// as a whole, or whose answer breaks an invariant, is split into its
-// members (the explorer sends them alone, and its shrinking leaves out
-// those that do not fail).
+// Combine merges the variants of r that change only fields of its JSON
+// body, query parameters, headers or cookies, or take its Authorization
+// header away, first fit and in order, each into the first combination
+// whose parts it does not touch: every odd value of a body at once, in
+// as few requests as a field has values; the token in every cookie at
+// once. A combination a target refuses as a whole, or whose answer
+// breaks an invariant, is split into its members (the explorer sends
+// them alone, and its shrinking leaves out those that do not fail).
 func Combine(r Request, vs []Variant) []Combined {
 	base, ok := exactBody(r)
-	if !ok {
+	if !ok && len(r.Body) > 0 {
 		return nil
 	}
 	var out []Combined
 	var taken []map[string]bool
 	for i, v := range vs {
-		changed, ok := changedFields(r, base, v)
+		d, ok := deltaOf(r, base, v)
 		if !ok {
 			continue
 		}
 		g := slices.IndexFunc(taken, func(t map[string]bool) bool {
-			return !slices.ContainsFunc(slices.Collect(maps.Keys(changed)), func(k string) bool { return t[k] })
+			return !slices.ContainsFunc(slices.Collect(maps.Keys(d.keys)), func(k string) bool { return t[k] })
 		})
 		if g < 0 {
-			c := Combined{Variant: Variant{Request: r.clone()}}
-			c.Body, _ = json.Marshal(base)
-			out, taken = append(out, c), append(taken, map[string]bool{})
+			out, taken = append(out, Combined{Variant: Variant{Request: r.clone()}}), append(taken, map[string]bool{})
 			g = len(out) - 1
 		}
-		fields, _ := exactBody(out[g].Request)
-		for k, val := range changed {
-			fields[k] = val
-			taken[g][k] = true
-		}
-		out[g].Body, _ = json.Marshal(fields)
+		d.apply(&out[g].Request)
+		maps.Copy(taken[g], d.keys)
 		out[g].Members = append(out[g].Members, i)
 		out[g].What = strings.TrimPrefix(out[g].What+"; "+v.What, "; ")
 	}
 	return out
 }
 
-// changedFields are the fields v sets otherwise than r's body does;
-// false when v changes anything else (its method, address, headers, or
-// a field it leaves out).
-func changedFields(r Request, base map[string]any, v Variant) (map[string]any, bool) {
-	if v.Method != r.Method || v.URL.String() != r.URL.String() || !reflect.DeepEqual(v.Header, r.Header) || len(v.Vars) > 0 || len(v.Derived) > 0 {
-		return nil, false
+// delta is what a variant changes of the request it varies.
+type delta struct {
+	keys    map[string]bool // the parts it sets: "field:name", "query:name", "header:Name", "cookie:name"
+	fields  map[string]any
+	query   map[string][]string
+	headers http.Header
+	cookies []*http.Cookie
+	removed []string // headers it takes away
+}
+
+// deltaOf is what v changes of r, whose JSON body is base; false when it
+// changes anything else (its method, its path, its body's media type, a
+// field or a header it leaves out but Authorization, a credential).
+func deltaOf(r Request, base map[string]any, v Variant) (delta, bool) {
+	d := delta{keys: map[string]bool{}, fields: map[string]any{}, query: map[string][]string{}, headers: http.Header{}}
+	if v.Method != r.Method || v.URL.Path != r.URL.Path || len(v.Vars) > 0 || len(v.Derived) > 0 {
+		return d, false
 	}
-	fields, ok := exactBody(v.Request)
-	if !ok {
-		return nil, false
-	}
-	changed := map[string]any{}
-	for k := range base {
-		if _, kept := fields[k]; !kept {
-			return nil, false
+	if !bytes.Equal(v.Body, r.Body) {
+		fields, ok := exactBody(v.Request)
+		if !ok || base == nil {
+			return d, false
+		}
+		for k := range base {
+			if _, kept := fields[k]; !kept {
+				return d, false
+			}
+		}
+		for k, val := range fields {
+			if !reflect.DeepEqual(val, base[k]) {
+				d.fields[k], d.keys["field:"+k] = val, true
+			}
 		}
 	}
-	for k, val := range fields {
-		if !reflect.DeepEqual(val, base[k]) {
-			changed[k] = val
+	was, now := r.URL.Query(), v.URL.Query()
+	for k := range was {
+		if _, kept := now[k]; !kept {
+			return d, false
 		}
 	}
-	return changed, len(changed) > 0
+	for k, vals := range now {
+		if !slices.Equal(vals, was[k]) {
+			d.query[k], d.keys["query:"+k] = vals, true
+		}
+	}
+	return d, d.headersOf(r, v)
+}
+
+// headersOf adds to d the headers and cookies v sets otherwise than r,
+// and the Authorization header it takes away; false when it takes away
+// another.
+func (d *delta) headersOf(r Request, v Variant) bool {
+	for k := range r.Header {
+		if _, kept := v.Header[k]; !kept {
+			if k != "Authorization" {
+				return false
+			}
+			d.removed = append(d.removed, k)
+		}
+	}
+	had := map[string]bool{}
+	for _, c := range (&http.Request{Header: r.Header}).Cookies() {
+		had[c.Name+"="+c.Value] = true
+	}
+	for k, vals := range v.Header {
+		switch {
+		case k == "Cookie":
+			for _, c := range (&http.Request{Header: v.Header}).Cookies() {
+				if !had[c.Name+"="+c.Value] {
+					d.cookies, d.keys["cookie:"+c.Name] = append(d.cookies, c), true
+				}
+			}
+		case !slices.Equal(vals, r.Header[k]):
+			d.headers[k], d.keys["header:"+k] = vals, true
+		}
+	}
+	return len(d.keys) > 0 || len(d.removed) > 0
+}
+
+// apply makes c, a combination, change what d changes.
+func (d delta) apply(c *Request) {
+	for _, k := range d.removed {
+		c.Header.Del(k)
+	}
+	for k, vals := range d.headers {
+		c.Header[k] = vals
+	}
+	for _, ck := range d.cookies {
+		c.Header.Add("Cookie", ck.Name+"="+ck.Value)
+	}
+	if len(d.query) > 0 {
+		q := c.URL.Query()
+		for k, vals := range d.query {
+			q[k] = vals
+		}
+		c.URL.RawQuery = q.Encode()
+	}
+	if len(d.fields) > 0 {
+		fields, _ := exactBody(*c)
+		maps.Copy(fields, d.fields)
+		c.Body, _ = json.Marshal(fields)
+	}
 }
 
 // exactBody is r's JSON body, its numbers as they are written: a number

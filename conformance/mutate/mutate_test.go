@@ -302,8 +302,8 @@ func TestCombineSendsEveryValueOfABodyInAsFewRequestsAsAFieldHasValues(t *testin
 			got, _ := exactBody(c.Request)
 			baseFields, _ := exactBody(base)
 			for _, m := range c.Members {
-				changed, _ := changedFields(base, baseFields, vs[m])
-				for k, v := range changed {
+				d, _ := deltaOf(base, baseFields, vs[m])
+				for k, v := range d.fields {
 					if fmt.Sprint(got[k]) != fmt.Sprint(v) {
 						t.Errorf("%s: a combination sends %s otherwise than its member %d", name, k, m)
 					}
@@ -314,8 +314,34 @@ func TestCombineSendsEveryValueOfABodyInAsFewRequestsAsAFieldHasValues(t *testin
 			t.Errorf("%s: the combinations hold %v of %d variants", name, members, len(vs))
 		}
 	}
-	moved, _ := Find("the token in a query parameter")
-	if cs := Combine(bases()[OnWrite], moved.Vary(bases()[OnWrite], env)); len(cs) != 0 {
-		t.Errorf("variants that move the token combine: %d", len(cs))
+	// The token in every cookie, header or query parameter at once, and
+	// without its Authorization header: one request each.
+	for _, name := range []string{"the token in a cookie", "the token in another header", "the token in a query parameter"} {
+		op, _ := Find(name)
+		vs := op.Vary(bases()[OnWrite], env)
+		cs := Combine(bases()[OnWrite], vs)
+		if len(cs) != 1 || len(cs[0].Members) != len(vs) || cs[0].Header.Get("Authorization") != "" {
+			t.Errorf("%s: %d variants in %d combinations", name, len(vs), len(cs))
+			continue
+		}
+		for _, v := range vs {
+			for k, vals := range v.Header {
+				if k != "Cookie" && !slices.Equal(cs[0].Header[k], vals) {
+					t.Errorf("%s: the combination sends %s %v, a member %v", name, k, cs[0].Header[k], vals)
+				}
+			}
+			for k, vals := range v.URL.Query() {
+				if !slices.Equal(cs[0].URL.Query()[k], vals) {
+					t.Errorf("%s: the combination sends the parameter %s %v, a member %v", name, k, cs[0].URL.Query()[k], vals)
+				}
+			}
+		}
+		if name == "the token in a cookie" && len((&http.Request{Header: cs[0].Header}).Cookies()) != len(vs) {
+			t.Errorf("the combination sends %d cookies, its members %d", len((&http.Request{Header: cs[0].Header}).Cookies()), len(vs))
+		}
+	}
+	form, _ := Find("the token in a form field")
+	if cs := Combine(bases()[OnWrite], form.Vary(bases()[OnWrite], env)); len(cs) != 0 {
+		t.Errorf("variants that change the body's media type combine: %d", len(cs))
 	}
 }
