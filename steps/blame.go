@@ -125,7 +125,7 @@ func (s *scenario) settle(err error) error {
 		// fault is the link's.
 		if log := s.rec.exchanges(); at >= 0 && at < len(log) {
 			s.scope.Wait()
-			found = s.scope.LinkFindings(log[at].URL)
+			found = s.scope.LinkFindings(log[at].Method, log[at].URL)
 		}
 	}
 	if len(found) == 0 {

@@ -36,8 +36,9 @@ type Finding struct {
 	at      int // the place's exchange it came from, in the scope's log
 	claimed bool
 	// leadsTo is, of a link found to lead elsewhere than its relation
-	// says, where it leads (key): a request there met that fault.
-	leadsTo string
+	// says, where it leads (key), and rel that relation: a request there
+	// by the method the relation is for met that fault.
+	leadsTo, rel string
 	// stands reports whether what the finding rests on still holds (a
 	// token the audit took for valid when it was sent); nil: always.
 	stands func() bool

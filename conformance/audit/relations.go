@@ -24,7 +24,7 @@ func (w *world) leads(j *job, y *observed) *Finding {
 	f := w.leadsTo(j, y)
 	if f != nil && f.Rule == "API-10" {
 		// Every link of one relation that leads elsewhere is one fault.
-		f.leadsTo = key(j.to)
+		f.leadsTo, f.rel = key(j.to), j.rel
 		f.Cause = fmt.Sprintf("the %q links lead elsewhere than their relation says", j.rel)
 		if j.item != nil {
 			f.Cause = "the \"self\" links of listed resources lead elsewhere than to the resource"

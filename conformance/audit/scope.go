@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -363,9 +364,10 @@ func (s *Scope) OwnFindings(at int) []*Finding {
 
 // LinkFindings are the scope's standing findings that a link its
 // answers offered leads elsewhere than its relation says, of links to
-// address: a request sent there, as the link said, met that fault on its
-// way, whatever it was answered.
-func (s *Scope) LinkFindings(address string) []*Finding {
+// address whose relation is for method (update-event for PUT,
+// create-new-event for POST, any other for GET): a request sent there,
+// as the link said, met that fault on its way, whatever it was answered.
+func (s *Scope) LinkFindings(method, address string) []*Finding {
 	u, err := url.Parse(address)
 	if err != nil {
 		return nil
@@ -376,7 +378,7 @@ func (s *Scope) LinkFindings(address string) []*Finding {
 	defer a.mu.Unlock()
 	var found []*Finding
 	for _, f := range a.findings {
-		if f.scope == s && f.leadsTo == k && f.standing() {
+		if f.scope == s && f.leadsTo == k && relationFor(f.rel, method) && f.standing() {
 			found = append(found, f)
 		}
 	}
@@ -438,4 +440,17 @@ func (s *Scope) checkedLocked(rules []string) int {
 		n += s.a.scopeChecks(s, r)
 	}
 	return n
+}
+
+// relationFor reports whether a link of relation rel is followed with
+// method: update-event with PUT, create-new-event with POST, every other
+// with GET.
+func relationFor(rel, method string) bool {
+	switch rel {
+	case "update-event":
+		return method == http.MethodPut
+	case "create-new-event":
+		return method == http.MethodPost
+	}
+	return method == http.MethodGet
 }

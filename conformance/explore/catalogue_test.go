@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/mutate"
@@ -154,5 +155,28 @@ func TestTheTokensPlacesGoOutCombinedAndSplitOnFailure(t *testing.T) {
 	}
 	if last := shrunk.Steps[len(shrunk.Steps)-1].Text; !strings.Contains(last, "sends variant") || !strings.Contains(last, `the cookie \"jwt\"`) && !strings.Contains(last, `the cookie "jwt"`) {
 		t.Errorf("the shrunk sequence ends with %q, want the cookie jwt alone", last)
+	}
+}
+
+// TestThePassEndsWhenWhatItAddsFails: a target whose every password
+// grant breaks a rule (its answer may be cached, TOK-15) fails the grant
+// the pass sends before a refresh's variants: those variants go unsent,
+// and the pass goes on to the rest of the catalogue, not round again.
+func TestThePassEndsWhenWhatItAddsFails(t *testing.T) {
+	srv := othersvc.Start(t, othersvc.Config{Flaws: othersvc.Flaws{TokensCacheable: true}})
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: target.Target{BaseURL: srv.URL, Credentials: othersvc.Creds, RunID: "explore-test", EventBody: []byte(othersvc.EventBody)},
+		Seed: 1, MaxActions: 5, MaxTime: 20 * time.Second, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	pass := 0
+	for _, s := range rep.Scenarios {
+		if strings.Contains(s.Name, "the catalogue's first variants") {
+			pass++
+		}
+	}
+	if pass > 20 {
+		t.Errorf("%d sequences of the catalogue pass: it went round again", pass)
 	}
 }

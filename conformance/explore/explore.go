@@ -393,7 +393,11 @@ func (r *runner) runOne(ctx context.Context, n int, rng *rand.Rand, actions []Ac
 				break
 			}
 			if !s.play(a) {
-				if rng != nil {
+				if rng != nil && a.Kind == KindVariant {
+					// Stopped at a variant: the ones after it go on in
+					// the next sequence. Stopped at what the pass added
+					// before them (a grant, a creation), they would stop
+					// there again: they go unsent.
 					r.pass.giveBack(actions[i+1:])
 				}
 				break

@@ -163,7 +163,6 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		default:
 			v, members = cs[a.N].Variant, cs[a.N].Members
 		}
-		s.members = members
 	}
 	if s.r.readOnly && !reads(v) {
 		return nil, nil
@@ -196,6 +195,9 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		}
 	}
 	s.what = s.r.redactor.String(v.What)
+	if a.Combined {
+		s.members = members
+	}
 	x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
 	if err != nil {
 		return nil, err
@@ -239,7 +241,8 @@ func (s *sequence) apart(a Action, vs []mutate.Variant, members []int) (*finding
 // check of those credentials' or the write's (AUTH-3), which the
 // sequence then reports alone. reserve counts the event it may create.
 func (s *sequence) anonymousTwin(op mutate.Operator, a Action, v mutate.Variant, x *answer, reserve func() bool) error {
-	if op.As != mutate.WithoutToken || a.As == AsAnonymous || x.status < 200 || x.status > 299 || reads(v) || !reserve() {
+	if op.As != mutate.WithoutToken || a.As == AsAnonymous || x.status < 200 || x.status > 299 || reads(v) ||
+		v.Method == http.MethodPost && !reserve() { // a POST may create; an update does not
 		return nil
 	}
 	h := v.Header.Clone()
@@ -381,7 +384,9 @@ func (r *runner) derive(d mutate.Derived) {
 	r.redactor.Add(d.Value)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.derived = append(r.derived, repro.Derived{Value: d.Value, Of: d.Of, Written: d.Written})
+	if !slices.ContainsFunc(r.derived, func(known repro.Derived) bool { return known.Value == d.Value }) {
+		r.derived = append(r.derived, repro.Derived{Value: d.Value, Of: d.Of, Written: d.Written})
+	}
 }
 
 // scriptDerived are the values the variants sent made from tokens.

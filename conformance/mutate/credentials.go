@@ -40,7 +40,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 			}
 			scheme := strings.TrimSuffix(auth, env.Token)
 			var out []Variant
-			for _, way := range []string{swapCase, appendOne, dropLast} {
+			for _, way := range tokenNearMisses(env.Token) {
 				value, expr := nearMiss(env.Token, tokenVar, way)
 				if value == env.Token || value == "" || slices.Contains(env.Credentials, value) {
 					continue // a token of no letters has no case to swap

@@ -345,3 +345,34 @@ func TestCombineSendsEveryValueOfABodyInAsFewRequestsAsAFieldHasValues(t *testin
 		t.Errorf("variants that change the body's media type combine: %d", len(cs))
 	}
 }
+
+// TestNoNearMissIsOneACorrectVerifierTakes: no character is appended to a
+// password bcrypt reads 72 bytes of, nor the last one dropped of a longer
+// one or dropped when it is a space (a verifier may normalise spaces);
+// a hex token's case is not swapped (it names the same value), and a
+// token gets two characters appended, never one (a lenient base64url
+// decoder may ignore one).
+func TestNoNearMissIsOneACorrectVerifierTakes(t *testing.T) {
+	long := Var{Value: strings.Repeat("p", 72), Name: "${CONFORMANCE_PASSWORD}"}
+	for _, tc := range []struct {
+		c   Var
+		way string
+	}{{long, appendOne}, {Var{Value: strings.Repeat("p", 73), Name: long.Name}, dropLast}, {Var{Value: "secret ", Name: long.Name}, dropLast}} {
+		if nm, ok := NearMiss(tc.c, tc.way, nil); ok {
+			t.Errorf("a near-miss of %d bytes with %s: %q", len(tc.c.Value), tc.way, nm.Name)
+		}
+	}
+	if _, ok := NearMiss(Var{Value: strings.Repeat("p", 71), Name: long.Name}, appendOne, nil); !ok {
+		t.Error("no character appended to a password of 71 bytes")
+	}
+	op, _ := Find("a near-miss of the access token")
+	base := bases()[OnWrite]
+	hex := "3f2a9c1e-77b0-4d2e-9a51-0c6f2b8d4e10"
+	base.Header.Set("Authorization", "Bearer "+hex)
+	for _, v := range op.Vary(base, Env{Token: hex}) {
+		d := v.Derived[0].Value
+		if strings.EqualFold(d, hex) || strings.HasPrefix(d, hex) && len(d) != len(hex)+2 {
+			t.Errorf("a near-miss of a hex token: %q", d)
+		}
+	}
+}

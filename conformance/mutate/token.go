@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // The token endpoint: a password grant with the run's exact credentials
@@ -32,7 +33,7 @@ var tokenOps = []Operator{
 				return nil
 			}
 			var out []Variant
-			for _, way := range []string{swapCase, appendOne, dropLast} {
+			for _, way := range tokenNearMisses(env.Refresh) {
 				value, expr := nearMiss(env.Refresh, tokenVar, way)
 				if value == env.Refresh || value == "" || slices.Contains(env.Credentials, value) {
 					continue
@@ -166,6 +167,7 @@ const (
 	appendOne = "a character appended"
 	swapCase  = "the case of its letters swapped"
 	changeOne = "its first character changed"
+	appendTwo = "two characters appended"
 )
 
 // NearMissWays are the kinds of near-miss of a credential, the
@@ -198,7 +200,42 @@ func nearMissOf(c Var, way string, with func(string) Request, others []string) (
 	if way == dropLast && c.Value[len(c.Value)-1] >= 0x80 || way == changeOne && c.Value[0] >= 0x80 {
 		return Variant{}, false // "${V%?}" and "${V#?}" drop a byte in the C locale, not a character
 	}
+	if !keepsMeaning(c.Value, way) {
+		return Variant{}, false
+	}
 	return Variant{Request: with(value), What: fmt.Sprintf("%s with %s", c.Name, way), NearMiss: true, Vars: []Var{{Value: value, Name: expr}}}, true
+}
+
+// keepsMeaning reports whether value changed by way is another
+// credential to a correct verifier: bcrypt reads 72 bytes of a password
+// and no more (so a character appended past them, or the last of a
+// longer one dropped, changes nothing it compares), and a verifier may
+// normalise spaces (NIST SP 800-63B §5.1.1.2), a trailing one too.
+func keepsMeaning(value, way string) bool {
+	switch way {
+	case appendOne:
+		return len(value) < bcryptBytes
+	case dropLast:
+		return len(value) <= bcryptBytes && !unicode.IsSpace(rune(value[len(value)-1]))
+	}
+	return true
+}
+
+// bcryptBytes is how much of a password bcrypt reads.
+const bcryptBytes = 72
+
+// tokenNearMisses are the ways a near-miss of a token is made, and
+// whether they apply to token: two characters appended, which change
+// the bytes a lenient base64url decoder reads (one alone may be ignored
+// as the leftover of a group of four); the last one dropped; the case
+// swapped, but of a token of hex digits (a UUID), which names the same
+// value in either case.
+func tokenNearMisses(token string) []string {
+	ways := []string{appendTwo, dropLast}
+	if strings.Trim(token, "0123456789abcdefABCDEF-") != "" {
+		ways = append([]string{swapCase}, ways...)
+	}
+	return ways
 }
 
 // nearMiss is value changed by way, and the shell expression that
@@ -210,6 +247,8 @@ func nearMiss(value, name, way string) (string, string) {
 		return string(r[:len(r)-1]), "${" + name + "%?}"
 	case appendOne:
 		return value + "x", "${" + name + "}x"
+	case appendTwo:
+		return value + "xx", "${" + name + "}xx"
 	case swapCase:
 		return swapped(value), `$(printf %s "${` + name + `}" | tr a-zA-Z A-Za-z)`
 	case changeOne:
