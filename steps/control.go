@@ -38,8 +38,13 @@ func (s *scenario) advanceClock(d time.Duration) error {
 		req.Header.Set("Authorization", "Bearer "+s.target.ControlToken)
 	}
 	// Not the scenario's client: this request is no answer of the target's
-	// API, and must not stand in for the last one.
-	resp, err := (&http.Client{Timeout: controlTimeout}).Do(req)
+	// API, and must not stand in for the last one. One connection for it
+	// alone, closed after it: no connection the run dialed and never used
+	// keeps the control API's server from shutting down (a server that
+	// waits for the first request of each connection it accepted).
+	transport := &http.Transport{DisableKeepAlives: true}
+	defer transport.CloseIdleConnections()
+	resp, err := (&http.Client{Timeout: controlTimeout, Transport: transport}).Do(req)
 	if err != nil {
 		return fmt.Errorf("%s", s.redactor.String(fmt.Sprintf("move the clock through the control API at %s: %v", s.target.ControlURL, err)))
 	}

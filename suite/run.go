@@ -327,6 +327,10 @@ func (r *run) scenarios(rest []*selection.Planned, watched func(*report.Scenario
 func (r *run) gather(x exploration) {
 	t, rep := r.o.Target, r.rep
 	t.Audit.Close()
+	// The run's shared clients (the token pool's, the preflight's) keep
+	// no connection to the target open: a server shutting down after the
+	// run would wait for its next request.
+	t.Client().CloseIdleConnections()
 	scenarios := r.col.finish()
 	audited, checks := auditResults(t.Audit, r.o.plan, scenarios, t)
 	linked := report.DeadLinks(t.DeadLinks.Links(), t.Redactor.String)
