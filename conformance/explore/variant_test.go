@@ -61,6 +61,14 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		return body, false
 	}}
+	grantFolded := flawed.Flaw{Name: "the grant type is read in any case", Request: func(_ *flawed.Proxy, _ http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		form, err := url.ParseQuery(string(body))
+		if r.URL.Path != "/oauth/token" || err != nil || !strings.EqualFold(form.Get("grant_type"), "password") {
+			return body, false
+		}
+		form.Set("grant_type", "password")
+		return []byte(form.Encode()), false
+	}}
 	ct, err := contract.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +80,7 @@ func TestAVariantOfARequestIsJudgedByTheRegistry(t *testing.T) {
 		ref    bool
 	}{
 		{byGet, Action{Kind: KindVariant, Op: "the grant by another method", As: AsUser, N: 0}, "TOK-2", true},
+		{grantFolded, Action{Kind: KindVariant, Op: "the grant type in another case", As: AsUser, N: 0}, "TOK-9", true},
 		{folded, Action{Kind: KindVariant, Op: "a near-miss of a credential", As: AsUser, N: 10}, "TOK-3", false}, // the password, its case swapped
 		{caseFolded, Action{Kind: KindVariant, Op: "a path segment in upper case", As: AsAnonymous, N: 1}, "AUTH-3", false},
 	} {

@@ -102,6 +102,20 @@ var tokenOps = []Operator{
 		},
 	},
 	{
+		Name: "the grant type in another case", Family: FamilyToken, Parts: []string{PartFormParam}, Way: BySpelling, On: OnGrant, As: Anyone, Ref: true,
+		Source: "RFC 6749 §4.3.2 (grant_type MUST be set to \"password\"); spec TOK-9 (any other grant type is refused); the reference server takes the names as written, with -ref (a deployment may take them in any case)",
+		Vary: func(r Request, _ Env) []Variant {
+			form, err := url.ParseQuery(string(r.Body))
+			if err != nil || form.Get("grant_type") == "" {
+				return nil
+			}
+			g := form.Get("grant_type")
+			return each([]string{strings.ToUpper(g), strings.ToUpper(g[:1]) + g[1:]}, func(spelt string) Variant {
+				return Variant{Request: withParam(r, "grant_type", spelt), What: fmt.Sprintf("grant_type=%s", spelt)}
+			})
+		},
+	},
+	{
 		Name: "the grant as JSON", Family: FamilyToken, Parts: []string{PartBody}, Way: ByType, On: OnGrant, As: Anyone,
 		Source: "RFC 6749 §4.3.2 (application/x-www-form-urlencoded); spec TOK-2 (form-encoded, not JSON)",
 		Vary: func(r Request, _ Env) []Variant {
