@@ -39,11 +39,11 @@ with the column's case-insensitive collation (MySQL's default), so "SECRET" is "
 	},
 	{
 		Name: "the access token is looked up without regard to case",
-		Report: `A request whose token had been upper-cased by a proxy still created an event. The tokens table keeps
-access tokens in a column of a case-insensitive collation (MySQL's default), so a token with its letters' case
-changed is the same token.`,
+		Report: `A request whose token had been upper-cased by a proxy still created an event. The tokens are random
+bytes in base64url, whose letters' case carries half their entropy, and the tokens table keeps them in a column of
+a case-insensitive collation (MySQL's default), so a token with its letters' case changed is the same token.`,
 		Rules:  []string{"AUTH-3", "API-3"},
-		Config: Config{Flaws: Flaws{TokenFolded: true}},
+		Config: Config{Flaws: Flaws{TokenFolded: true}, Choices: Choices{OpaqueTokens: true}},
 		Today:  Caught{Scenarios: "", Explorer: "AUTH-3"},
 		Shows: func(c *Client) error {
 			token, err := c.user()
@@ -56,9 +56,10 @@ changed is the same token.`,
 	{
 		Name: "the refresh token is looked up without regard to case",
 		Report: `A refresh token typed in by hand, with its letters' case changed, still gave new tokens. The
-refresh tokens are kept in a column of a case-insensitive collation (MySQL's default).`,
+refresh tokens, random bytes in base64url, are kept in a column of a case-insensitive collation (MySQL's
+default).`,
 		Rules:  []string{"TOK-4"},
-		Config: Config{Flaws: Flaws{RefreshFolded: true}},
+		Config: Config{Flaws: Flaws{RefreshFolded: true}, Choices: Choices{OpaqueTokens: true}},
 		Today:  Caught{Scenarios: "", Explorer: "TOK-4"},
 		Shows: func(c *Client) error {
 			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)

@@ -6,14 +6,15 @@ import "sync/atomic"
 
 // Choices are further answers the specification leaves open.
 type Choices struct {
-	SelfAsAsked bool   // a list page's "self" repeats the address asked for
-	ListAsArray bool   // list items in a top-level "events" array, no "_embedded"
-	BareHTML    bool   // the docs page leaves out the optional <html>, <head>, <body> tags
-	Latin1Docs  bool   // the docs page is ISO-8859-1
-	Seed        int    // events already there, managed by nobody the suite knows
-	SeedManager string // the manager of the seeded events instead
-	Rotate      bool   // a refresh answers a new refresh token and revokes the one it replaces (RFC 6749 §6)
-	UtcTimes    bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
+	SelfAsAsked  bool   // a list page's "self" repeats the address asked for
+	OpaqueTokens bool   // tokens are 32 random bytes in base64url, not UUIDs
+	ListAsArray  bool   // list items in a top-level "events" array, no "_embedded"
+	BareHTML     bool   // the docs page leaves out the optional <html>, <head>, <body> tags
+	Latin1Docs   bool   // the docs page is ISO-8859-1
+	Seed         int    // events already there, managed by nobody the suite knows
+	SeedManager  string // the manager of the seeded events instead
+	Rotate       bool   // a refresh answers a new refresh token and revokes the one it replaces (RFC 6749 §6)
+	UtcTimes     bool   // startsAt is kept and shown in UTC, whatever offset it was sent with
 
 	PutAnswersEvent bool // an update is answered 200 with the event as stored, not 204
 	Created201      bool // a creation is answered 201 with the event's Location, not 200

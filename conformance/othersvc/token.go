@@ -5,6 +5,7 @@ package othersvc
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -152,7 +153,7 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 // issue answers with a new access token, and a new refresh token unless
 // refresh is the one the caller used.
 func (o *otherSvc) issue(w http.ResponseWriter, user, refresh, asked string) {
-	now, access := o.Clock.Now(), otherUUID()
+	now, access := o.Clock.Now(), o.newToken()
 	ttl := o.AccessTTL
 	if ttl == 0 {
 		ttl = otherAccessTTL
@@ -170,7 +171,7 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh, asked string) {
 		refresh = ""
 	}
 	if refresh == "" {
-		refresh = otherUUID()
+		refresh = o.newToken()
 		o.refresh[refresh] = otherGrant{user, now.Add(otherRefreshTTL)}
 	}
 	if o.Flaws.SessionCookie {
@@ -203,6 +204,17 @@ func (o *otherSvc) issue(w http.ResponseWriter, user, refresh, asked string) {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	otherJSON(w, http.StatusOK, body)
+}
+
+// newToken is a new token: a UUID, or with OpaqueTokens 32 random bytes
+// in base64url, whose letters' case tells tokens apart.
+func (o *otherSvc) newToken() string {
+	if !o.Choices.OpaqueTokens {
+		return otherUUID()
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func otherUUID() string {
