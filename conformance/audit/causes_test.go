@@ -198,3 +198,24 @@ func TestAWriteTakenFromAnyoneIsNotTheRefreshTokensFault(t *testing.T) {
 		t.Errorf("TOK-13 still stands after the same creation was taken from anyone: the fault is AUTH-3's alone")
 	}
 }
+
+// TestAStaleAnswerAfterARefusedWriteIsTheUpdatesFault: after an update
+// the manager took and a read that showed it, another user's update is
+// refused; a read then shows the event as it was before the manager's
+// update, byte for byte an earlier version: a stale answer (a cache the
+// update did not purge), which breaks API-9, not the refused write's
+// AUTH-6. A read that shows what no write sent still blames the refusal.
+func TestAStaleAnswerAfterARefusedWriteIsTheUpdatesFault(t *testing.T) {
+	r, user := withUser(t)
+	r.login("other", "tok-other", "ref-other")
+	want(t, "a creation", r.createFirst(`,"update-event":{"href":"/api/events/7"}`))
+	r.clock = r.clock.Add(time.Second)
+	want(t, "an update", r.send("PUT", "/api/events/7", user, `{"name":"Second"}`, 200, jsonType, eventDoc(`"id":7,"name":"Second"`, `,"update-event":{"href":"/api/events/7"}`)))
+	r.clock = r.clock.Add(time.Second)
+	want(t, "a read of the update", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Second"`, "")))
+	r.clock = r.clock.Add(time.Second)
+	want(t, "another user's update, refused", r.send("PUT", "/api/events/7", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Third"}`, 403, "", ""))
+	r.clock = r.clock.Add(time.Second)
+	want(t, "a stale read", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")), "API-9")
+	want(t, "a read of what nobody wrote", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Fourth"`, "")), "AUTH-6")
+}

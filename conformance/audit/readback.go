@@ -79,6 +79,7 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 		return nil
 	}
 	allowed := allowedVersions(ev.versions, read)
+	versions := slices.Clone(ev.versions)
 	refused := append([]version(nil), ev.refused...)
 	updated := len(ev.versions) > 1
 	matched := slices.Clone(ev.matched)
@@ -105,6 +106,14 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 	for _, r := range refused {
 		if r.when.start.Before(read.end) && shownAsWritten(doc, []version{r}, r.rule, what) == nil {
 			return finding(r.rule, "%s reads back as a write that was refused (%s): a refused write changes nothing", what, r.rule)
+		}
+	}
+	for _, v := range versions {
+		if !slices.ContainsFunc(allowed, func(a version) bool { return a.when == v.when }) && shownAsWritten(doc, []version{v}, rule, what) == nil {
+			// An earlier version, which a later write taken replaced: a
+			// stale answer (a cache, a replica behind), the later
+			// write's to show, not the doing of a write refused since.
+			return f
 		}
 	}
 	for _, r := range slices.Backward(refused) {
