@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,8 +62,10 @@ func CheckJSON(t testing.TB, doc []byte) {
 }
 
 // CheckHTML fails t when page holds a script or loads anything from
-// elsewhere: a script or link element, a src attribute, an @import or a
-// url() in a style. Text is text: what a target sent, escaped, may read
+// elsewhere: a script, link, frame, object, embed or base element, a meta
+// http-equiv, an attribute that loads or runs (src, srcset, data, an
+// href but a link's, an event handler), an @import or a url() in a
+// style. Text is text: what a target sent, escaped, may read
 // "<img src=x>" without being an element.
 func CheckHTML(t testing.TB, page string) {
 	t.Helper()
@@ -75,11 +78,13 @@ func CheckHTML(t testing.TB, page string) {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tok := z.Token()
 			inStyle = tok.Data == "style"
-			if tok.Data == "script" || tok.Data == "link" {
+			if slices.Contains([]string{"script", "link", "iframe", "object", "embed", "base", "frame"}, tok.Data) ||
+				tok.Data == "meta" && slices.ContainsFunc(tok.Attr, func(a html.Attribute) bool { return strings.EqualFold(a.Key, "http-equiv") }) {
 				t.Errorf("conformance.html holds a <%s> element: it must be self-contained, without script", tok.Data)
 			}
 			for _, a := range tok.Attr {
-				if a.Key == "src" || strings.HasPrefix(a.Key, "on") || a.Key == "style" && loads(a.Val) {
+				if slices.Contains([]string{"src", "srcset", "srcdoc", "data", "poster", "xlink:href", "formaction", "action"}, a.Key) ||
+					a.Key == "href" && tok.Data != "a" || strings.HasPrefix(a.Key, "on") || a.Key == "style" && loads(a.Val) {
 					t.Errorf("conformance.html holds <%s %s=%q>: it must be self-contained, without script", tok.Data, a.Key, a.Val)
 				}
 			}

@@ -29,6 +29,11 @@ func TestCheckHTMLJudgesElementsNotText(t *testing.T) {
 		`<p onclick="x()">x</p>`:                                   true,
 		`<style>@import "https://cdn.example/a.css";</style>`:      true,
 		`<p style="background:url(https://example.org/x)">x</p>`:   true,
+		`<img srcset="https://example.org/x.png 2x">`:              true,
+		`<iframe></iframe>`:                                        true,
+		`<meta http-equiv="refresh" content="0;url=https://x">`:    true,
+		`<svg><image href="https://example.org/x.png"/></svg>`:     true,
+		`<a href="#rules">rules</a>`:                               false,
 	} {
 		r := &recorder{TB: t}
 		CheckHTML(r, page)
