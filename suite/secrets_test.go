@@ -272,7 +272,8 @@ func TestTheWrongLoginsAreNearMissesOfEveryKind(t *testing.T) {
 		Password: "Password-Of-The-User-0815", OtherUsername: "other@example.org", OtherPass: "Password-Of-The-Other-2342"}
 	var mu sync.Mutex
 	secrets, passwords := map[string]bool{}, map[string]bool{}
-	seen := roundTrip(func(r *http.Request) (*http.Response, error) {
+	base := &http.Transport{}
+	seen := recording{base: base, rt: func(r *http.Request) (*http.Response, error) {
 		if r.URL.Path == "/oauth/token" {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -285,8 +286,8 @@ func TestTheWrongLoginsAreNearMissesOfEveryKind(t *testing.T) {
 			}
 			mu.Unlock()
 		}
-		return http.DefaultTransport.RoundTrip(r)
-	})
+		return base.RoundTrip(r)
+	}}
 	dir := t.TempDir()
 	var out bytes.Buffer
 	in := target.Target{Credentials: c, RunID: "near-miss", Launcher: inprocess.Launcher{Credentials: c}, Transport: seen}
@@ -318,7 +319,14 @@ func TestTheWrongLoginsAreNearMissesOfEveryKind(t *testing.T) {
 	}
 }
 
-// roundTrip is an http.RoundTripper of a function.
-type roundTrip func(*http.Request) (*http.Response, error)
+// recording is an http.RoundTripper of a function over base, whose idle
+// connections the run closes as it closes any transport's: a connection
+// left open would keep a server from shutting down.
+type recording struct {
+	base *http.Transport
+	rt   func(*http.Request) (*http.Response, error)
+}
 
-func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+func (r recording) RoundTrip(req *http.Request) (*http.Response, error) { return r.rt(req) }
+
+func (r recording) CloseIdleConnections() { r.base.CloseIdleConnections() }
