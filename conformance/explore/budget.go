@@ -48,3 +48,13 @@ func (r *runner) reserveFailedLogin() bool {
 	}
 	return true
 }
+
+// reserveEvent counts an event the sequence is about to create, from
+// the catalogue pass's quarter for a sequence of the pass, if the budget
+// allows.
+func (s *sequence) reserveEvent() bool {
+	if s.pass {
+		return s.r.reservePassEvent()
+	}
+	return s.r.reserveEvent()
+}

@@ -251,11 +251,7 @@ func (s *sequence) root(a Action) (*finding, error) {
 // manages, at an address and with an id of its own, API-6; any other is
 // refused, AUTH-3, TOK-13, AUTH-1). An event made joins the sequence's.
 func (s *sequence) create(a Action) (*finding, error) {
-	reserve := s.r.reserveEvent
-	if s.pass {
-		reserve = s.r.reservePassEvent // the catalogue pass's, beside the drawn sequences'
-	}
-	if s.r.readOnly || !reserve() {
+	if s.r.readOnly || !s.reserveEvent() {
 		return nil, nil
 	}
 	body := withChanges(s.r.body, a.Changes)

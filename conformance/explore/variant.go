@@ -175,11 +175,7 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if v.NearMiss && !s.r.reserveFailedLogin() {
 		return nil, nil
 	}
-	reserve := s.r.reserveEvent
-	if s.pass {
-		reserve = s.r.reservePassEvent
-	}
-	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !reserve() {
+	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !s.reserveEvent() {
 		return nil, nil // a variant may create, taken or not
 	}
 	for _, nm := range v.Vars {
@@ -214,7 +210,7 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		// members; a 401 or 403 refused each of them.
 		return s.apart(a, vs, members)
 	}
-	return nil, s.anonymousTwin(op, a, v, x, reserve)
+	return nil, s.anonymousTwin(op, a, v, x)
 }
 
 // apart sends alone each variant of a combination the target refused as
@@ -239,10 +235,10 @@ func (s *sequence) apart(a Action, vs []mutate.Variant, members []int) (*finding
 // credentials, a token made up) had it taken, as a write: whether the
 // target takes it from anyone tells the registry whose fault it is, the
 // check of those credentials' or the write's (AUTH-3), which the
-// sequence then reports alone. reserve counts the event it may create.
-func (s *sequence) anonymousTwin(op mutate.Operator, a Action, v mutate.Variant, x *answer, reserve func() bool) error {
+// sequence then reports alone. A POST counts as an event it may create.
+func (s *sequence) anonymousTwin(op mutate.Operator, a Action, v mutate.Variant, x *answer) error {
 	if op.As != mutate.WithoutToken || a.As == AsAnonymous || x.status < 200 || x.status > 299 || reads(v) ||
-		v.Method == http.MethodPost && !reserve() { // a POST may create; an update does not
+		v.Method == http.MethodPost && !s.reserveEvent() { // a POST may create; an update does not
 		return nil
 	}
 	h := v.Header.Clone()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -39,16 +38,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 				return nil
 			}
 			scheme := strings.TrimSuffix(auth, env.Token)
-			var out []Variant
-			for _, way := range tokenNearMisses(env.Token) {
-				value, expr := nearMiss(env.Token, tokenVar, way)
-				if value == env.Token || value == "" || slices.Contains(env.Credentials, value) {
-					continue // a token of no letters has no case to swap
-				}
-				out = append(out, Variant{Request: withHeader(r, "Authorization", scheme+value), What: "the access token with " + way,
-					Derived: []Derived{{Value: value, Of: env.Token, Expr: expr}}})
-			}
-			return out
+			return tokenNearMisses("the access token", env.Token, env.Credentials, func(v string) Request { return withHeader(r, "Authorization", scheme+v) })
 		},
 	},
 	{

@@ -32,16 +32,7 @@ var tokenOps = []Operator{
 			if env.Refresh == "" || form.Get(param) != env.Refresh {
 				return nil
 			}
-			var out []Variant
-			for _, way := range tokenNearMisses(env.Refresh) {
-				value, expr := nearMiss(env.Refresh, tokenVar, way)
-				if value == env.Refresh || value == "" || slices.Contains(env.Credentials, value) {
-					continue
-				}
-				out = append(out, Variant{Request: withParam(r, param, value), What: "the refresh token with " + way,
-					Derived: []Derived{{Value: value, Of: env.Refresh, Expr: expr}}})
-			}
-			return out
+			return tokenNearMisses("the refresh token", env.Refresh, env.Credentials, func(v string) Request { return withParam(r, param, v) })
 		},
 	},
 	{
@@ -238,18 +229,27 @@ func keepsMeaning(value, way string) bool {
 // bcryptBytes is how much of a password bcrypt reads.
 const bcryptBytes = 72
 
-// tokenNearMisses are the ways a near-miss of a token is made, and
-// whether they apply to token: two characters appended, which change
-// the bytes a lenient base64url decoder reads (one alone may be ignored
-// as the leftover of a group of four); the last one dropped; the case
-// swapped, but of a token of hex digits (a UUID), which names the same
-// value in either case.
-func tokenNearMisses(token string) []string {
+// tokenNearMisses are the variants, built by with, that send a
+// near-miss of token (named what) instead of it, each made up and
+// written from the token's variable (Derived): its case swapped, but of
+// a token of hex digits (a UUID), which names the same value in either
+// case; two characters appended, which change the bytes a lenient
+// base64url decoder reads (one alone may be ignored as the leftover of a
+// group of four); its last one dropped. None is one of credentials.
+func tokenNearMisses(what, token string, credentials []string, with func(string) Request) []Variant {
 	ways := []string{appendTwo, dropLast}
 	if strings.Trim(token, "0123456789abcdefABCDEF-") != "" {
 		ways = append([]string{swapCase}, ways...)
 	}
-	return ways
+	var out []Variant
+	for _, way := range ways {
+		value, expr := nearMiss(token, tokenVar, way)
+		if value == token || value == "" || slices.Contains(credentials, value) {
+			continue
+		}
+		out = append(out, Variant{Request: with(value), What: what + " with " + way, Derived: []Derived{{Value: value, Of: token, Expr: expr}}})
+	}
+	return out
 }
 
 // nearMiss is value changed by way, and the shell expression that
