@@ -124,6 +124,9 @@ type Options struct {
 	// sequence found fails the run. The binary sets it from its explore
 	// flags; nil, as in the in-process suite of go test, explores nothing.
 	Explore *explore.Options
+	// Settings are what the user set, as the reports show them
+	// (report.Setting): the command's flags and variables, secrets masked.
+	Settings []report.Setting
 
 	// plan and effective are the run's scenarios and the expression that
 	// selected them, once Prepare planned them; prepared says it did.
@@ -213,7 +216,7 @@ type run struct {
 // to the reports as a run that did not start.
 func begin(o Options) (*run, error) {
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: o.Tags, ReadOnly: o.ReadOnly, Started: time.Now().UTC(),
-		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun}
+		Target: o.Target.BaseURL, Concurrency: max(o.Concurrency, 1), Retries: o.Retries, FailOnNotRun: o.FailOnNotRun, Settings: o.Settings}
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}

@@ -37,7 +37,7 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	env := vars.env(lookup, "CONFORMANCE_TAGS", "CONFORMANCE_EXPECTED_FAILURES") // the scenarios' alone
 	o, err := exploreOptions(env, *ref, *replay)
 	if err == nil {
-		o.Output = stdout
+		o.Output, o.Settings = stdout, vars.settings(exploreCommand, env)
 		o.Color, err = shared.colored(stdout, lookup)
 	}
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestExploreExitsAsTheSuiteDoes: conformance explore passes (0) against
-// the reference server, fails (1) against one whose creations fail when
+// the reference server, with its settings in the report, fails (1) against one whose creations fail when
 // the body holds a quotation mark, with a replay file that -replay runs
 // again (1), and refuses a budget it cannot read (2).
 func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
@@ -24,6 +24,8 @@ func TestExploreExitsAsTheSuiteDoes(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "conformance.json")); err != nil || !strings.Contains(string(b), `"outcome": "passed"`) {
 		t.Errorf("conformance.json: %v\n%.300s", err, b)
+	} else if !regexp.MustCompile(`"name": "-seed",\s*"value": "3",\s*"from": "flag"`).Match(b) {
+		t.Errorf("conformance.json does not show the seed the flag set:\n%s", b)
 	}
 
 	broken := refusing(t, rp, quotedCreation, http.StatusInternalServerError, "internal error")

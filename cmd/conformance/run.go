@@ -106,8 +106,10 @@ func (f *runFlags) options() (o *suite.Options, explored *explore.Options, none 
 		dir, _ := env("CONFORMANCE_REPORT_DIR")
 		return nil, nil, "", f.notStarted(dir, err)
 	}
+	c.Settings = f.vars.settings(runCommand, env)
 	if *f.only != "" {
 		c.Scenarios = strings.Split(*f.only, ",")
+		c.Settings = append(c.Settings, report.Setting{Name: "-run", Value: *f.only, From: report.FromFlag})
 	}
 	if *f.rerun != "" {
 		// Left as it is until this run has run and writes its own reports,
@@ -119,6 +121,7 @@ func (f *runFlags) options() (o *suite.Options, explored *explore.Options, none 
 		}
 		c.Scenarios = append(c.Scenarios, failed...)
 		c.KeepReport = *f.rerun
+		c.Settings = append(c.Settings, report.Setting{Name: "-rerun-failed", Value: *f.rerun, From: report.FromFlag})
 	}
 	if c.ReportDir == "" {
 		c.ReportDir = suite.DefaultReportDir

@@ -97,6 +97,9 @@ type Options struct {
 	Output io.Writer
 	// Color colours the output, for a terminal.
 	Color bool
+	// Settings are what the user set, as the reports show them
+	// (report.Setting).
+	Settings []report.Setting
 
 	// checked says that the target passed the preflight of a run of the
 	// scenarios (Explorer), which the exploration does not send again.
@@ -238,7 +241,7 @@ func (o Options) withDefaults() Options {
 // could not start.
 func explore(ctx context.Context, o Options, started func(*report.Report) error, ended func(*report.ScenarioResult)) (*report.Report, error) {
 	rep := &report.Report{RunID: o.Target.RunID, Version: version.Get(), Tags: "explore", Selection: fmt.Sprintf("explore, seed %d", o.Seed),
-		ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL, Concurrency: o.Concurrency, FailedLogins: max(o.FailedLogins, 0)}
+		ReadOnly: o.ReadOnly, Started: time.Now().UTC(), Target: o.Target.BaseURL, Concurrency: o.Concurrency, FailedLogins: max(o.FailedLogins, 0), Settings: o.Settings}
 	if rep.Target == "" {
 		rep.Target = "in-process"
 	}

@@ -58,7 +58,9 @@ type Document struct {
 	// Varied is what an exploration varied (Report.Varied): every
 	// operator of the mutator's catalogue, sent or not and why; empty
 	// when the run did not explore.
-	Varied    []Varied              `json:"varied"`
+	Varied []Varied `json:"varied"`
+	// Settings are what the user set, flag by flag (Report.Settings).
+	Settings  []Setting             `json:"settings"`
 	Baseline  []DocumentExpectation `json:"baseline"`
 	Rules     []DocumentRule        `json:"rules"`
 	Scenarios []DocumentScenario    `json:"scenarios"`
@@ -170,7 +172,7 @@ func reportJSON(rep *Report) ([]byte, error) {
 		Outcome: rep.Outcome, Error: rep.Error, FailedLogins: rep.FailedLogins,
 		Waits: rep.Waits, WaitedMs: rep.Waited.Milliseconds(),
 		Counts: map[string]int{}, Baseline: []DocumentExpectation{}, Rules: []DocumentRule{}, Scenarios: []DocumentScenario{},
-		ForeignOrigins: []DocumentForeign{}, Varied: append([]Varied{}, rep.Varied...),
+		ForeignOrigins: []DocumentForeign{}, Varied: append([]Varied{}, rep.Varied...), Settings: append([]Setting{}, rep.Settings...),
 	}
 	for _, g := range rep.NotChecked() {
 		doc.NotChecked = append(doc.NotChecked, DocumentNotChecked{Why: g.Why, Rules: g.Rules, How: g.How, Beyond: g.Beyond})

@@ -112,6 +112,10 @@ type Report struct {
 	// Varied is, of a run that explored, every operator of the mutator's
 	// catalogue: sent, or not and why. Empty when the run did not explore.
 	Varied []Varied
+	// Settings are what the user set for the run, flag by flag, secrets
+	// masked: what another run needs to be the same. Empty for a run
+	// started from Go (suite.Run) rather than the command.
+	Settings []Setting
 }
 
 // Outcomes of a run.
