@@ -28,7 +28,9 @@ var errLoginRequired = errors.New("eventclient: the session has ended: log in ag
 
 // eventClient is a client of the Event Service. It logs in with the
 // password grant (RFC 6749 §4.3), finds the events from the API's root by
-// its links, refreshes its access token once when the API answers 401
+// its links (and where to create from the list's create-new-event link,
+// offered with a valid token), refreshes its access token once when the
+// API answers 401 or the list offers no creation
 // (RFC 6749 §6), and retries a request once when the API answers 503,
 // after the wait its Retry-After asks (RFC 9110 §10.2.3).
 type eventClient struct {
@@ -220,9 +222,47 @@ func (c *eventClient) listEvents(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// createEvent creates an event (a JSON object) and returns its id.
+// createLink reads the list with the access token and returns its
+// create-new-event link, which the API offers only to a caller with a
+// valid token (spec API-4). A list without it, to a client that holds a
+// token, says that the token is no longer good (a read with it is served
+// as anonymous): the client refreshes once and reads the list again.
+func (c *eventClient) createLink(ctx context.Context) (string, error) {
+	for attempt := 1; ; attempt++ {
+		href, err := c.eventsLink(ctx)
+		if err != nil {
+			return "", err
+		}
+		resp, body, err := c.do(ctx, http.MethodGet, href, nil)
+		if err != nil {
+			return "", err
+		}
+		var list struct {
+			Links struct {
+				Create struct {
+					Href string `json:"href"`
+				} `json:"create-new-event"`
+			} `json:"_links"`
+		}
+		if err := json.Unmarshal(body, &list); err != nil || resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("eventclient: GET %s: %s", href, resp.Status)
+		}
+		if list.Links.Create.Href != "" {
+			return list.Links.Create.Href, nil
+		}
+		if attempt == 2 || c.access == "" {
+			return "", errLoginRequired
+		}
+		if err := c.refreshTokens(ctx); err != nil {
+			return "", err
+		}
+	}
+}
+
+// createEvent creates an event (a JSON object) where the list's
+// create-new-event link says, and returns its id.
 func (c *eventClient) createEvent(ctx context.Context, event map[string]any) (int64, error) {
-	href, err := c.eventsLink(ctx)
+	href, err := c.createLink(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -262,7 +302,7 @@ func newTestClient(t *testing.T, srv *eventsvctest.Server, waits *[]time.Duratio
 }
 
 func TestClientRetriesOnceOn503AfterRetryAfter(t *testing.T) {
-	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
 	var waits []time.Duration
 	c := newTestClient(t, srv, &waits)
 	srv.AddFault(t, eventsvctest.Fault{Method: "GET", Path: "/api/events", Times: 1,
@@ -287,7 +327,7 @@ func TestClientRetriesOnceOn503AfterRetryAfter(t *testing.T) {
 }
 
 func TestClientGivesUpAfterOneRetry(t *testing.T) {
-	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
 	var waits []time.Duration
 	c := newTestClient(t, srv, &waits)
 	srv.AddFault(t, eventsvctest.Fault{Method: "GET", Path: "/api/events", Times: 2, Answer: eventsvctest.Answer{Status: 503}})
@@ -308,10 +348,12 @@ var meetup = map[string]any{
 }
 
 // TestClientRefreshesARevokedAccessToken: once the user's access token is
-// revoked, the client's next write gets 401; the client trades its
-// refresh token for new tokens, once, and the write goes through.
+// revoked, the list the client reads with it is served as anonymous,
+// without create-new-event; the client trades its refresh token for new
+// tokens, once, reads the list again, and creates where its link says,
+// sending no write with the revoked token.
 func TestClientRefreshesARevokedAccessToken(t *testing.T) {
-	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
 	var waits []time.Duration
 	c := newTestClient(t, srv, &waits)
 	srv.RevokeTokens(t, eventsvctest.TokenSelector{User: eventsvctest.User, Kind: "access"})
@@ -323,11 +365,8 @@ func TestClientRefreshesARevokedAccessToken(t *testing.T) {
 	if id != eventsvctest.DemoEvents+1 {
 		t.Fatalf("created event %d, want %d", id, eventsvctest.DemoEvents+1)
 	}
-	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/api/events", Status: "401"}); n != 1 {
-		t.Fatalf("%d writes got 401, want the one with the revoked token", n)
-	}
-	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/oauth/token", GrantType: "refresh_token"}); n != 1 {
-		t.Fatalf("%d refreshes after the revocation, want 1", n)
+	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/api/events", Status: "401"}); n != 0 {
+		t.Fatalf("%d writes got 401, want none: the list told the client its token was no longer good", n)
 	}
 	if n := srv.JournalCount(t, eventsvctest.JournalFilter{GrantType: "refresh_token", Status: "200"}); n != 1 {
 		t.Fatalf("%d refreshes answered 200, want the one", n)
@@ -337,11 +376,32 @@ func TestClientRefreshesARevokedAccessToken(t *testing.T) {
 	}
 }
 
+// TestClientRefreshesOnceWhenAWriteGets401: a write the API refuses with
+// 401 (a token revoked between the client's read and its write) makes
+// the client refresh once and send the write again.
+func TestClientRefreshesOnceWhenAWriteGets401(t *testing.T) {
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
+	var waits []time.Duration
+	c := newTestClient(t, srv, &waits)
+	srv.AddFault(t, eventsvctest.Fault{Method: "POST", Path: "/api/events", Times: 1, Answer: eventsvctest.Answer{Status: 401,
+		Headers: map[string]string{"WWW-Authenticate": `Bearer realm="event", error="invalid_token"`}}})
+
+	if _, err := c.createEvent(t.Context(), meetup); err != nil {
+		t.Fatalf("createEvent: %v", err)
+	}
+	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/oauth/token", GrantType: "refresh_token"}); n != 1 {
+		t.Fatalf("%d refreshes after the 401, want 1", n)
+	}
+	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/api/events"}); n != 2 {
+		t.Fatalf("the write was sent %d times, want twice: the 401 and once more", n)
+	}
+}
+
 // TestClientAsksForALoginWhenItCannotRefresh: with its refresh token
 // revoked too, the client refreshes once, is refused, and says the user
-// must log in again, without sending the write a third time.
+// must log in again, without sending the write.
 func TestClientAsksForALoginWhenItCannotRefresh(t *testing.T) {
-	srv := eventsvctest.NewServer(t, eventsvctest.Options{})
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
 	var waits []time.Duration
 	c := newTestClient(t, srv, &waits)
 	srv.RevokeTokens(t, eventsvctest.TokenSelector{User: eventsvctest.User})
@@ -353,8 +413,8 @@ func TestClientAsksForALoginWhenItCannotRefresh(t *testing.T) {
 	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/oauth/token", GrantType: "refresh_token", Status: "400"}); n != 1 {
 		t.Fatalf("%d refused refreshes, want 1", n)
 	}
-	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/api/events"}); n != 1 {
-		t.Fatalf("the write was sent %d times, want once", n)
+	if n := srv.JournalCount(t, eventsvctest.JournalFilter{Method: "POST", Path: "/api/events"}); n != 0 {
+		t.Fatalf("the write was sent %d times, want none", n)
 	}
 	if n := srv.State(t).Events; n != eventsvctest.DemoEvents {
 		t.Fatalf("%d events, want the %d demo events alone", n, eventsvctest.DemoEvents)

@@ -61,6 +61,10 @@ type Options struct {
 	// (ClientID, User, Admin), their secrets hashed by bcrypt at its
 	// lowest cost so that logins are fast.
 	Config *config.Config
+	// FailOnClientFindings fails the test at its end when its client
+	// broke the client's side of the specification (ClientFindings),
+	// with the findings as the failure's message.
+	FailOnClientFindings bool
 }
 
 // Server is the Event Service reference server, running in the test's
@@ -142,6 +146,9 @@ func NewServer(tb testing.TB, opts Options) *Server {
 	s.URL = servertest.New(tb, srv).URL
 	s.ControlURL = servertest.New(tb, ctl).URL
 	tb.Cleanup(s.client.CloseIdleConnections) // before the control API stops
+	if opts.FailOnClientFindings {
+		tb.Cleanup(func() { s.failOnClientFindings(tb) })
+	}
 	return s
 }
 

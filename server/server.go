@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"eventsvc/server/backend"
+	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
 	"eventsvc/server/config"
 	"eventsvc/server/event"
@@ -128,6 +129,10 @@ type Options struct {
 	// Faults, when set, are applied to every request (after the journal
 	// has seen it). Nil: no faults.
 	Faults *fault.Set
+	// ClientChecks, when set, judges every exchange against the client's
+	// side of the specification (package clientcheck), for the control
+	// API; the Logger, when set, writes each finding once. Nil: none.
+	ClientChecks *clientcheck.Checker
 }
 
 // DefaultMaxEventsPerUser is the default of Options.MaxEventsPerUser.
@@ -290,6 +295,9 @@ func (s *Server) routes(opts Options) {
 	}
 	s.app.Use(recoverPanic)
 	s.app.Use(refuseAmbiguousFraming)
+	if opts.ClientChecks != nil { // before the journal, to name its entries
+		s.app.Use(s.checkClients(opts.ClientChecks, opts.Logger))
+	}
 	if opts.Journal != nil {
 		s.app.Use(journal.Handler(opts.Journal))
 	}

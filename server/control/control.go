@@ -25,6 +25,7 @@ import (
 
 	"eventsvc/server"
 	"eventsvc/server/account"
+	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
@@ -68,6 +69,9 @@ type Options struct {
 	Faults *fault.Set
 	// Journal is the public server's request journal.
 	Journal *journal.Journal
+	// Findings are the client checks of the public server: GET and
+	// DELETE /findings. Nil: the control API answers them with none.
+	Findings *clientcheck.Checker
 	// Token, when set, must be sent as "Authorization: Bearer TOKEN" with
 	// every request. Required on an address other than loopback.
 	Token string
@@ -161,6 +165,8 @@ func New(o Options) *Control {
 		{fiber.MethodGet, "/journal", c.handleJournal},
 		{fiber.MethodDelete, "/journal", c.handleClearJournal},
 		{fiber.MethodGet, "/journal/count", c.handleJournalCount},
+		{fiber.MethodGet, "/findings", c.handleFindings},
+		{fiber.MethodDelete, "/findings", c.handleClearFindings},
 		{fiber.MethodGet, "/faults", c.handleFaults},
 		{fiber.MethodPost, "/faults", c.handleAddFault},
 		{fiber.MethodDelete, "/faults", c.handleClearFaults},

@@ -18,6 +18,7 @@ import (
 
 	"eventsvc/conformance/contract"
 	"eventsvc/server"
+	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
@@ -46,11 +47,12 @@ func newRig(t *testing.T, token string) *rig {
 	events.Replace(start())
 	faults := fault.NewSet(rand.Float64)
 	j := journal.New(50, clk)
-	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3})
+	checks := clientcheck.New(clk)
+	srv := server.New(server.Options{Config: cfg, Clock: clk, Events: events, Journal: j, Faults: faults, LoginFailures: 3, ClientChecks: checks})
 	log := &servertest.Log{}
 	ctl := New(Options{
 		Server: srv, Events: events, Start: start, Accounts: cfg.Accounts, Clients: cfg.Clients, Cost: bcrypt.MinCost, Clock: clk,
-		Faults: faults, Journal: j, Token: token,
+		Faults: faults, Journal: j, Token: token, Findings: checks,
 		Logger: slog.New(slog.NewTextHandler(log, nil)),
 	})
 	return &rig{

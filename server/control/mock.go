@@ -7,6 +7,7 @@ import (
 
 	"eventsvc/server"
 	"eventsvc/server/account"
+	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
 	"eventsvc/server/event"
 	"eventsvc/server/fault"
@@ -25,6 +26,9 @@ type Mock struct {
 	Clock   *clock.Offset
 	Journal *journal.Journal
 	Faults  *fault.Set
+	// Findings judges the clients of the public server (package
+	// clientcheck): GET /findings.
+	Findings *clientcheck.Checker
 }
 
 // NewMock returns a Mock whose clock reads base (clock.System{} for a
@@ -33,19 +37,19 @@ type Mock struct {
 // their fractions from math/rand/v2. It has no rule.
 func NewMock(base clock.Clock) Mock {
 	clk := clock.NewOffset(base)
-	return Mock{Clock: clk, Journal: journal.New(JournalSize, clk), Faults: fault.NewSet(rand.Float64)}
+	return Mock{Clock: clk, Journal: journal.New(JournalSize, clk), Faults: fault.NewSet(rand.Float64), Findings: clientcheck.New(clk)}
 }
 
-// Steer sets the clock, journal and faults of o, the options of the public
-// server, to m's.
+// Steer sets the clock, journal, faults and client checks of o, the
+// options of the public server, to m's.
 func (m Mock) Steer(o *server.Options) {
-	o.Clock, o.Journal, o.Faults = m.Clock, m.Journal, m.Faults
+	o.Clock, o.Journal, o.Faults, o.ClientChecks = m.Clock, m.Journal, m.Faults, m.Findings
 }
 
-// Control returns the control API of o, with m's clock, faults and journal
-// in place of o's.
+// Control returns the control API of o, with m's clock, faults, journal
+// and client checks in place of o's.
 func (m Mock) Control(o Options) *Control {
-	o.Clock, o.Faults, o.Journal = m.Clock, m.Faults, m.Journal
+	o.Clock, o.Faults, o.Journal, o.Findings = m.Clock, m.Faults, m.Journal, m.Findings
 	return New(o)
 }
 

@@ -97,7 +97,9 @@ type resetInput struct {
 
 // handleReset is POST /reset: the events, accounts and clients the server
 // started with, or those of the last snapshot; no token, no lockout, no
-// fault, an empty journal and the clock back on the machine's time.
+// fault, an empty journal, no client finding and the clock back on the
+// machine's time. What the server offered its clients is kept, as a HAL
+// client keeps the links it read.
 func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	in := resetInput{To: "start"}
 	if len(ctx.Body()) > 0 {
@@ -137,8 +139,11 @@ func (c *Control) handleReset(ctx *fiber.Ctx) error {
 	c.opts.Server.ClearLockouts()
 	faults := c.opts.Faults.Clear()
 	c.opts.Journal.Clear()
+	if c.opts.Findings != nil {
+		c.opts.Findings.Clear()
+	}
 	c.opts.Clock.Reset()
-	said(ctx, "reset to %s: %d events, %d accounts, %d clients, tokens, lockouts, %d faults, the journal and the clock", in.To, n, len(creds.accounts), len(creds.clients), faults)
+	said(ctx, "reset to %s: %d events, %d accounts, %d clients, tokens, lockouts, %d faults, the journal, the client findings and the clock", in.To, n, len(creds.accounts), len(creds.clients), faults)
 	s, err := c.state()
 	if err != nil {
 		return err

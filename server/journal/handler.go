@@ -65,10 +65,14 @@ func Handler(j *Journal) fiber.Handler {
 			e.Response = message(&mask, responseHeaders(c), string(resp.Header.ContentType()), body, resp.IsBodyStream(), strict)
 		}
 		e.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
-		j.Add(e)
+		c.Locals(IDKey, j.Add(e))
 		return err
 	}
 }
+
+// IDKey is the Fiber local under which Handler puts the id of the entry
+// it recorded (an int64), for the middleware before it.
+const IDKey = "eventsvc.journal"
 
 // tokenPaths are where the bodies carry passwords, client secrets and
 // tokens: the token endpoint (and anything the router may take for it).

@@ -83,9 +83,9 @@ func New(capacity int, c clock.Clock) *Journal {
 // Capacity returns how many entries the journal keeps.
 func (j *Journal) Capacity() int { return len(j.entries) }
 
-// Add records e, numbering it; the oldest entry goes when the journal is
-// full.
-func (j *Journal) Add(e Entry) {
+// Add records e, numbering it, and returns its id; the oldest entry goes
+// when the journal is full.
+func (j *Journal) Add(e Entry) int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.count++
@@ -93,6 +93,7 @@ func (j *Journal) Add(e Entry) {
 	j.entries[j.next] = e
 	j.next = (j.next + 1) % len(j.entries)
 	j.full = j.full || j.next == 0
+	return e.ID
 }
 
 // Last returns the last n entries, oldest first; n <= 0 returns them all.

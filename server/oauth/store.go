@@ -170,6 +170,14 @@ func (s *Store) Access(token string) (AccessToken, error) {
 	return AccessToken{Grant: e.grant, ExpiresAt: e.expiresAt}, nil
 }
 
+// IsRefresh reports whether token is a live refresh token, changing
+// nothing: for the client checks, which tell a client that sends one to
+// the resource server (spec TOK-13).
+func (s *Store) IsRefresh(token string) bool {
+	v, ok := s.cache.Get("r:" + digest(token))
+	return ok && s.clock.Now().Before(v.(refreshEntry).expiresAt)
+}
+
 func (s *Store) newToken() (token, key string, err error) {
 	b := make([]byte, tokenBytes)
 	if _, err := io.ReadFull(s.random, b); err != nil {

@@ -1,0 +1,230 @@
+package clientcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// MaxOffers bounds the shapes of addresses, event ids and write links a
+// Checker keeps. Past it, it keeps no more and judges no more what it
+// might have dropped: the addresses of events and the writes (no finding
+// rather than a false one).
+const MaxOffers = 100_000
+
+// eventsPath is the event list's path, and the events' addresses are
+// under it.
+const eventsPath = "/api/events"
+
+// offers is what the server offered: to anyone, as addresses (a link of
+// any relation, the list's get-an-event template, a Location), kept as
+// shapes; and to each caller, the writes its links offered.
+type offers struct {
+	template bool                // the get-an-event template: every event's address
+	events   map[string]struct{} // the ids of events whose address was offered
+	shapes   map[string]struct{} // every other address, by shape
+	writes   map[Caller]*writes
+	size     int  // entries in all
+	full     bool // MaxOffers was reached
+}
+
+// writes are the write links offered to one caller.
+type writes struct {
+	create bool                // create-new-event
+	update map[string]struct{} // update-event, by event id
+}
+
+func newOffers() offers {
+	return offers{events: map[string]struct{}{}, shapes: map[string]struct{}{}, writes: map[Caller]*writes{}}
+}
+
+// link is a link of an answer: its relation and its href.
+type link struct{ rel, href string }
+
+// readLinks reads the links of a HAL body, each an object `"rel":{"href":
+// …}` as the server writes them, without decoding the whole body.
+func readLinks(body []byte) []link {
+	var out []link
+	const open = `{"href":"`
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(open))
+		if i < 0 {
+			return out
+		}
+		rel := relBefore(rest[:i])
+		rest = rest[i+len(open)-1:] // at the href's opening quote
+		end := closingQuote(rest)
+		if end < 0 {
+			return out
+		}
+		var href string
+		if err := json.Unmarshal(rest[:end+1], &href); err == nil {
+			out = append(out, link{rel: rel, href: href})
+		}
+		rest = rest[end+1:]
+	}
+}
+
+// relBefore is the key of the member whose value starts where b ends:
+// `…"rel":` gives "rel".
+func relBefore(b []byte) string {
+	if len(b) < 3 || b[len(b)-1] != ':' || b[len(b)-2] != '"' {
+		return ""
+	}
+	start := bytes.LastIndexByte(b[:len(b)-2], '"')
+	if start < 0 {
+		return ""
+	}
+	return string(b[start+1 : len(b)-2])
+}
+
+// closingQuote is the index of the quote that closes the JSON string b
+// opens, or -1.
+func closingQuote(b []byte) int {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// address reads an href as the path and query a client would request,
+// whatever host or public URL built it: the path from its "/api" on. ok
+// is false for an address outside the API.
+func address(href string) (path string, query url.Values, ok bool) {
+	u, err := url.Parse(href)
+	if err != nil {
+		return "", nil, false
+	}
+	p := u.Path
+	i := strings.Index(p, "/api")
+	if i < 0 || (len(p) > i+4 && p[i+4] != '/') {
+		return "", nil, false
+	}
+	return p[i:], u.Query(), true
+}
+
+// eventID is the id of an event's address, "/api/events/{id}", or "".
+func eventID(path string) string {
+	id, ok := strings.CutPrefix(path, eventsPath+"/")
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return ""
+	}
+	return id
+}
+
+// shape is an address as the checker keeps it: a page of the list by its
+// parameters but the page number ("page=*&size=20"), any other address
+// whole.
+func shape(path string, query url.Values) string {
+	if path != eventsPath {
+		if len(query) == 0 {
+			return path
+		}
+		return path + "?" + query.Encode()
+	}
+	var parts []string
+	for k, vs := range query {
+		for _, v := range vs {
+			v = url.QueryEscape(v)
+			if k == "page" {
+				v = "*"
+			}
+			parts = append(parts, url.QueryEscape(k)+"="+v)
+		}
+	}
+	sort.Strings(parts)
+	return path + "?" + strings.Join(parts, "&")
+}
+
+// offered reports whether a request to path and query was offered, and
+// whether the checker can tell (it cannot for an event it may have
+// dropped).
+func (o *offers) offered(path string, query url.Values) (yes, known bool) {
+	if path == "/api" {
+		return true, true
+	}
+	if id := eventID(path); id != "" && len(query) == 0 {
+		_, ok := o.events[id]
+		return o.template || ok, !o.full
+	}
+	_, ok := o.shapes[shape(path, query)]
+	return ok, !o.full
+}
+
+// canWrite reports whether the write links offered to c include the
+// creation (id "") or the update of event id, and whether the checker can
+// tell.
+func (o *offers) canWrite(c Caller, id string) (yes, known bool) {
+	w := o.writes[c]
+	switch {
+	case w == nil:
+		return false, !o.full
+	case id == "":
+		return w.create, !o.full
+	}
+	_, ok := w.update[id]
+	return ok, !o.full
+}
+
+// record keeps what x's answer offered: its Location and its links, to
+// anyone as addresses, and its write links to x's caller.
+func (o *offers) record(x Exchange, links []link) {
+	if x.Location != "" {
+		o.add(x.Caller, link{rel: "location", href: x.Location})
+	}
+	for _, l := range links {
+		o.add(x.Caller, l)
+	}
+}
+
+// add keeps one offered link.
+func (o *offers) add(c Caller, l link) {
+	path, query, ok := address(l.href)
+	if !ok || o.full {
+		return
+	}
+	if path == eventsPath+"/{id}" {
+		o.template = true
+		return
+	}
+	id := eventID(path)
+	if id != "" && len(query) == 0 {
+		o.put(o.events, id)
+	} else {
+		o.put(o.shapes, shape(path, query))
+	}
+	if c == (Caller{}) || (l.rel != "update-event" && l.rel != "create-new-event") {
+		return
+	}
+	w := o.writes[c]
+	if w == nil {
+		w = &writes{update: map[string]struct{}{}}
+		o.writes[c] = w
+		o.size++
+	}
+	if l.rel == "create-new-event" {
+		w.create = true
+	} else if id != "" {
+		o.put(w.update, id)
+	}
+}
+
+// put adds key to set, within MaxOffers.
+func (o *offers) put(set map[string]struct{}, key string) {
+	if _, ok := set[key]; ok {
+		return
+	}
+	if o.size >= MaxOffers {
+		o.full = true
+		return
+	}
+	set[key] = struct{}{}
+	o.size++
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"eventsvc/server/clientcheck"
+	"eventsvc/server/journal"
+	"eventsvc/server/oauth"
+)
+
+// minToken and maxToken bound the values that are looked up as tokens: ours are 43
+// characters; a browser's cookies of localhost are many, and most short.
+const minToken, maxToken = 16, 512
+
+// checkClients is the middleware that hands every exchange to ch, the
+// client checks (package clientcheck), once it is answered, and logs
+// each finding the first time an exchange shows it. It reads the
+// request before the handlers (where the tokens were, the token
+// request's authentication and body) and the answer after them, the
+// journal's entry included; it changes neither.
+func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.Handler {
+	refresh, _ := s.store.(interface{ IsRefresh(string) bool })
+	return func(c *fiber.Ctx) error {
+		x := s.clientRequest(c, refresh)
+		if err := c.Next(); err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		resp := c.Response()
+		x.Status = resp.StatusCode()
+		x.Journal, _ = c.Locals(journal.IDKey).(int64)
+		if t := caller(c); t != nil {
+			x.Caller = clientcheck.Caller{ClientID: t.ClientID, User: t.Username}
+		}
+		x.Location = string(resp.Header.Peek(fiber.HeaderLocation))
+		if !resp.IsBodyStream() && bytes.Contains(resp.Header.ContentType(), []byte("json")) {
+			x.Body = resp.Body()
+		}
+		for _, f := range ch.Check(x) {
+			if log != nil {
+				log.Warn("client finding", "rule", f.Rule, "client", f.ClientID, "user", f.User, "message", f.Message)
+			}
+		}
+		return nil
+	}
+}
+
+// clientRequest reads what the client checks judge of a request, before
+// the handlers: a token request's authentication and body, or where else
+// than Authorization: Bearer a live access token was, and whether that
+// header held a refresh token. Token values are masked in the query.
+func (s *Server) clientRequest(c *fiber.Ctx, refresh interface{ IsRefresh(string) bool }) clientcheck.Exchange {
+	x := clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: strings.Clone(c.Path())}
+	x.Query, _ = url.ParseQuery(string(c.Request().URI().QueryString()))
+	if strings.HasPrefix(x.Path, "/oauth/") {
+		tokenRequest(c, &x)
+		return x
+	}
+	// misplaced tells of a live access token found elsewhere, and takes
+	// its holder for the caller until a valid bearer token says otherwise.
+	misplaced := func(kind, name, v string) bool {
+		t, ok := s.liveAccess(v)
+		if ok {
+			x.Misplaced = append(x.Misplaced, fmt.Sprintf("the %s %q", kind, name))
+			x.Caller = clientcheck.Caller{ClientID: t.ClientID, User: t.Username}
+		}
+		return ok
+	}
+	for name, values := range x.Query {
+		for i, v := range values {
+			if misplaced("query parameter", name, v) {
+				values[i] = clientcheck.Masked
+			}
+		}
+	}
+	c.Request().Header.VisitAllCookie(func(k, v []byte) { misplaced("cookie", string(k), string(v)) })
+	if mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); mt == fiber.MIMEApplicationForm {
+		form, _ := url.ParseQuery(string(c.Body()))
+		for name, values := range form {
+			for _, v := range values {
+				misplaced("form field", name, v)
+			}
+		}
+	}
+	scheme, value, _ := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
+	if value = strings.TrimSpace(value); refresh != nil && strings.EqualFold(scheme, "Bearer") && value != "" {
+		x.RefreshBearer = refresh.IsRefresh(value)
+	}
+	return x
+}
+
+// liveAccess returns the grant of v when it is a live access token.
+func (s *Server) liveAccess(v string) (oauth.AccessToken, bool) {
+	if len(v) < minToken || len(v) > maxToken {
+		return oauth.AccessToken{}, false
+	}
+	t, err := s.store.Access(v)
+	return t, err == nil
+}
+
+// tokenRequest reads how a request to the token endpoint authenticates
+// the client and what its body is, and who it names: the client of its
+// Basic credentials or its client_id, the user of its username.
+func tokenRequest(c *fiber.Ctx, x *clientcheck.Exchange) {
+	auth := c.Get(fiber.HeaderAuthorization)
+	scheme, _, _ := strings.Cut(auth, " ")
+	if x.Basic = strings.EqualFold(scheme, "Basic"); x.Basic {
+		x.Caller.ClientID, _, _ = oauth.ParseBasic(auth)
+	}
+	mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	x.ContentType = mt
+	form := url.Values{}
+	switch {
+	case mt == fiber.MIMEApplicationForm:
+		form, _ = url.ParseQuery(string(c.Body()))
+	case strings.HasSuffix(mt, "json"):
+		var m map[string]any
+		_ = json.Unmarshal(c.Body(), &m)
+		for k, v := range m {
+			if text, ok := v.(string); ok {
+				form.Set(k, text)
+			}
+		}
+	}
+	x.BodySecret = form.Has("client_secret")
+	if x.Caller.ClientID == "" {
+		x.Caller.ClientID = form.Get("client_id")
+	}
+	x.Caller.User = form.Get("username")
+}
