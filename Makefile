@@ -41,6 +41,11 @@
 #                             tests run (Redocly CLI, Spectral, Prism), in
 #                             docs/openapi/lint/node_modules; needs npm; without
 #                             them those tests are skipped (in CI they fail)
+#   make client-tools         the pinned client libraries (ketting) whose
+#                             use the reference server's client checks must
+#                             not blame, in eventsvctest/testdata/clients;
+#                             needs npm; without them that test is skipped
+#                             (in CI it fails)
 #   make bench                wrk against eventsvc and against a bare Fiber
 #                             app that answers the same bytes, in one run:
 #                             a table of rates, ratios and goals (installs
@@ -113,7 +118,7 @@ PODMAN     ?= podman
 IMAGE_TAGS ?= $(subst +,-,$(VERSION)) latest
 SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null | sed -E 's#^([a-z+]+://)[^/@]*@#\1#')
 
-.PHONY: run test vet fmt-check unit mutation measure default-runs fuzz explore conformance build release docs openapi-tools bench bench-suite bench-backends image clean
+.PHONY: run test vet fmt-check unit mutation measure default-runs fuzz explore conformance build release docs openapi-tools client-tools bench bench-suite bench-backends image clean
 
 run:
 	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/eventsvc serve -addr $(ADDR) $(if $(CONFIG),-config $(CONFIG))
@@ -200,6 +205,9 @@ docs:
 # packages are a banner and a usage report.
 openapi-tools:
 	npm ci --prefix docs/openapi/lint --ignore-scripts --no-audit --no-fund --loglevel=error
+
+client-tools:
+	npm ci --prefix eventsvctest/testdata/clients --ignore-scripts --no-audit --no-fund --loglevel=error
 
 # Each row of BenchmarkBackends as a ratio to the in-memory server of the
 # same run, then the page latencies of BenchmarkPostgresList1M.
