@@ -265,3 +265,18 @@ func TestFailOnClientFindingsFailsTheTestWithTheFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatWasOfferedOutlivesAReset: POST /reset forgets the findings, not
+// the links the server offered, which a HAL client keeps: an event read
+// through the template read before the reset is no finding.
+func TestWhatWasOfferedOutlivesAReset(t *testing.T) {
+	srv := eventsvctest.NewServer(t, eventsvctest.Options{FailOnClientFindings: true})
+	c := &halClient{t: t, srv: srv}
+	template := href(t, c.list(), "get-an-event")
+	c.call(http.MethodGet, srv.URL+"/api/events?size=3", "", "", "", false)
+	srv.Reset(t)
+	if f := srv.ClientFindings(t); len(f) != 0 {
+		t.Fatalf("a reset left findings: %v", f)
+	}
+	c.call(http.MethodGet, strings.Replace(template, "{id}", "3", 1), "", "", "", false)
+}

@@ -29,7 +29,7 @@ const minToken, maxToken = 16, 512
 func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.Handler {
 	refresh, _ := s.store.(interface{ IsRefresh(string) bool })
 	return func(c *fiber.Ctx) error {
-		x := s.clientRequest(c, refresh)
+		x := s.clientRequest(c)
 		if err := c.Next(); err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
 				_ = c.SendStatus(fiber.StatusInternalServerError)
@@ -40,6 +40,8 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 		x.Journal, _ = c.Locals(journal.IDKey).(int64)
 		if t := caller(c); t != nil {
 			x.Caller = clientcheck.Caller{ClientID: t.ClientID, User: t.Username}
+		} else if !strings.HasPrefix(x.Path, "/oauth/") {
+			x.RefreshBearer = refreshAsBearer(c, refresh)
 		}
 		x.Location = string(resp.Header.Peek(fiber.HeaderLocation))
 		if !resp.IsBodyStream() && bytes.Contains(resp.Header.ContentType(), []byte("json")) {
@@ -56,11 +58,13 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 
 // clientRequest reads what the client checks judge of a request, before
 // the handlers: a token request's authentication and body, or where else
-// than Authorization: Bearer a live access token was, and whether that
-// header held a refresh token. Token values are masked in the query.
-func (s *Server) clientRequest(c *fiber.Ctx, refresh interface{ IsRefresh(string) bool }) clientcheck.Exchange {
+// than Authorization: Bearer a live access token was. Token values are
+// masked in the query.
+func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
 	x := clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: strings.Clone(c.Path())}
-	x.Query, _ = url.ParseQuery(string(c.Request().URI().QueryString()))
+	if q := c.Request().URI().QueryString(); len(q) > 0 {
+		x.Query, _ = url.ParseQuery(string(q))
+	}
 	if strings.HasPrefix(x.Path, "/oauth/") {
 		tokenRequest(c, &x)
 		return x
@@ -91,11 +95,15 @@ func (s *Server) clientRequest(c *fiber.Ctx, refresh interface{ IsRefresh(string
 			}
 		}
 	}
-	scheme, value, _ := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
-	if value = strings.TrimSpace(value); refresh != nil && strings.EqualFold(scheme, "Bearer") && value != "" {
-		x.RefreshBearer = refresh.IsRefresh(value)
-	}
 	return x
+}
+
+// refreshAsBearer reports whether the Authorization: Bearer of a request
+// that no valid access token authenticated holds a live refresh token.
+func refreshAsBearer(c *fiber.Ctx, refresh interface{ IsRefresh(string) bool }) bool {
+	scheme, value, _ := strings.Cut(c.Get(fiber.HeaderAuthorization), " ")
+	value = strings.TrimSpace(value)
+	return refresh != nil && strings.EqualFold(scheme, "Bearer") && value != "" && refresh.IsRefresh(value)
 }
 
 // liveAccess returns the grant of v when it is a live access token.

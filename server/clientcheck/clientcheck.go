@@ -159,7 +159,7 @@ func (ch *Checker) add(v verdict, x Exchange, now time.Time) (*Finding, bool) {
 	f, ok := ch.byKey[key]
 	if !ok {
 		ch.count++
-		f = &Finding{ID: ch.count, Rule: v.rule, Message: v.message, Caller: x.Caller, First: now, key: key}
+		f = &Finding{ID: ch.count, Rule: v.rule, Message: v.message.String(), Caller: x.Caller, First: now, key: key}
 		if len(ch.findings) == MaxFindings {
 			delete(ch.byKey, ch.findings[0].key)
 			ch.findings = slices.Delete(ch.findings, 0, 1)

@@ -2,8 +2,8 @@ package clientcheck
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -11,8 +11,22 @@ import (
 // verdict is one rule an exchange broke: the rule, the shape of request
 // its finding gathers, and what to tell the client's developer.
 type verdict struct {
-	rule, shape, message string
+	rule, shape string
+	message     message
 }
+
+// message is a finding's message, written only for the exchange that
+// starts the finding: most exchanges add to one.
+type message struct {
+	format string
+	args   []any
+}
+
+// say is the message format makes of args.
+func say(format string, args ...any) message { return message{format, args} }
+
+// String writes the message.
+func (m message) String() string { return fmt.Sprintf(m.format, m.args...) }
 
 // tokenPath is the token endpoint's path.
 const tokenPath = "/oauth/token"
@@ -28,12 +42,12 @@ func judge(x Exchange, o *offers) []verdict {
 	}
 	var out []verdict
 	for _, where := range x.Misplaced {
-		out = append(out, verdict{rule: "SVC-4", shape: where, message: fmt.Sprintf(
+		out = append(out, verdict{rule: "SVC-4", shape: where, message: say(
 			"%s %s carried a live access token in %s: the access token goes in the Authorization: Bearer header alone, never in a cookie, a query parameter or a form field",
 			x.Method, x.Path, where)})
 	}
 	if x.RefreshBearer {
-		out = append(out, verdict{rule: "TOK-13", shape: "bearer", message: fmt.Sprintf(
+		out = append(out, verdict{rule: "TOK-13", shape: "bearer", message: say(
 			"%s %s sent a refresh token as Authorization: Bearer: a refresh token goes only to POST /oauth/token (grant_type=refresh_token); send the access token to the API",
 			x.Method, x.Path)})
 	}
@@ -54,11 +68,11 @@ func judgeTokenRequest(x Exchange) []verdict {
 	}
 	var out []verdict
 	if !x.Basic {
-		v := verdict{rule: "TOK-1", shape: "no basic", message: "POST /oauth/token carried no HTTP Basic credentials: the client authenticates with Authorization: Basic base64(client_id:client_secret)"}
+		v := verdict{rule: "TOK-1", shape: "no basic", message: say("POST /oauth/token carried no HTTP Basic credentials: the client authenticates with Authorization: Basic base64(client_id:client_secret)")}
 		if x.BodySecret {
 			v.shape = "body"
-			v.message = "POST /oauth/token sent the client's credentials in the body (client_secret): the client authenticates with HTTP Basic, Authorization: Basic base64(client_id:client_secret), and sends no secret in the body. " +
-				"With golang.org/x/oauth2, set Endpoint.AuthStyle to oauth2.AuthStyleInHeader: its default, AuthStyleAutoDetect, sends a refused grant again with the credentials in the body"
+			v.message = say("POST /oauth/token sent the client's credentials in the body (client_secret): the client authenticates with HTTP Basic, Authorization: Basic base64(client_id:client_secret), and sends no secret in the body. " +
+				"With golang.org/x/oauth2, set Endpoint.AuthStyle to oauth2.AuthStyleInHeader: its default, AuthStyleAutoDetect, sends a refused grant again with the credentials in the body")
 		}
 		out = append(out, v)
 	}
@@ -67,7 +81,7 @@ func judgeTokenRequest(x Exchange) []verdict {
 		if x.ContentType == "" {
 			sent = "no form body"
 		}
-		out = append(out, verdict{rule: "TOK-2", shape: x.ContentType, message: fmt.Sprintf(
+		out = append(out, verdict{rule: "TOK-2", shape: x.ContentType, message: say(
 			"POST /oauth/token sent %s: the token request's body is form-encoded (Content-Type: %s), not JSON", sent, formType)})
 	}
 	return out
@@ -79,10 +93,11 @@ func judgeAddress(x Exchange, o *offers) (verdict, bool) {
 	if x.Path != "/api" && !strings.HasPrefix(x.Path, "/api/") {
 		return verdict{}, false
 	}
-	query := url.Values{}
+	query := x.Query
 	for name, values := range x.Query {
-		if !slices.Contains(values, Masked) {
-			query[name] = values
+		if slices.Contains(values, Masked) { // a token: no part of the address
+			query = maps.Clone(query)
+			delete(query, name)
 		}
 	}
 	yes, known := o.offered(x.Path, query)
@@ -100,7 +115,7 @@ func judgeAddress(x Exchange, o *offers) (verdict, bool) {
 	case x.Path == eventsPath:
 		what = "the list's address before GET /api offered it (_links.events.href)"
 	}
-	return verdict{rule: "API-1", shape: s, message: fmt.Sprintf(
+	return verdict{rule: "API-1", shape: s, message: say(
 		"%s %s requested %s: a client starts at GET /api and reads every address from the links of the answers (href, templates, Location); it does not build one", x.Method, x.Path, what)}, true
 }
 
@@ -127,6 +142,6 @@ func judgeWrite(x Exchange, o *offers) (verdict, bool) {
 	if x.Status == http.StatusForbidden {
 		rule = "AUTH-6"
 	}
-	return verdict{rule: rule, shape: x.Method + " " + rel, message: fmt.Sprintf(
+	return verdict{rule: rule, shape: x.Method + " " + rel, message: say(
 		"%s %s was sent by a caller to whom no answer had offered the %s link: a client writes only where a link offers that caller the write (%s)", x.Method, x.Path, rel, first)}, true
 }

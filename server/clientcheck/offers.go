@@ -28,6 +28,11 @@ type offers struct {
 	writes   map[Caller]*writes
 	size     int  // entries in all
 	full     bool // MaxOffers was reached
+	// seen are the hrefs kept already (a write link's with its caller
+	// and relation): most answers offer what others offered, and their
+	// hrefs need not be read again. A cache of up to MaxOffers.
+	seen map[string]struct{}
+	key  []byte // the key of seen being looked up, its buffer
 }
 
 // writes are the write links offered to one caller.
@@ -37,16 +42,18 @@ type writes struct {
 }
 
 func newOffers() offers {
-	return offers{events: map[string]struct{}{}, shapes: map[string]struct{}{}, writes: map[Caller]*writes{}}
+	return offers{events: map[string]struct{}{}, shapes: map[string]struct{}{}, writes: map[Caller]*writes{}, seen: map[string]struct{}{}}
 }
 
-// link is a link of an answer: its relation and its href.
-type link struct{ rel, href string }
+// link is a link of an answer: its relation and its href, slices of
+// the answer's body (the href decoded when it had escapes), read while
+// the body is.
+type link struct{ rel, href []byte }
 
 // readLinks reads the links of a HAL body, each an object `"rel":{"href":
 // …}` as the server writes them, without decoding the whole body.
 func readLinks(body []byte) []link {
-	var out []link
+	out := make([]link, 0, 8)
 	const open = `{"href":"`
 	for rest := body; ; {
 		i := bytes.Index(rest, []byte(open))
@@ -59,8 +66,15 @@ func readLinks(body []byte) []link {
 		if end < 0 {
 			return out
 		}
-		var href string
-		if err := json.Unmarshal(rest[:end+1], &href); err == nil {
+		href := rest[1:end]
+		if bytes.IndexByte(href, '\\') >= 0 { // escaped: decode it
+			var text string
+			if err := json.Unmarshal(rest[:end+1], &text); err != nil {
+				text = ""
+			}
+			href = []byte(text)
+		}
+		if len(href) > 0 {
 			out = append(out, link{rel: rel, href: href})
 		}
 		rest = rest[end+1:]
@@ -69,15 +83,15 @@ func readLinks(body []byte) []link {
 
 // relBefore is the key of the member whose value starts where b ends:
 // `…"rel":` gives "rel".
-func relBefore(b []byte) string {
+func relBefore(b []byte) []byte {
 	if len(b) < 3 || b[len(b)-1] != ':' || b[len(b)-2] != '"' {
-		return ""
+		return nil
 	}
 	start := bytes.LastIndexByte(b[:len(b)-2], '"')
 	if start < 0 {
-		return ""
+		return nil
 	}
-	return string(b[start+1 : len(b)-2])
+	return b[start+1 : len(b)-2]
 }
 
 // closingQuote is the index of the quote that closes the JSON string b
@@ -177,7 +191,7 @@ func (o *offers) canWrite(c Caller, id string) (yes, known bool) {
 // anyone as addresses, and its write links to x's caller.
 func (o *offers) record(x Exchange, links []link) {
 	if x.Location != "" {
-		o.add(x.Caller, link{rel: "location", href: x.Location})
+		o.add(x.Caller, link{rel: []byte("location"), href: []byte(x.Location)})
 	}
 	for _, l := range links {
 		o.add(x.Caller, l)
@@ -186,10 +200,22 @@ func (o *offers) record(x Exchange, links []link) {
 
 // add keeps one offered link.
 func (o *offers) add(c Caller, l link) {
-	path, query, ok := address(l.href)
+	write := string(l.rel) == "update-event" || string(l.rel) == "create-new-event"
+	o.key = append(o.key[:0], l.href...)
+	if write {
+		o.key = append(append(append(append(append(append(o.key, 0), c.ClientID...), 0), c.User...), 0), l.rel...)
+	}
+	if _, ok := o.seen[string(o.key)]; ok {
+		return
+	}
+	path, query, ok := address(string(l.href))
 	if !ok || o.full {
 		return
 	}
+	if len(o.seen) >= MaxOffers {
+		clear(o.seen)
+	}
+	o.seen[string(o.key)] = struct{}{}
 	if path == eventsPath+"/{id}" {
 		o.template = true
 		return
@@ -200,7 +226,7 @@ func (o *offers) add(c Caller, l link) {
 	} else {
 		o.put(o.shapes, shape(path, query))
 	}
-	if c == (Caller{}) || (l.rel != "update-event" && l.rel != "create-new-event") {
+	if c == (Caller{}) || !write {
 		return
 	}
 	w := o.writes[c]
@@ -209,7 +235,7 @@ func (o *offers) add(c Caller, l link) {
 		o.writes[c] = w
 		o.size++
 	}
-	if l.rel == "create-new-event" {
+	if string(l.rel) == "create-new-event" {
 		w.create = true
 	} else if id != "" {
 		o.put(w.update, id)
