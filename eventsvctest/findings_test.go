@@ -179,6 +179,14 @@ func TestEachWrongClientLeavesAFindingOfItsRule(t *testing.T) {
 				resp.Body.Close()
 			}
 		}, false},
+		{"the access token in a form field", "SVC-4", `form field "access_token"`, func(c *halClient) {
+			list := c.list()
+			c.call(http.MethodPost, href(c.t, list, "create-new-event"), c.access, form, url.Values{"access_token": {c.access}, "name": {"x"}}.Encode(), false)
+		}, false},
+		{"a client secret in the token request's query", "TOK-1", "client_secret", func(c *halClient) {
+			c.call(http.MethodPost, c.srv.URL+"/oauth/token?client_id=myApp&client_secret="+eventsvctest.ClientSecret, "", form,
+				url.Values{"grant_type": {"password"}, "username": {eventsvctest.User}, "password": {eventsvctest.UserPassword}}.Encode(), false)
+		}, false},
 		{"the refresh token sent to the API", "TOK-13", "refresh token", func(c *halClient) {
 			c.access = c.refresh
 			c.list()
@@ -218,7 +226,7 @@ func TestEachWrongClientLeavesAFindingOfItsRule(t *testing.T) {
 				t.Errorf("the finding's client is %q; anonymous: %v", f.ClientID, w.anonymous)
 			}
 			text, _ := json.Marshal(findings)
-			for _, secret := range []string{access, refresh, "password=", "client_secret="} {
+			for _, secret := range []string{access, refresh, "password=", "client_secret=" + eventsvctest.ClientSecret} {
 				if strings.Contains(string(text), secret) {
 					t.Errorf("a finding shows a secret: %s", text)
 				}

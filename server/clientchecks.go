@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"eventsvc/internal/redact"
 	"eventsvc/server/clientcheck"
 	"eventsvc/server/journal"
 	"eventsvc/server/oauth"
@@ -58,13 +59,15 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 
 // clientRequest reads what the client checks judge of a request, before
 // the handlers: a token request's authentication and body, or where else
-// than Authorization: Bearer a live access token was. Token values are
-// masked in the query.
+// than Authorization: Bearer a live access token was. In the query, the
+// values of the fields that carry secrets, and any live access token, are
+// masked.
 func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
 	x := clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: strings.Clone(c.Path())}
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		x.Query, _ = url.ParseQuery(string(q))
 	}
+	defer maskQuery(x.Query)
 	if strings.HasPrefix(x.Path, "/oauth/") {
 		tokenRequest(c, &x)
 		return x
@@ -96,6 +99,18 @@ func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
 		}
 	}
 	return x
+}
+
+// maskQuery masks the values of the fields of q that carry secrets (a
+// password, a client secret, a token), whatever they hold.
+func maskQuery(q url.Values) {
+	for name, values := range q {
+		if redact.SensitiveField(name) {
+			for i := range values {
+				values[i] = clientcheck.Masked
+			}
+		}
+	}
 }
 
 // refreshAsBearer reports whether the Authorization: Bearer of a request
@@ -142,6 +157,9 @@ func tokenRequest(c *fiber.Ctx, x *clientcheck.Exchange) {
 	x.BodySecret = form.Has("client_secret")
 	if x.Caller.ClientID == "" {
 		x.Caller.ClientID = form.Get("client_id")
+	}
+	if x.Caller.ClientID == "" {
+		x.Caller.ClientID = x.Query.Get("client_id")
 	}
 	x.Caller.User = form.Get("username")
 }

@@ -123,7 +123,7 @@ func serve(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 		if ls.controlToken != "" {
 			auth = "requires its bearer token"
 		}
-		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, faults, users, clients; see docs/control-api.md\n", displayURL(ls.control.Addr()), auth)
+		fmt.Fprintf(stdout, "  Control API on %s (%s): reset, seed, clock, tokens, journal, findings, faults, users, clients; see docs/control-api.md\n", displayURL(ls.control.Addr()), auth)
 	}
 	return awaitStop(srv, served, stop, stdout, stderr)
 }
