@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,13 +249,13 @@ func eventDoc(fields, links string) string {
 // manages, at an address of its own (API-6); an update by the manager
 // reads back (API-9); a write without a valid token is refused (AUTH-3,
 // AUTH-4), and reads after a refused write do not show it; a read during
-// an update may show either body.
+// an update may show either body; two creations answered with one address
+// are API-6, and the reads of that event blame nothing else.
 func TestWritesAndTheReadsAfterThem(t *testing.T) {
 	r, user := withUser(t)
 	r.login("other", "tok-other", "ref-other")
 	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
 	want(t, "a creation", r.createFirst(""))
-	want(t, "a second creation at the same address", r.send("POST", "/api/events", user, `{"name":"Second"}`, 201, "Location: /api/events/7", ""), "API-6")
 	want(t, "the creator reads it", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
 	want(t, "the creator is not offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")), "API-8")
 	want(t, "another user is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-other", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)), "API-8")
@@ -281,6 +282,16 @@ func TestWritesAndTheReadsAfterThem(t *testing.T) {
 	r.s.Observe(x, r.next())
 	r.clock = r.clock.Add(time.Second)
 	want(t, "a read after the update, the old body", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")), "API-9")
+
+	// Two creations answered with one address made one event: who
+	// manages it and what it holds are that fault's alone (API-6).
+	ninth := func(name, links string) string {
+		return `{"id":9,"name":"` + name + `","_links":{"self":{"href":"/api/events/9"}` + links + `}}`
+	}
+	want(t, "a creation of a ninth event", r.send("POST", "/api/events", user, `{"name":"Ninth"}`, 201, "Location: /api/events/9\n"+jsonType, ninth("Ninth", "")))
+	want(t, "a second creation at the same address", r.send("POST", "/api/events", other, `{"name":"Second"}`, 201, "Location: /api/events/9", ""), "API-6")
+	want(t, "the second creator is offered the update", r.send("GET", "/api/events/9", "Authorization: Bearer tok-other", "", 200, jsonType, ninth("Second", `,"update-event":{"href":"/api/events/9"}`)))
+	want(t, "the first is not, and reads the second's", r.send("GET", "/api/events/9", "Authorization: Bearer tok-user", "", 200, jsonType, ninth("Second", "")))
 }
 
 // TestAFindingAboutAValidTokenFallsWhenARefreshRevokedIt: a token the
@@ -413,4 +424,33 @@ func TestARefreshedTokensReadThatMetTheUpdateIsNotBlamedOnTheRefresh(t *testing.
 		}
 	}
 	want(t, "a refreshed token's read sent before the update and answered after it", standing)
+}
+
+// TestAnEventManagedByAnotherThanItsCreatorIsTheCreationsFault: when the
+// target refuses a creator's update as not its manager's (API-6), the
+// update-event it offers another user is that fault, not API-8; before
+// the refusal, it is API-8.
+func TestAnEventManagedByAnotherThanItsCreatorIsTheCreationsFault(t *testing.T) {
+	r, user := withUser(t)
+	r.login("other", "tok-other", "ref-other")
+	want(t, "a creation", r.createFirst(""))
+	offeredOther := eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)
+	want(t, "another user is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-other", "", 200, jsonType, offeredOther), "API-8")
+	if rules := unclaimedRules(r.a); !slices.Equal(rules, []string{"API-8"}) {
+		t.Fatalf("before the creator's update, %v stand, want API-8", rules)
+	}
+	want(t, "the creator's update, refused as not the manager's", r.send("PUT", "/api/events/7", user, `{"name":"Renamed"}`, 403, jsonType, `{"error":"access_denied"}`), "API-6")
+	if rules := unclaimedRules(r.a); !slices.Equal(rules, []string{"API-6"}) {
+		t.Errorf("after it, %v stand, want API-6 alone", rules)
+	}
+}
+
+// unclaimedRules are the rules of the findings that stand, in order.
+func unclaimedRules(a *Audit) []string {
+	var out []string
+	for _, f := range a.Unclaimed() {
+		out = append(out, f.Rule)
+	}
+	slices.Sort(out)
+	return out
 }

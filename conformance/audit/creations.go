@@ -51,13 +51,15 @@ func (w *world) created(o *observed) []*Finding {
 		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
 	}
 	w.mu.Unlock()
-	if f := ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
+	if f := w.ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
 		return []*Finding{f}
 	}
 	switch {
 	case twice:
+		w.confused(before)
 		return []*Finding{finding("API-6", "the creation was answered with the address of an event %s (%s): two creations made one event", createdWhen(before, v), address)}
 	case sameID != nil:
+		w.confused(sameID, w.events[k])
 		return []*Finding{finding("API-6", "the creation was answered with the id %s of an event %s (%s): two creations made one event", id, createdWhen(sameID, v), sameID.address)}
 	}
 	if o.doc != nil {
@@ -66,6 +68,17 @@ func (w *world) created(o *observed) []*Finding {
 		}
 	}
 	return nil
+}
+
+// confused forgets what the audit knew of events two creations made
+// one: who manages them and what they hold, which their reads no longer
+// tell apart from the creation's fault (API-6, told once).
+func (w *world) confused(events ...*event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ev := range events {
+		ev.manager, ev.lost = "", true
+	}
 }
 
 // createdWhen says when ev was created, beside the creation v: at the
@@ -178,14 +191,31 @@ func written(body map[string]any) map[string]any {
 // the id id (and, of a creation, whose event is at path), took the id its
 // body sent: the service owns an event's id (OWASP API3:2023, mass
 // assignment).
-func ownedTaken(o *observed, id, path, rule, what string) *Finding {
+func (w *world) ownedTaken(o *observed, id, path, rule, what string) *Finding {
 	sent, ok := idText(o.reqJSON["id"])
 	if !ok {
 		return nil
 	}
 	o.checked(rule)
 	if id == sent || path != "" && strings.HasSuffix(path, "/"+sent) {
+		root := w.family() // a sequence's world is a fork: the fault is the target's
+		root.mu.Lock()
+		root.ownedIDs[sent] = true
+		root.mu.Unlock()
 		return finding(rule, "%s sent the id %s in its body, and the event took it: the service owns an event's id", what, sent)
 	}
 	return nil
+}
+
+// showsOwnedID reports whether doc, a resource, shows an id a write sent
+// that the target took (ownedTaken).
+func (w *world) showsOwnedID(doc map[string]any) bool {
+	id, ok := idText(doc["id"])
+	if !ok {
+		return false
+	}
+	root := w.family()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	return root.ownedIDs[id]
 }

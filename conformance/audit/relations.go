@@ -63,7 +63,7 @@ func (w *world) leadsTo(j *job, y *observed) *Finding {
 			return finding("API-10", "%s leads to an empty page: it is for the documentation of the answer", what)
 		}
 	case j.item != nil:
-		if !sameItem(j.item, y) {
+		if !sameItem(j.item, y) && !w.showsOwnedID(j.item) && !w.showsOwnedID(y.doc) {
 			return finding("API-10", "%s leads to another resource (%s)", what, identity(y.doc))
 		}
 	case rel == "self" || rel == "update-event":

@@ -334,6 +334,16 @@ func (w *world) offeredWithout(c caller, address, msg string) *Finding {
 			return !w.anonymousOffered[address]
 		}
 	}
+	if rel == "update-event" {
+		// An event whose creator's update was refused as not its
+		// manager's has another manager in the target's eyes: that its
+		// update is offered to another is the creation's fault (API-6,
+		// told by its own finding).
+		w.mu.Lock()
+		ev := w.events[address]
+		w.mu.Unlock()
+		f.stands = both(f.stands, func() bool { return !w.refusedCreator(ev) })
+	}
 	return f
 }
 

@@ -277,7 +277,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		w.mu.Unlock()
 		if sent, ok := idText(o.reqJSON["id"]); ok && sent != id {
 			if shown, _ := idText(o.doc["id"]); shown != "" {
-				if f := ownedTaken(o, shown, "", "API-9", "the update"); f != nil {
+				if f := w.ownedTaken(o, shown, "", "API-9", "the update"); f != nil {
 					return []*Finding{f}
 				}
 			}
