@@ -11,7 +11,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"eventsvc/internal/redact"
 	"eventsvc/server/clientcheck"
 	"eventsvc/server/journal"
 	"eventsvc/server/oauth"
@@ -39,8 +38,11 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 		resp := c.Response()
 		x.Status = resp.StatusCode()
 		x.Journal, _ = c.Locals(journal.IDKey).(int64)
+		if o, ok := c.Locals(originKey).(*origin); ok {
+			x.Prefix = o.prefix
+		}
 		if t := caller(c); t != nil {
-			x.Caller = clientcheck.Caller{ClientID: t.ClientID, User: t.Username}
+			x.Caller = clientcheck.Caller{ClientID: clientcheck.Cut(t.ClientID), User: clientcheck.Cut(t.Username)}
 		} else if !strings.HasPrefix(x.Path, "/oauth/") {
 			x.RefreshBearer = refreshAsBearer(c, refresh)
 		}
@@ -59,15 +61,17 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 
 // clientRequest reads what the client checks judge of a request, before
 // the handlers: a token request's authentication and body, or where else
-// than Authorization: Bearer a live access token was. In the query, the
-// values of the fields that carry secrets, and any live access token, are
-// masked.
-func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
-	x := clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: strings.Clone(c.Path())}
+// than Authorization: Bearer a live access token was, in a query
+// parameter (its value, its name, or its value after "Bearer "), a cookie
+// or a form field. What it keeps is cut (clientcheck.Cut), a live token
+// in the query masked, and the query shown holds no value but those of
+// the parameters the API defines (shownQuery).
+func (s *Server) clientRequest(c *fiber.Ctx) (x clientcheck.Exchange) {
+	x = clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: clientcheck.Cut(c.Path())}
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		x.Query, _ = url.ParseQuery(string(q))
 	}
-	defer maskQuery(x.Query)
+	defer func() { x.ShownQuery = shownQuery(x.Query) }()
 	if strings.HasPrefix(x.Path, "/oauth/") {
 		tokenRequest(c, &x)
 		return x
@@ -78,15 +82,18 @@ func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
 		t, ok := s.liveAccess(v)
 		if ok {
 			x.Misplaced = append(x.Misplaced, fmt.Sprintf("the %s %q", kind, name))
-			x.Caller = clientcheck.Caller{ClientID: t.ClientID, User: t.Username}
+			x.Caller = clientcheck.Caller{ClientID: clientcheck.Cut(t.ClientID), User: clientcheck.Cut(t.Username)}
 		}
 		return ok
 	}
 	for name, values := range x.Query {
 		for i, v := range values {
-			if misplaced("query parameter", name, v) {
+			if misplaced("query parameter", name, strings.TrimPrefix(v, "Bearer ")) {
 				values[i] = clientcheck.Masked
 			}
+		}
+		if len(values) == 1 && values[0] == "" && misplaced("query", "(a parameter's name)", name) {
+			delete(x.Query, name)
 		}
 	}
 	c.Request().Header.VisitAllCookie(func(k, v []byte) { misplaced("cookie", string(k), string(v)) })
@@ -101,16 +108,28 @@ func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
 	return x
 }
 
-// maskQuery masks the values of the fields of q that carry secrets (a
-// password, a client secret, a token), whatever they hold.
-func maskQuery(q url.Values) {
+// shownParams are the query parameters whose values a finding shows:
+// those the API defines, which carry no secret. Any other value is
+// masked, for a client may put a token or a password anywhere.
+var shownParams = map[string]bool{"page": true, "size": true, "sort": true, "grant_type": true, "client_id": true, "username": true, "scope": true}
+
+// shownQuery is q as a finding shows it: the values of shownParams, cut,
+// and every other value masked.
+func shownQuery(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	shown := url.Values{}
 	for name, values := range q {
-		if redact.SensitiveField(name) {
-			for i := range values {
-				values[i] = clientcheck.Masked
+		name = clientcheck.Cut(name)
+		for _, v := range values {
+			if !shownParams[name] {
+				v = clientcheck.Masked
 			}
+			shown.Add(name, clientcheck.Cut(v))
 		}
 	}
+	return clientcheck.Cut(shown.Encode())
 }
 
 // refreshAsBearer reports whether the Authorization: Bearer of a request
@@ -140,7 +159,7 @@ func tokenRequest(c *fiber.Ctx, x *clientcheck.Exchange) {
 		x.Caller.ClientID, _, _ = oauth.ParseBasic(auth)
 	}
 	mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
-	x.ContentType = mt
+	x.ContentType = clientcheck.Cut(mt)
 	form := url.Values{}
 	switch {
 	case mt == fiber.MIMEApplicationForm:
@@ -161,5 +180,5 @@ func tokenRequest(c *fiber.Ctx, x *clientcheck.Exchange) {
 	if x.Caller.ClientID == "" {
 		x.Caller.ClientID = x.Query.Get("client_id")
 	}
-	x.Caller.User = form.Get("username")
+	x.Caller = clientcheck.Caller{ClientID: clientcheck.Cut(x.Caller.ClientID), User: clientcheck.Cut(form.Get("username"))}
 }

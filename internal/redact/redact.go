@@ -61,9 +61,9 @@ func SensitiveHeader(name string) bool {
 	return false
 }
 
-// SensitiveField reports whether a form field or JSON property called
+// sensitiveField reports whether a form field or JSON property called
 // name carries a secret, in any case.
-func SensitiveField(name string) bool {
+func sensitiveField(name string) bool {
 	for _, f := range sensitiveFields {
 		if strings.EqualFold(name, f) {
 			return true
@@ -343,7 +343,7 @@ func maskForm(s string) (string, bool) {
 		switch {
 		case err != nil:
 			pairs[i], ok = Mask, false
-		case hasValue && SensitiveField(name):
+		case hasValue && sensitiveField(name):
 			pairs[i] = k + "=" + Mask
 		}
 	}
@@ -377,7 +377,7 @@ func (r *Redactor) maskValue(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, child := range t {
-			if SensitiveField(k) {
+			if sensitiveField(k) {
 				out[r.String(k)] = Mask
 			} else {
 				out[r.String(k)] = r.maskValue(child)

@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"eventsvc/server/clock"
 )
@@ -32,8 +34,9 @@ const MaxFindings = 500
 const MaxExchanges = 5
 
 // Caller is who sent a request: the client and the user of its valid
-// access token, or, at the token endpoint, the client and the user the
-// request names. Both empty: anonymous.
+// access token; at the token endpoint, the client and the user the request
+// names (its Basic credentials' client, its client_id, its username),
+// whether or not they authenticated. Both empty: anonymous.
 type Caller struct {
 	ClientID string `json:"clientId,omitempty"`
 	User     string `json:"user,omitempty"`
@@ -43,13 +46,21 @@ type Caller struct {
 // held a token; such a parameter is no part of the address.
 const Masked = "***"
 
+// MaxText bounds each text of an Exchange a finding keeps (Cut).
+const MaxText = 256
+
 // Exchange is one request and its answer, as the server's middleware read
-// them. No field holds a token or a secret.
+// them. Path, Query, Caller and ContentType are what the client sent, cut
+// at MaxText; Query's tokens are masked, and ShownQuery keeps the values
+// of the parameters the API defines alone. Body is the answer's, read
+// only for its links.
 type Exchange struct {
 	// Method and Path are the request's; Query its decoded query, the
-	// value of a parameter that held a token masked.
+	// value of a parameter that held a live token masked (Masked), for
+	// the judgments; ShownQuery the query as a finding shows it.
 	Method, Path string
 	Query        url.Values
+	ShownQuery   string
 	// Caller is who sent it (Caller).
 	Caller Caller
 	// Status is the answer's status; Journal the id of the journal's
@@ -71,16 +82,31 @@ type Exchange struct {
 	RefreshBearer bool
 
 	// Location is the answer's Location header; Body its body, when it is
-	// JSON.
+	// JSON; Prefix the path under which its links put the API ("" when
+	// they put it at the root: a public URL's or a proxy's prefix).
 	Location string
 	Body     []byte
+	Prefix   string
+}
+
+// Cut is s as an Exchange keeps it: valid UTF-8, at most MaxText bytes.
+func Cut(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) <= MaxText {
+		return s
+	}
+	cut := MaxText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Shown is an exchange as a finding shows it.
 type Shown struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
-	// Query is the request's query, masked (Exchange.Query).
+	// Query is the request's query, masked (Exchange.ShownQuery).
 	Query  string `json:"query,omitempty"`
 	Status int    `json:"status"`
 	// Journal is the id of the journal's entry, while the journal holds
@@ -170,7 +196,7 @@ func (ch *Checker) add(v verdict, x Exchange, now time.Time) (*Finding, bool) {
 	f.Count++
 	f.Last = now
 	if len(f.Exchanges) < MaxExchanges {
-		f.Exchanges = append(f.Exchanges, Shown{Method: x.Method, Path: x.Path, Query: x.Query.Encode(), Status: x.Status, Journal: x.Journal, Time: now})
+		f.Exchanges = append(f.Exchanges, Shown{Method: x.Method, Path: x.Path, Query: x.ShownQuery, Status: x.Status, Journal: x.Journal, Time: now})
 	}
 	return f, !ok
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // MaxOffers bounds the shapes of addresses, event ids and write links a
-// Checker keeps. Past it, it keeps no more and judges no more what it
-// might have dropped: the addresses of events and the writes (no finding
-// rather than a false one).
+// Checker keeps. Past it, it keeps no more, and judges no more addresses
+// (API-1) nor writes (API-4, API-8, AUTH-6) for the rest of its life:
+// what it might have dropped gives no finding rather than a false one.
 const MaxOffers = 100_000
 
 // eventsPath is the event list's path, and the events' addresses are
@@ -109,19 +109,22 @@ func closingQuote(b []byte) int {
 }
 
 // address reads an href as the path and query a client would request,
-// whatever host or public URL built it: the path from its "/api" on. ok
-// is false for an address outside the API.
-func address(href string) (path string, query url.Values, ok bool) {
+// whatever host built it: its path without prefix, the path under which
+// the server's public URL or its proxy serves the API. ok is false for an
+// address outside the API.
+func address(href, prefix string) (path string, query url.Values, ok bool) {
 	u, err := url.Parse(href)
 	if err != nil {
 		return "", nil, false
 	}
 	p := u.Path
-	i := strings.Index(p, "/api")
-	if i < 0 || (len(p) > i+4 && p[i+4] != '/') {
+	if prefix != "" && strings.HasPrefix(p, prefix+"/") {
+		p = p[len(prefix):]
+	}
+	if p != "/api" && !strings.HasPrefix(p, "/api/") {
 		return "", nil, false
 	}
-	return p[i:], u.Query(), true
+	return p, u.Query(), true
 }
 
 // eventID is the id of an event's address, "/api/events/{id}", or "".
@@ -161,7 +164,7 @@ func shape(path string, query url.Values) string {
 // whether the checker can tell (it cannot for an event it may have
 // dropped).
 func (o *offers) offered(path string, query url.Values) (yes, known bool) {
-	if path == "/api" {
+	if (path == "/api" || path == "/api/") && len(query) == 0 { // the entry, given out of band
 		return true, true
 	}
 	if id := eventID(path); id != "" && len(query) == 0 {
@@ -191,15 +194,15 @@ func (o *offers) canWrite(c Caller, id string) (yes, known bool) {
 // anyone as addresses, and its write links to x's caller.
 func (o *offers) record(x Exchange, links []link) {
 	if x.Location != "" {
-		o.add(x.Caller, link{rel: []byte("location"), href: []byte(x.Location)})
+		o.add(x.Caller, x.Prefix, link{rel: []byte("location"), href: []byte(x.Location)})
 	}
 	for _, l := range links {
-		o.add(x.Caller, l)
+		o.add(x.Caller, x.Prefix, l)
 	}
 }
 
-// add keeps one offered link.
-func (o *offers) add(c Caller, l link) {
+// add keeps one offered link, its address under prefix.
+func (o *offers) add(c Caller, prefix string, l link) {
 	write := string(l.rel) == "update-event" || string(l.rel) == "create-new-event"
 	o.key = append(o.key[:0], l.href...)
 	if write {
@@ -208,7 +211,7 @@ func (o *offers) add(c Caller, l link) {
 	if _, ok := o.seen[string(o.key)]; ok {
 		return
 	}
-	path, query, ok := address(string(l.href))
+	path, query, ok := address(string(l.href), prefix)
 	if !ok || o.full {
 		return
 	}

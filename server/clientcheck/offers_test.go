@@ -21,16 +21,20 @@ func TestLinksAreReadAsTheServerWritesThem(t *testing.T) {
 	}
 }
 
-// TestAnAddressIsItsPathFromAPIOnAndItsQuery: whatever host or public
-// URL built it; a page by its parameters but its number.
+// TestAnAddressIsItsPathFromAPIOnAndItsQuery: whatever host built it,
+// without the public URL's path prefix; a page by its parameters but its
+// number.
 func TestAnAddressIsItsPathFromAPIOnAndItsQuery(t *testing.T) {
 	for href, want := range map[string]string{
-		"http://h/api/events?page=3&size=20": "/api/events?page=*&size=20",
-		"https://public.example/prefix/api":  "/api",
-		"/api/events/7?x=1":                  "/api/events/7?x=1",
-		"http://h/apis":                      "",
+		"http://h/api/events?page=3&size=20":         "/api/events?page=*&size=20",
+		"https://public.example/prefix/api":          "/api",
+		"https://public.example/prefix/api/events/7": "/api/events/7",
+		"/api/events/7?x=1":                          "/api/events/7?x=1",
+		"http://h/apis":                              "",
+		"http://h/other/api/events":                  "",
+		"https://public.example/prefix/prefix/api/x": "",
 	} {
-		path, query, ok := address(href)
+		path, query, ok := address(href, "/prefix")
 		got := ""
 		if ok {
 			got = shape(path, query)
@@ -40,7 +44,7 @@ func TestAnAddressIsItsPathFromAPIOnAndItsQuery(t *testing.T) {
 		}
 	}
 	o := newOffers()
-	o.add(Caller{}, link{[]byte("next"), []byte("http://h/api/events?page=1&size=5&sort=name")})
+	o.add(Caller{}, "", link{[]byte("next"), []byte("http://h/api/events?page=1&size=5&sort=name")})
 	for q, want := range map[string]bool{"page=9&size=5&sort=name": true, "size=5&sort=name&page=0": true, "page=1&size=6&sort=name": false, "page=1&size=5": false} {
 		v, _ := url.ParseQuery(q)
 		if yes, _ := o.offered(eventsPath, v); yes != want {
