@@ -219,3 +219,12 @@ func (w *world) showsOwnedID(doc map[string]any) bool {
 	defer root.mu.Unlock()
 	return root.ownedIDs[id]
 }
+
+// refusedCreator reports whether an update of ev by its creator was
+// refused as not its manager's, or, while no event offered its manager
+// "update-event", any creator's was.
+func (w *world) refusedCreator(ev *event) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
+}

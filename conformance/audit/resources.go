@@ -475,15 +475,6 @@ func withoutTokenParam(u *url.URL) string {
 	return key(&c)
 }
 
-// refusedCreator reports whether an update of ev by its creator was
-// refused as not its manager's, or, while no event offered its manager
-// "update-event", any creator's was.
-func (w *world) refusedCreator(ev *event) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
-}
-
 // wrongUpdateRule is the rule broken when update-event is offered to a
 // caller who does not manage the event.
 func wrongUpdateRule(c caller) string {
