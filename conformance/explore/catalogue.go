@@ -102,7 +102,7 @@ func (r *runner) plan() *planned {
 				a.As = AsOther // the event is the user's (take)
 			}
 			if op.NearMisses {
-				a.N = int(r.nearMissDrawn.Add(1) - 1)
+				a.N = r.nextNearMiss()
 			}
 			if (op.Family == mutate.FamilyBody || op.Way == mutate.ByPlace) && op.On == mutate.OnUpdate {
 				// Every variant, combined: as many updates as a field

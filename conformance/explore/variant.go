@@ -98,9 +98,7 @@ func (s *sequence) drawVariant(ops []mutate.Operator) Action {
 	}
 	a := Action{Kind: KindVariant, Op: op.Name, N: n}
 	if op.NearMisses {
-		// Each failed login of the run's small budget is another
-		// near-miss, the likeliest first.
-		a.N = int(r.nearMissDrawn.Add(1) - 1)
+		a.N = r.nextNearMiss()
 	}
 	switch op.As {
 	case mutate.WithoutToken:
@@ -356,6 +354,27 @@ func (s *sequence) shownOf(a Action) (id, manager any) {
 func updates(a Action) bool {
 	op, _ := mutate.Find(a.Op)
 	return op.On == mutate.OnUpdate
+}
+
+// nextNearMiss is the variant of the run's next near-miss of a
+// credential: each failed login of the run's small budget is another
+// (nearMissIndex).
+func (r *runner) nextNearMiss() int {
+	return nearMissIndex(int(r.nearMissDrawn.Add(1)-1), r.o.Seed)
+}
+
+// nearMissIndex is the variant of the k-th near-miss of a credential a
+// run of seed sends: the operator's head in its order (the likeliest,
+// mutate.CredentialNearMissHead), then the others from a place the seed
+// chooses, so that runs of other seeds send the usernames', the client
+// ids' and the rest's in turn.
+func nearMissIndex(k int, seed uint64) int {
+	head, all := mutate.CredentialNearMissHead, mutate.CredentialNearMisses()
+	if k < head || all <= head {
+		return k
+	}
+	tail := all - head
+	return head + (k-head+int(seed%uint64(tail)))%tail
 }
 
 // nearMiss teaches the run a near-miss of a credential that a variant

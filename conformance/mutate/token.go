@@ -41,33 +41,16 @@ var tokenOps = []Operator{
 		Vary: func(r Request, env Env) []Variant {
 			// The likeliest faults first: a run's budget of failed logins
 			// is small.
-			password := func(v string) Request { return withParam(r, "password", v) }
-			username := func(v string) Request { return withParam(r, "username", v) }
-			secret := func(v string) Request { return withHeader(r, "Authorization", env.Basic(env.ClientID.Value, v)) }
-			id := func(v string) Request { return withHeader(r, "Authorization", env.Basic(v, env.ClientSecret.Value)) }
+			with := map[string]func(string) Request{
+				PartPassword:     func(v string) Request { return withParam(r, "password", v) },
+				PartUsername:     func(v string) Request { return withParam(r, "username", v) },
+				PartClientSecret: func(v string) Request { return withHeader(r, "Authorization", env.Basic(env.ClientID.Value, v)) },
+				PartClientID:     func(v string) Request { return withHeader(r, "Authorization", env.Basic(v, env.ClientSecret.Value)) },
+			}
+			of := map[string]Var{PartPassword: env.Password, PartUsername: env.Username, PartClientSecret: env.ClientSecret, PartClientID: env.ClientID}
 			var out []Variant
-			// The scenarios' wrong logins send a near-miss of the
-			// password's case and every kind of the client secret's
-			// (NearMissWays): the password's other kinds come first.
-			for _, nm := range []struct {
-				c    Var
-				way  string
-				with func(string) Request
-			}{
-				{env.Password, appendOne, password},
-				{env.Password, dropLast, password},
-				{env.Password, changeOne, password},
-				{env.Username, appendOne, username},
-				{env.ClientSecret, swapCase, secret},
-				{env.ClientSecret, appendOne, secret},
-				{env.Username, dropLast, username},
-				{env.ClientID, appendOne, id},
-				{env.ClientSecret, dropLast, secret},
-				{env.ClientID, dropLast, id},
-				{env.Password, swapCase, password},
-				{env.ClientSecret, changeOne, secret},
-			} {
-				if v, ok := nearMissOf(nm.c, nm.way, nm.with, env.Credentials); ok {
+			for _, nm := range credentialNearMisses {
+				if v, ok := nearMissOf(of[nm.part], nm.way, with[nm.part], env.Credentials); ok {
 					out = append(out, v)
 				}
 			}
@@ -174,6 +157,28 @@ const (
 	changeOne = "its first character changed"
 	appendTwo = "two characters appended"
 )
+
+// credentialNearMisses are the near-misses of the grant's credentials, by
+// part and way, in the order a run sends them: the scenarios' wrong
+// logins send a near-miss of the password's case and every kind of the
+// client secret's (NearMissWays), so the password's other kinds come
+// first (CredentialNearMissHead); the rest, a run's small budget of
+// failed logins sends from a place its seed chooses.
+var credentialNearMisses = []struct{ part, way string }{
+	{PartPassword, appendOne}, {PartPassword, dropLast}, {PartPassword, changeOne},
+	{PartUsername, appendOne}, {PartClientSecret, swapCase}, {PartClientSecret, appendOne},
+	{PartUsername, dropLast}, {PartClientID, appendOne}, {PartClientSecret, dropLast},
+	{PartClientID, dropLast}, {PartPassword, swapCase}, {PartClientSecret, changeOne},
+}
+
+// CredentialNearMissHead is how many near-misses of the grant's
+// credentials every run sends first, in their order, when its budget of
+// failed logins allows; CredentialNearMisses is how many there are.
+const CredentialNearMissHead = 3
+
+// CredentialNearMisses is how many near-misses of the grant's credentials
+// the operator "a near-miss of a credential" has.
+func CredentialNearMisses() int { return len(credentialNearMisses) }
 
 // NearMissWays are the kinds of near-miss of a credential, the
 // scenarios' wrong logins's turn by turn.
