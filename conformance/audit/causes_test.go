@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,43 @@ func TestAStaleAnswerAfterARefusedWriteIsTheUpdatesFault(t *testing.T) {
 	r.clock = r.clock.Add(time.Second)
 	want(t, "a stale read", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")), "API-9")
 	want(t, "a read of what nobody wrote", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"Fourth"`, "")), "AUTH-6")
+}
+
+// TestAManagerServedAnAnswerGivenToAnotherIsAPIEight: after an update, an
+// event read by its manager without "update-event", byte for byte the
+// answer given to an anonymous caller, is the shared answer's fault,
+// API-8, not an update that took the link away (API-9), unless the
+// manager's next update is refused.
+func TestAManagerServedAnAnswerGivenToAnotherIsAPIEight(t *testing.T) {
+	r, user := withUser(t)
+	want(t, "a creation", r.createFirst(""))
+	want(t, "the manager is offered the update", r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, `,"update-event":{"href":"/api/events/7"}`)))
+	want(t, "an update", r.send("PUT", "/api/events/7", user, `{"name":"Renamed"}`, 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
+	anonymous := eventDoc(`"id":7,"name":"Renamed"`, "")
+	want(t, "an anonymous read", r.send("GET", "/api/events/7", "", "", 200, jsonType, anonymous))
+	r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, anonymous)
+	if rules := unclaimedRules(r.a); !slices.Equal(rules, []string{"API-8"}) {
+		t.Errorf("%v stand, want API-8 alone", rules)
+	}
+	// Unless the manager's next update is refused: the update took the
+	// manager away, and the same answer is anyone's.
+	want(t, "the manager's update, refused", r.send("PUT", "/api/events/7", user, `{"name":"Again"}`, 403, jsonType, `{"error":"access_denied"}`), "API-9")
+	if rules := unclaimedRules(r.a); !slices.Equal(rules, []string{"API-9", "API-9"}) {
+		t.Errorf("after the manager's refused update, %v stand, want API-9 (the read and the refusal)", rules)
+	}
+}
+
+// TestAStaleReadIsNoRefusedWritesDoing: a read that shows, after an update
+// was taken, the event as another user's refused write sent it, which is
+// also how it was before that update, is a stale answer (API-9): had the
+// refused write been taken, the update would have replaced it.
+func TestAStaleReadIsNoRefusedWritesDoing(t *testing.T) {
+	r, user := withUser(t)
+	r.login("other", "tok-other", "ref-other")
+	other := "Authorization: Bearer tok-other\nContent-Type: application/json"
+	want(t, "a creation", r.createFirst(""))
+	want(t, "the other user's update, as it is, refused", r.send("PUT", "/api/events/7", other, `{"name":"First"}`, 403, jsonType, `{"error":"access_denied"}`))
+	want(t, "the manager's update", r.send("PUT", "/api/events/7", user, `{"name":"Renamed"}`, 200, jsonType, eventDoc(`"id":7,"name":"Renamed"`, "")))
+	r.clock = r.clock.Add(time.Second) // the update's answer long read
+	want(t, "a stale read", r.send("GET", "/api/events/7", "", "", 200, jsonType, eventDoc(`"id":7,"name":"First"`, "")), "API-9")
 }

@@ -228,3 +228,11 @@ func (w *world) refusedCreator(ev *event) bool {
 	defer w.mu.Unlock()
 	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
 }
+
+// managerRefusedAt reports whether an update of ev by its manager was
+// refused.
+func (w *world) managerRefusedAt(ev *event) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return ev != nil && ev.managerRefused
+}

@@ -104,7 +104,7 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 		return nil
 	}
 	for _, r := range refused {
-		if r.when.start.Before(read.end) && shownAsWritten(doc, []version{r}, r.rule, what) == nil {
+		if r.when.start.Before(read.end) && !replacedSince(versions, r) && shownAsWritten(doc, []version{r}, r.rule, what) == nil {
 			return finding(r.rule, "%s reads back as a write that was refused (%s): a refused write changes nothing", what, r.rule)
 		}
 	}
@@ -122,6 +122,14 @@ func (w *world) readBack(o *observed, ev *event, doc map[string]any, read span, 
 		}
 	}
 	return f
+}
+
+// replacedSince reports whether a write taken after the refused write r
+// ended replaced the whole event: r's body read after it, had r been
+// taken, would be an answer from before that write (a stale one), not
+// r's doing.
+func replacedSince(versions []version, r version) bool {
+	return slices.ContainsFunc(versions, func(v version) bool { return !v.create && !v.when.start.Before(r.when.end) })
 }
 
 // maxMatched is how many of the last reads that showed an event as

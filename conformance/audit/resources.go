@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"eventsvc/conformance/hal"
@@ -402,8 +401,11 @@ func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *eve
 // an update took it away (offered before the update, or offered to every
 // manager before their first update), none when the creator's own update
 // was refused as not the manager's (API-6, told by its own finding), else
-// API-8; for a token a refresh gave, or a scheme written in another case,
-// notHonoured's. What stands is decided at the run's end.
+// API-8, also when the answer is one given to a caller who must be
+// answered otherwise (shared) and the manager's updates are not refused
+// since (the update took the manager away); for a token a refresh gave, or a scheme
+// written in another case, notHonoured's. What stands is decided at the
+// run's end.
 func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []*Finding {
 	ev, _ := w.eventAt(o)
 	if len(honourBlames(c)) > 0 {
@@ -424,7 +426,13 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	for _, rule := range []string{"API-9", "API-8"} {
 		r := rule
 		f := finding(r, "%s", msg)
-		f.stands = func() bool { return decide() == r }
+		f.stands = func() bool {
+			d := decide()
+			if d != "" && f.Cause == sharedAnswerCause && !w.managerRefusedAt(ev) {
+				d = "API-8" // an answer given to another caller, not an update, took it away
+			}
+			return d == r
+		}
 		out = append(out, f)
 	}
 	return out
@@ -483,14 +491,4 @@ func wrongUpdateRule(c caller) string {
 		return refusedRule(c, false)
 	}
 	return "API-8"
-}
-
-// sortedKeys are the keys of m, in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

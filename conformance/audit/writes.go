@@ -36,8 +36,9 @@ type event struct {
 	// last sent.
 	offered time.Time
 	// creatorRefused is true once an update by its creator was refused
-	// as not its manager's.
-	creatorRefused bool
+	// as not its manager's; managerRefused once its manager's was refused
+	// (after the manager's first taken update).
+	creatorRefused, managerRefused bool
 	// matched are the last reads that showed it as a write a read then
 	// may show (checkReadBack), at most maxMatched.
 	matched []span
@@ -292,6 +293,9 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		o.checked("API-6")
 		return []*Finding{finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who())}
 	case o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden:
+		w.mu.Lock()
+		ev.managerRefused = true
+		w.mu.Unlock()
 		return w.managerRefused(c, ev, fmt.Sprintf("the update of an event by %s, its manager, was refused: %d", c.who(), o.x.Status))
 	case notThere(o.x.Status):
 		return []*Finding{finding("API-9", "the update of an event by %s, its manager, answered %d", c.who(), o.x.Status)}

@@ -128,7 +128,7 @@ overwriting whatever event had it. The entity is bound from the request body who
 API3:2023), its id too.`,
 		Rules:  []string{"API-6"},
 		Config: Config{Flaws: Flaws{IDFromBody: true}},
-		Today:  Caught{Scenarios: "", Explorer: "API-6 API-10"},
+		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
 			token, err := c.user()
 			if err != nil {
