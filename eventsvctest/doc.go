@@ -28,6 +28,12 @@
 //   - the lockout of repeated failed logins and the budget of token
 //     requests of `eventsvc serve`; Reset lifts them;
 //   - a journal of the last 500 requests, and no fault rule;
+//   - the client checks: the server judges every request against the
+//     client's side of the specification (an address built rather than
+//     read from a link, a write no link offered, a token request without
+//     HTTP Basic or a form body, a token out of its place), and
+//     ClientFindings returns what it found; Options.FailOnClientFindings
+//     fails the test at its end when the client left any;
 //   - a quiet log: the requests, the control API's writes and the cause
 //     of any failure (500) are kept, and written to the test's log only
 //     when the test has failed.
