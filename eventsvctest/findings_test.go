@@ -3,7 +3,6 @@ package eventsvctest_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -40,15 +39,8 @@ func (c *halClient) call(method, address, token, contentType, body string, basic
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, m, resp.Header
+	status, answer, h, _ := exchange(c.t, req)
+	return status, answer, h
 }
 
 // href is the href of the link rel of an answer.

@@ -58,6 +58,17 @@ func create(t *testing.T, srv *eventsvctest.Server, token, body string) (int, ma
 // send does req and decodes its answer, a JSON object.
 func send(t *testing.T, req *http.Request) (int, map[string]any) {
 	t.Helper()
+	status, body, _, raw := exchange(t, req)
+	if body == nil {
+		t.Fatalf("%s %s: the answer %q is not a JSON object", req.Method, req.URL.Path, raw)
+	}
+	return status, body
+}
+
+// exchange does req and returns its answer: the status, the body decoded
+// when it is a JSON object (else nil), the headers and the body as sent.
+func exchange(t *testing.T, req *http.Request) (int, map[string]any, http.Header, []byte) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +79,10 @@ func send(t *testing.T, req *http.Request) (int, map[string]any) {
 		t.Fatal(err)
 	}
 	var body map[string]any
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("%s %s: the answer %q is not a JSON object: %v", req.Method, req.URL.Path, b, err)
+	if json.Unmarshal(b, &body) != nil {
+		body = nil
 	}
-	return resp.StatusCode, body
+	return resp.StatusCode, body, resp.Header, b
 }
 
 func TestNewServerHasTheDocumentedDefaults(t *testing.T) {

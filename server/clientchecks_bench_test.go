@@ -1,15 +1,10 @@
 package server
 
 import (
-	"net"
 	"testing"
-	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
-	"eventsvc/server/event"
 	"eventsvc/server/journal"
 )
 
@@ -19,12 +14,7 @@ import (
 // and one with the journal and the checks (the control API now). Read
 // the ratios of one run: `go test -run '^$' -bench ClientChecks ./server`.
 func BenchmarkClientChecks(b *testing.B) {
-	store := event.NewMemory()
-	for _, e := range event.Demo(25, []int64{1, 2}, time.Now()) {
-		if _, err := store.Create(e); err != nil {
-			b.Fatal(err)
-		}
-	}
+	store := demoStore(b)
 	servers := []struct {
 		name string
 		opts Options
@@ -33,7 +23,6 @@ func BenchmarkClientChecks(b *testing.B) {
 		{"journal", Options{Events: store, Journal: journal.New(500, clock.System{})}},
 		{"journal+checks", Options{Events: store, Journal: journal.New(500, clock.System{}), ClientChecks: clientcheck.New(clock.System{})}},
 	}
-	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
 	for _, srv := range servers {
 		addr, s := listenWith(b, srv.opts)
 		token := tokenFor(b, addr, "user@email.com", "user")
@@ -43,23 +32,7 @@ func BenchmarkClientChecks(b *testing.B) {
 			{"event-token", "/api/events/1", "Bearer " + token},
 			{"list-token", "/api/events?size=20", "Bearer " + token},
 		} {
-			b.Run(srv.name+"/"+r.name, func(b *testing.B) {
-				var ctx fasthttp.RequestCtx
-				var req fasthttp.Request
-				req.SetRequestURI(r.target)
-				req.Header.SetHost("localhost:8080")
-				if r.auth != "" {
-					req.Header.Set("Authorization", r.auth)
-				}
-				ctx.Init(&req, remote, nil)
-				for b.Loop() {
-					ctx.Response.Reset()
-					h(&ctx)
-					if ctx.Response.StatusCode() != 200 {
-						b.Fatalf("%s: %d", r.target, ctx.Response.StatusCode())
-					}
-				}
-			})
+			b.Run(srv.name+"/"+r.name, func(b *testing.B) { loadRequest(b, h, r.target, r.auth) })
 		}
 	}
 }

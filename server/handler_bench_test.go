@@ -16,13 +16,7 @@ import (
 // requests make bench loads, against a bare Fiber handler that sends the
 // same bytes.
 func BenchmarkHandler(b *testing.B) {
-	store := event.NewMemory()
-	for _, e := range event.Demo(25, []int64{1, 2}, time.Now()) {
-		if _, err := store.Create(e); err != nil {
-			b.Fatal(err)
-		}
-	}
-	addr, s := listenWith(b, Options{Events: store})
+	addr, s := listenWith(b, Options{Events: demoStore(b)})
 	token := tokenFor(b, addr, "user@email.com", "user")
 	bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 	body := []byte(`{"_links":{"events":{"href":"http://localhost:8080/api/events"},"profile":{"href":"http://localhost:8080/docs/index.html#resources-index-access"}}}`)
@@ -33,28 +27,44 @@ func BenchmarkHandler(b *testing.B) {
 		c.Response().Header.Set("X-Content-Type-Options", "nosniff")
 		return c.Send(body)
 	})
-	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
-	run := func(b *testing.B, h fasthttp.RequestHandler, target, auth string) {
-		var ctx fasthttp.RequestCtx
-		var req fasthttp.Request
-		req.SetRequestURI(target)
-		req.Header.SetHost("localhost:8080")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		ctx.Init(&req, remote, nil)
-		for b.Loop() {
-			ctx.Response.Reset()
-			h(&ctx)
-			if ctx.Response.StatusCode() != 200 {
-				b.Fatalf("%s: %d %s", target, ctx.Response.StatusCode(), ctx.Response.Body())
-			}
-		}
-	}
+	run := loadRequest
 	h := s.App().Handler()
 	b.Run("bare", func(b *testing.B) { run(b, bare.Handler(), "/api", "") })
 	b.Run("index", func(b *testing.B) { run(b, h, "/api", "") })
 	b.Run("event", func(b *testing.B) { run(b, h, "/api/events/1", "") })
 	b.Run("event-token", func(b *testing.B) { run(b, h, "/api/events/1", "Bearer "+token) })
 	b.Run("list", func(b *testing.B) { run(b, h, "/api/events?size=20", "") })
+}
+
+// demoStore is an event store with the 25 demo events of two managers.
+func demoStore(b *testing.B) *event.Memory {
+	b.Helper()
+	store := event.NewMemory()
+	for _, e := range event.Demo(25, []int64{1, 2}, time.Now()) {
+		if _, err := store.Create(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return store
+}
+
+// loadRequest sends GET target, with the Authorization auth when given,
+// to h for each round of b, without the network, and fails b on an
+// answer but 200.
+func loadRequest(b *testing.B, h fasthttp.RequestHandler, target, auth string) {
+	var ctx fasthttp.RequestCtx
+	var req fasthttp.Request
+	req.SetRequestURI(target)
+	req.Header.SetHost("localhost:8080")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
+	for b.Loop() {
+		ctx.Response.Reset()
+		h(&ctx)
+		if ctx.Response.StatusCode() != 200 {
+			b.Fatalf("%s: %d %s", target, ctx.Response.StatusCode(), ctx.Response.Body())
+		}
+	}
 }
