@@ -74,21 +74,7 @@ func (j *eventJSON) fields(e event.Event) ([]byte, error) {
 	if ok && r.event == e {
 		return r.fields, nil
 	}
-	v := eventFields{
-		ID: e.ID, Name: e.Name, Description: e.Description,
-		BeginEnrollmentDateTime: e.BeginEnrollmentDateTime.Format(event.DateTimeLayout),
-		CloseEnrollmentDateTime: e.CloseEnrollmentDateTime.Format(event.DateTimeLayout),
-		BeginEventDateTime:      e.BeginEventDateTime.Format(event.DateTimeLayout),
-		EndEventDateTime:        e.EndEventDateTime.Format(event.DateTimeLayout),
-		BasePrice:               e.BasePrice, MaxPrice: e.MaxPrice, LimitOfEnrollment: e.LimitOfEnrollment,
-		Offline: e.Offline, Free: e.Free, EventStatus: e.Status,
-		Manager: managerView{ID: e.ManagerID},
-	}
-	if e.Location != "" {
-		loc := e.Location
-		v.Location = &loc
-	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(fieldsOf(e))
 	if err != nil {
 		return nil, fmt.Errorf("encode event %d: %w", e.ID, err)
 	}
@@ -103,6 +89,25 @@ func (j *eventJSON) fields(e event.Event) ([]byte, error) {
 	}
 	j.entries[e.ID] = renderedEvent{event: e, fields: b}
 	return b, nil
+}
+
+// fieldsOf is e as the API shows it, without its links.
+func fieldsOf(e event.Event) eventFields {
+	v := eventFields{
+		ID: e.ID, Name: e.Name, Description: e.Description,
+		BeginEnrollmentDateTime: e.BeginEnrollmentDateTime.Format(event.DateTimeLayout),
+		CloseEnrollmentDateTime: e.CloseEnrollmentDateTime.Format(event.DateTimeLayout),
+		BeginEventDateTime:      e.BeginEventDateTime.Format(event.DateTimeLayout),
+		EndEventDateTime:        e.EndEventDateTime.Format(event.DateTimeLayout),
+		BasePrice:               e.BasePrice, MaxPrice: e.MaxPrice, LimitOfEnrollment: e.LimitOfEnrollment,
+		Offline: e.Offline, Free: e.Free, EventStatus: e.Status,
+		Manager: managerView{ID: e.ManagerID},
+	}
+	if e.Location != "" {
+		loc := e.Location
+		v.Location = &loc
+	}
+	return v
 }
 
 // len is how many events are kept.

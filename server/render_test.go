@@ -26,19 +26,7 @@ type referenceEvent struct {
 // referenceView is the reference body of one event, for a caller who
 // manages it or not.
 func referenceView(base string, e event.Event, anchor string, manager bool) []byte {
-	fields := eventFields{
-		ID: e.ID, Name: e.Name, Description: e.Description,
-		BeginEnrollmentDateTime: e.BeginEnrollmentDateTime.Format(event.DateTimeLayout),
-		CloseEnrollmentDateTime: e.CloseEnrollmentDateTime.Format(event.DateTimeLayout),
-		BeginEventDateTime:      e.BeginEventDateTime.Format(event.DateTimeLayout),
-		EndEventDateTime:        e.EndEventDateTime.Format(event.DateTimeLayout),
-		BasePrice:               e.BasePrice, MaxPrice: e.MaxPrice, LimitOfEnrollment: e.LimitOfEnrollment,
-		Offline: e.Offline, Free: e.Free, EventStatus: e.Status, Manager: managerView{ID: e.ManagerID},
-	}
-	if e.Location != "" {
-		loc := e.Location
-		fields.Location = &loc
-	}
+	fields := fieldsOf(e)
 	self := base + "/api/events/" + strconv.FormatInt(e.ID, 10)
 	links := hal.Links{"self": {Href: self}}
 	if anchor != "" {

@@ -87,7 +87,7 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		r.raw(t, "GET", p, "Bearer some-token-value", "", "")
 	}
 	r.raw(t, "POST", "/api/events", "", "application/json", `{"name": "x"}`)
-	for query, want := range map[string]int{
+	r.wantCounts(t, map[string]int{
 		"":                            7,
 		"?method=get":                 6,
 		"?path=/api/events/*":         3,
@@ -99,11 +99,7 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		"?status=2xx&path=/api/**":    3,
 		"?since=5":                    2,
 		"?since=2000-01-01T00:00:00Z": 7,
-	} {
-		if got := r.journalCount(t, query); got != want {
-			t.Errorf("count%s = %d, want %d", query, got, want)
-		}
-	}
+	})
 	status, body := r.call(t, http.MethodGet, "/journal?path=/api/events/*&limit=1", "")
 	entries, _ := body["entries"].([]any)
 	if status != http.StatusOK || len(entries) != 1 {
@@ -169,7 +165,7 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 	token(url.Values{"grant_type": {"client_credentials"}})
 	r.raw(t, "GET", "/api/events?grant_type=refresh_token", "", "", "")
 
-	for query, want := range map[string]int{
+	r.wantCounts(t, map[string]int{
 		"?grantType=password":                   1,
 		"?grantType=refresh_token":              2,
 		"?grantType=refresh_token&status=2xx":   1,
@@ -178,11 +174,7 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 		"?grantType=refresh_token&method=GET":   0,
 		"?grantType=refresh_token&since=2":      1,
 		"?grantType=refresh_token&path=/api/**": 0,
-	} {
-		if got := r.journalCount(t, query); got != want {
-			t.Errorf("count%s = %d, want %d", query, got, want)
-		}
-	}
+	})
 	status, body := r.call(t, http.MethodGet, "/journal?grantType=refresh_token&limit=1", "")
 	entries, _ := body["entries"].([]any)
 	if status != http.StatusOK || len(entries) != 1 || entries[0].(map[string]any)["status"] != float64(http.StatusBadRequest) {
@@ -213,6 +205,17 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 
 // journalCount is GET /journal/count with query ("?method=GET"), which
 // must answer 200.
+// wantCounts checks that GET /journal/count answers each query of want
+// with its count.
+func (r *rig) wantCounts(t *testing.T, want map[string]int) {
+	t.Helper()
+	for query, n := range want {
+		if got := r.journalCount(t, query); got != n {
+			t.Errorf("count%s = %d, want %d", query, got, n)
+		}
+	}
+}
+
 func (r *rig) journalCount(t *testing.T, query string) int {
 	t.Helper()
 	status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")

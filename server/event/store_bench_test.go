@@ -166,11 +166,15 @@ func BenchmarkListNaiveSort(b *testing.B) {
 	})
 }
 
+// writeFixtures are the stores the writes are measured on: with the
+// indexes a list by name needs, and with every index.
+var writeFixtures = []struct {
+	name  string
+	store *lazyStore
+}{{"indexes=id,name", writeStore}, {"indexes=all", writeAllStore}}
+
 func BenchmarkCreate(b *testing.B) {
-	for _, fixture := range []struct {
-		name  string
-		store *lazyStore
-	}{{"indexes=id,name", writeStore}, {"indexes=all", writeAllStore}} {
+	for _, fixture := range writeFixtures {
 		b.Run(fixture.name, func(b *testing.B) {
 			m := fixture.store.get(b)
 			r := rand.New(rand.NewPCG(7, 7))
@@ -192,10 +196,7 @@ func BenchmarkCreate(b *testing.B) {
 // BenchmarkUpdate renames a random event: its entry moves in the name index
 // (and is removed and put back in every other index).
 func BenchmarkUpdate(b *testing.B) {
-	for _, fixture := range []struct {
-		name  string
-		store *lazyStore
-	}{{"indexes=id,name", writeStore}, {"indexes=all", writeAllStore}} {
+	for _, fixture := range writeFixtures {
 		b.Run(fixture.name, func(b *testing.B) {
 			m := fixture.store.get(b)
 			r := rand.New(rand.NewPCG(8, 8))
