@@ -30,12 +30,14 @@ const measureSeed = 7
 // the default budget, each against a fresh server with the breakage. Both
 // run against every correct variant too, where anything caught is a false
 // alarm. It prints a table and the counts, and fails on a false alarm and
-// on a bug report that a runner catches where the record says it did not,
-// or the other way round (what it records as caught today): the record is
-// then brought up to date with the change that made the difference. The
-// rules blamed are recorded too, but a race, or a finding that depends on
-// what else was under way, may be blamed on one more rule in one run than
-// in another: a difference in them alone is logged, not failed.
+// on a bug report that a runner no longer catches where the record says it
+// did (what it records as caught today): the record is then brought up to
+// date with the change that made the difference. A catch where the record
+// has none is logged: some depend on timing under load (a read that met
+// no write), and a run that gained one is no regression. The rules blamed
+// are recorded too, but a race, or a finding that depends on what else was
+// under way, may be blamed on one more rule in one run than in another: a
+// difference in them alone is logged, not failed.
 //
 // It takes a minute or two, and runs only when asked: MEASURE=1 go test
 // -count=1 -v -run '^TestMeasureCatches$' ./suite, or make measure.
@@ -81,9 +83,14 @@ func TestMeasureCatches(t *testing.T) {
 		if got != b.Today {
 			diff := fmt.Sprintf("%s: othersvc.Caught{Scenarios: %q, Explorer: %q}, recorded othersvc.Caught{Scenarios: %q, Explorer: %q}",
 				b.Name, got.Scenarios, got.Explorer, b.Today.Scenarios, b.Today.Explorer)
-			if (got.Scenarios == "") != (b.Today.Scenarios == "") || (got.Explorer == "") != (b.Today.Explorer == "") {
-				changed = append(changed, diff)
-			} else {
+			switch {
+			case got.Scenarios == "" && b.Today.Scenarios != "" || got.Explorer == "" && b.Today.Explorer != "":
+				changed = append(changed, diff) // a catch lost
+			case (got.Scenarios == "") != (b.Today.Scenarios == "") || (got.Explorer == "") != (b.Today.Explorer == ""):
+				// A catch gained: news, not a failure, for some catches
+				// depend on timing under load (a read that meets no write).
+				t.Logf("caught where the record says it is not; bring its today up to date if it holds: %s", diff)
+			default:
 				t.Logf("blamed on other rules than recorded (both caught it): %s", diff)
 			}
 		}
@@ -104,7 +111,7 @@ func TestMeasureCatches(t *testing.T) {
 		t.Errorf("false alarm on a correct variant: %s", a)
 	}
 	for _, c := range changed {
-		t.Errorf("what catches a bug report changed; bring its today up to date: %s", c)
+		t.Errorf("a bug report is no longer caught where it was; find why, or bring its today up to date: %s", c)
 	}
 }
 
