@@ -221,7 +221,7 @@ func (w *world) checkOffers(o *observed) []*Finding {
 			w.noteOffered(c, key(u), offered, o)
 			manager, known := w.managerOf(o, hal.Links(item)["self"])
 			if offered && (c.class != callerValid || known && manager != c.account) {
-				found = append(found, w.offeredWithout(c, key(u), fmt.Sprintf("listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who())))
+				found = append(found, w.offeredAnother(c, key(u), manager, fmt.Sprintf("listed event %d offers \"update-event\" to %s, who does not manage it", i+1, c.who()))...)
 				break
 			}
 			if offered && !known {
@@ -244,13 +244,14 @@ func (w *world) checkOffers(o *observed) []*Finding {
 		}
 		switch {
 		case offered && (c.class != callerValid || known && manager != c.account):
-			found = append(found, w.offeredWithout(c, here, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who())))
+			found = append(found, w.offeredAnother(c, here, manager, fmt.Sprintf("the event offers \"update-event\" to %s, who does not manage it", c.who()))...)
 		case offered && !known:
 			if f := w.oneManager(c, here, "the event"); f != nil {
 				found = append(found, f)
 			}
 		case offered && c.class == callerValid && known && manager == c.account:
 			w.offeredManager(o)
+			w.noteUpdateOffer(c, manager, true)
 		case !offered && c.class == callerValid && known && manager == c.account:
 			msg := fmt.Sprintf("the event does not offer \"update-event\" to %s, who created it and manages it; it offers %s", c.who(), hal.RelNames(links))
 			found = append(found, w.managerNotOffered(o, c, here, msg)...)
@@ -408,6 +409,7 @@ func (w *world) notHonoured(c caller, o *observed, address, rule string, ev *eve
 // run's end.
 func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []*Finding {
 	ev, _ := w.eventAt(o)
+	w.noteUpdateOffer(c, c.account, false)
 	if len(honourBlames(c)) > 0 {
 		return w.notHonoured(c, o, address, "API-8", ev, msg)
 	}
@@ -426,12 +428,13 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	for _, rule := range []string{"API-9", "API-8"} {
 		r := rule
 		f := finding(r, "%s", msg)
+		notSwapped := w.notSwapped(c) // a token that acts for another account: ACC-1, told by offeredAnother
 		f.stands = func() bool {
 			d := decide()
 			if d != "" && f.Cause == sharedAnswerCause && !w.managerRefusedAt(ev) {
 				d = "API-8" // an answer given to another caller, not an update, took it away
 			}
-			return d == r
+			return d == r && notSwapped()
 		}
 		out = append(out, f)
 	}

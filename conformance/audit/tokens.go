@@ -180,6 +180,9 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 		return finding("ACC-1", "the %s grant for %s was answered with an access token issued before to %s: a token acts for the account whose email the grant names", grantName(grant), account, before.account)
 	}
 	w.tokens[access] = &token{account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh, from: spent, spentAt: revoked}
+	if !refreshed && account != "" {
+		w.noteGrantBeside(w.tokens[access])
+	}
 	if refresh != "" && refresh != spent {
 		if _, seen := w.tokens[refresh]; !seen {
 			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access, from: spent, spentAt: revoked}

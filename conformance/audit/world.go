@@ -79,6 +79,9 @@ type world struct {
 	// ownedIDs are the ids a write sent in its body that the target took
 	// (ownedTaken): a resource that shows one is that fault's, told once.
 	ownedIDs map[string]bool
+	// identity is what the world learned of whom its access tokens act
+	// for (identity.go).
+	identity map[*token]*actsAs
 }
 
 func newWorld(a *Audit, base string) *world {

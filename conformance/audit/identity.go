@@ -1,0 +1,124 @@
+package audit
+
+import (
+	"maps"
+	"slices"
+)
+
+// Whom a token acts for. A password grant sent at the same moment as
+// another account's may come back with a token that acts for the other
+// account: a target that keeps the user it is logging in where another
+// request's login overwrites it (spec ACC-1, the account is the grant's
+// username). The registry tells it from what the token's reads are
+// offered: "update-event" on events the other account manages, and not
+// on its own. Either alone is an event's links' fault (API-8); both
+// together, for a token issued beside the other account's, are the
+// grant's.
+
+// actsAs is what a world learned of whom one access token acts for.
+type actsAs struct {
+	// beside are the accounts whose password grants were answered while
+	// the token's was under way.
+	beside map[string]bool
+	// offeredOf are the accounts whose events the token was offered
+	// "update-event" on.
+	offeredOf map[string]bool
+	// deniedOwn and offeredOwn say that the token's reads of its own
+	// account's events lacked "update-event", and offered it.
+	deniedOwn, offeredOwn bool
+}
+
+// noteGrantBeside notes t, an access token a password grant issued, beside
+// the tokens of other accounts whose grants overlapped its own. w.mu is
+// held.
+func (w *world) noteGrantBeside(t *token) {
+	for _, other := range w.tokens {
+		if other == t || other.refresh || other.refreshed || other.account == "" || other.account == t.account {
+			continue
+		}
+		if other.issued.start.Before(t.issued.end) && t.issued.start.Before(other.issued.end) {
+			w.actsAs(t).beside[other.account] = true
+			w.actsAs(other).beside[t.account] = true
+		}
+	}
+}
+
+// actsAs is what w learned of t, made on first use. w.mu is held.
+func (w *world) actsAs(t *token) *actsAs {
+	if w.identity == nil {
+		w.identity = map[*token]*actsAs{}
+	}
+	a := w.identity[t]
+	if a == nil {
+		a = &actsAs{beside: map[string]bool{}, offeredOf: map[string]bool{}}
+		w.identity[t] = a
+	}
+	return a
+}
+
+// noteUpdateOffer notes that a read by c, a valid token, was offered
+// "update-event" on an event manager manages (offered), or was not on
+// one of its own account's.
+func (w *world) noteUpdateOffer(c caller, manager string, offered bool) {
+	if c.class != callerValid || c.tok == nil || manager == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a := w.actsAs(c.tok)
+	switch {
+	case manager != c.account && offered:
+		a.offeredOf[manager] = true
+	case manager == c.account && offered:
+		a.offeredOwn = true
+	case manager == c.account:
+		a.deniedOwn = true
+	}
+}
+
+// actsForAnother returns the account t acts for when its reads show it
+// acts for another than its grant's: offered the updates of that
+// account's events, whose grant was answered beside its own, and never of
+// its own account's, whose updates it was denied.
+func (w *world) actsForAnother(t *token) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a := w.identity[t]
+	if a == nil || !a.deniedOwn || a.offeredOwn {
+		return "", false
+	}
+	for _, account := range slices.Sorted(maps.Keys(a.offeredOf)) {
+		if a.beside[account] {
+			return account, true
+		}
+	}
+	return "", false
+}
+
+// offeredAnother are the findings of an event, managed by manager, that
+// offers c "update-event": API-8 (offeredWithout), unless c's token acts
+// for manager (actsForAnother), when it is ACC-1 instead. What stands is
+// decided at the run's end.
+func (w *world) offeredAnother(c caller, address, manager, msg string) []*Finding {
+	f := w.offeredWithout(c, address, msg)
+	w.noteUpdateOffer(c, manager, true)
+	if c.class != callerValid || c.tok == nil || manager == "" {
+		return []*Finding{f}
+	}
+	t := c.tok
+	swapped := func() bool { _, ok := w.actsForAnother(t); return ok }
+	f.stands = both(f.stands, func() bool { return !swapped() })
+	g := finding("ACC-1", "the token of %s's password grant, answered at the same moment as %s's, acts for %s: it is offered \"update-event\" on %s's events and not on its own; a token acts for the account whose email its grant sends as username", c.account, manager, manager, manager)
+	g.stands = swapped
+	return []*Finding{f, g}
+}
+
+// notSwapped is a test that holds unless c's token acts for another
+// account than its grant's (actsForAnother).
+func (w *world) notSwapped(c caller) func() bool {
+	t := c.tok
+	return func() bool { _, ok := w.actsForAnother(t); return !ok }
+}
