@@ -34,9 +34,16 @@ func redisGuards(t *testing.T, l Limits, c clock.Clock, n int) ([]*RedisGuard, *
 	return gs, client, prefix
 }
 
-// failOn makes one attempt of key on g that fails, and reports whether it
-// was let through.
+// failOn makes one attempt of key on g that fails with a new wrong
+// secret, and reports whether it was let through.
 func failOn(t *testing.T, g Guard, key Key) bool {
+	t.Helper()
+	return failWith(t, g, key, guess())
+}
+
+// failWith makes one attempt of key on g that fails with the secret
+// wrong, and reports whether it was let through.
+func failWith(t *testing.T, g Guard, key Key, wrong string) bool {
 	t.Helper()
 	_, ok, err := g.Begin(key)
 	if err != nil {
@@ -45,7 +52,7 @@ func failOn(t *testing.T, g Guard, key Key) bool {
 	if !ok {
 		return false
 	}
-	if _, err := g.End(key, false, guess()); err != nil {
+	if _, err := g.End(key, false, wrong); err != nil {
 		t.Fatal(err)
 	}
 	return true
@@ -252,17 +259,7 @@ func TestAWrongSecretTriedLatelyCountsOnce(t *testing.T) {
 	for name, g := range map[string]Guard{"memory": New(limits(5, time.Minute, time.Minute), c), "redis": gs[0]} {
 		try := func(key Key, wrong string) bool {
 			t.Helper()
-			_, ok, err := g.Begin(key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				return false
-			}
-			if _, err := g.End(key, false, wrong); err != nil {
-				t.Fatal(err)
-			}
-			return true
+			return failWith(t, g, key, wrong)
 		}
 		a := KeyOf(name, "a")
 		for i := range 50 {
