@@ -41,26 +41,25 @@ func (r suiteRun) passed() int {
 	return n
 }
 
-// sequences returns the sequences of the exploration after the scenarios.
-func (r suiteRun) sequences() []scenario {
+// where returns the scenarios of r that keep says.
+func (r suiteRun) where(keep func(scenario) bool) []scenario {
 	var out []scenario
 	for _, s := range r.Scenarios {
-		if strings.HasPrefix(s.Place, "explore:") {
+		if keep(s) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
+// sequences returns the sequences of the exploration after the scenarios.
+func (r suiteRun) sequences() []scenario {
+	return r.where(func(s scenario) bool { return strings.HasPrefix(s.Place, "explore:") })
+}
+
 // clock returns the scenarios tagged @clock.
 func (r suiteRun) clock() []scenario {
-	var clock []scenario
-	for _, s := range r.Scenarios {
-		if slices.Contains(s.Tags, "@clock") {
-			clock = append(clock, s)
-		}
-	}
-	return clock
+	return r.where(func(s scenario) bool { return slices.Contains(s.Tags, "@clock") })
 }
 
 // runSuite runs image with the variables env and a folder of this test

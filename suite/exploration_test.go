@@ -14,7 +14,6 @@ import (
 	"eventsvc/conformance/explore"
 	"eventsvc/conformance/explore/flawed"
 	"eventsvc/conformance/origin"
-	"eventsvc/conformance/origin/origintest"
 	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
 	"eventsvc/conformance/report/reporttest"
@@ -77,11 +76,8 @@ func TestAnInProcessRunExploresOneServerAfterItsScenarios(t *testing.T) {
 // scenarios reports every request both sent there, as the other listener
 // counted them, none of them with credentials.
 func TestTheForeignOriginsOfARunThatExploresAreBothRunners(t *testing.T) {
-	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events/")
-	tgt := remote(x.URL)
-	tgt.Timeout = 5 * time.Second
 	var out bytes.Buffer
-	rep, err := Run(Options{Target: tgt, Tags: "@spec and @writes and @API-6", Output: &out,
+	x, rep, err := runElsewhere(t, "/api/events/", Options{Tags: "@spec and @writes and @API-6", Output: &out,
 		Explore: &explore.Options{Seed: 2, MaxActions: 60, Output: &out}})
 	if rep == nil {
 		t.Fatalf("Run = %v\n%s", err, out.String())

@@ -240,6 +240,18 @@ func TestAnAPIRootThatDemandsSomethingElseGetsNoCredential(t *testing.T) {
 	}
 }
 
+// runElsewhere runs o against a reference server behind a proxy whose
+// answers send the run to another origin for the addresses under prefix
+// (origintest.Start), with a short timeout, and returns the proxy.
+func runElsewhere(t *testing.T, prefix string, o Options) (*origintest.Target, *report.Report, error) {
+	t.Helper()
+	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), prefix)
+	o.Target = remote(x.URL)
+	o.Target.Timeout = 5 * time.Second
+	rep, err := Run(o)
+	return x, rep, err
+}
+
 // TestCredentialsGoOnlyToTheTargetsOrigin runs the scenarios that create
 // and update events against a target whose creations answer with a
 // Location at another origin (another loopback port), and whose links to
@@ -247,12 +259,9 @@ func TestAnAPIRootThatDemandsSomethingElseGetsNoCredential(t *testing.T) {
 // without the bearer token or the target's cookies; and every report
 // names that origin.
 func TestCredentialsGoOnlyToTheTargetsOrigin(t *testing.T) {
-	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events/")
 	dir := t.TempDir()
 	var out bytes.Buffer
-	tgt := remote(x.URL)
-	tgt.Timeout = 5 * time.Second
-	rep, err := Run(Options{Target: tgt, Tags: "@spec and @writes and (@API-6 or @API-9)", ReportDir: dir, Output: &out})
+	x, rep, err := runElsewhere(t, "/api/events/", Options{Tags: "@spec and @writes and (@API-6 or @API-9)", ReportDir: dir, Output: &out})
 	if rep == nil {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
@@ -285,12 +294,9 @@ func TestCredentialsGoOnlyToTheTargetsOrigin(t *testing.T) {
 // create-new-event link, and the run cannot start; the reports say where
 // the preflight went.
 func TestThePreflightSendsNoCredentialsToAnotherOrigin(t *testing.T) {
-	x := origintest.Start(t, startReference(t, target.ServerConfig{}, nil), "/api/events")
 	dir := t.TempDir()
 	var out bytes.Buffer
-	tgt := remote(x.URL)
-	tgt.Timeout = 5 * time.Second
-	rep, err := Run(Options{Target: tgt, Tags: "@spec and @writes and @API-6", ReportDir: dir, Output: &out})
+	x, rep, err := runElsewhere(t, "/api/events", Options{Tags: "@spec and @writes and @API-6", ReportDir: dir, Output: &out})
 	requests, credentials := x.Seen()
 	if requests == 0 {
 		t.Fatalf("the preflight never went to the other origin: %v", err)
