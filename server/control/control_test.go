@@ -78,6 +78,21 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	status, b := checkedDo(t, req)
+	var decoded map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			t.Fatalf("%s %s: the answer is not a JSON object: %v\n%s", method, path, err, b)
+		}
+	}
+	return status, decoded
+}
+
+// checkedDo does req, a request to the control API, checks its answer
+// against the control API's OpenAPI document, and returns its status and
+// body.
+func checkedDo(t *testing.T, req *http.Request) (int, []byte) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -85,15 +100,9 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
-		t.Errorf("the control API's answer breaks its OpenAPI document: %v", err)
+		t.Errorf("%s %s: the control API's answer breaks its OpenAPI document: %v", req.Method, req.URL.Path, err)
 	}
-	var decoded map[string]any
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &decoded); err != nil {
-			t.Fatalf("%s %s: the answer is not a JSON object: %v\n%s", method, path, err, b)
-		}
-	}
-	return resp.StatusCode, decoded
+	return resp.StatusCode, b
 }
 
 // loadControlContract loads the control API's OpenAPI document, once.
