@@ -232,14 +232,7 @@ func TestPostgresCreateLimitedCapsAcrossReplicas(t *testing.T) {
 	for i := range 40 {
 		wg.Go(func() {
 			_, err := []*Postgres{a, b}[i%2].CreateLimited(Event{ManagerID: 7, Name: fmt.Sprint(i)}, limit)
-			switch {
-			case err == nil:
-				created.Add(1)
-			case errors.Is(err, ErrLimitReached):
-				refused.Add(1)
-			default:
-				t.Error(err)
-			}
+			tally(t, err, &created, &refused)
 		})
 	}
 	wg.Wait()

@@ -225,14 +225,7 @@ func TestMemoryCreateLimitedCapsEachManager(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				e := Event{ManagerID: 7, Name: fmt.Sprint(g, i)}
 				_, err := m.CreateLimited(e, limit)
-				switch {
-				case err == nil:
-					created.Add(1)
-				case errors.Is(err, ErrLimitReached):
-					refused.Add(1)
-				default:
-					t.Errorf("CreateLimited: %v", err)
-				}
+				tally(t, err, &created, &refused)
 			}
 		}()
 	}
@@ -250,5 +243,18 @@ func TestMemoryCreateLimitedCapsEachManager(t *testing.T) {
 	}
 	if p := mustList(t, m, Query{Size: 100}); p.Total != limit+2 {
 		t.Fatalf("%d events stored, want %d", p.Total, limit+2)
+	}
+}
+
+// tally counts the outcome of a CreateLimited, err: an event created, one
+// refused at the limit, or a failure of t.
+func tally(t *testing.T, err error, created, refused *atomic.Int64) {
+	switch {
+	case err == nil:
+		created.Add(1)
+	case errors.Is(err, ErrLimitReached):
+		refused.Add(1)
+	default:
+		t.Errorf("CreateLimited: %v", err)
 	}
 }
