@@ -1,12 +1,14 @@
 package backendtest
 
 import (
-	"eventsvc/server/backend"
+	"errors"
 	"io"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	"eventsvc/server/backend"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -158,4 +160,39 @@ func RedisBehindProxy(tb testing.TB, timeout time.Duration) (*RedisServer, *Prox
 	}
 	tb.Cleanup(func() { _ = client.Close() })
 	return r, proxy, client
+}
+
+// CheckOutages cuts the connections p carries, then stalls them, and
+// checks that each of ops, operations of a store behind p, fails at once
+// with backend.ErrUnavailable naming name, all of them within most; then
+// it restores p and waits, up to back, for recovered to succeed.
+func (p *Proxy) CheckOutages(t *testing.T, name string, most time.Duration, ops map[string]func() error, back time.Duration, recovered func() error) {
+	t.Helper()
+	for _, fault := range []struct {
+		name  string
+		apply func()
+	}{{"cut", p.Cut}, {"stalled", p.Stall}} {
+		fault.apply()
+		start := time.Now()
+		for op, do := range ops {
+			if err := do(); !errors.Is(err, backend.ErrUnavailable) || backend.Name(err) != name {
+				t.Errorf("%s, %s: %v, want %s unavailable", fault.name, op, err, name)
+			}
+		}
+		if d := time.Since(start); d > most {
+			t.Errorf("%s: %d operations took %v, want at most %v", fault.name, len(ops), d, most)
+		}
+	}
+	p.Restore()
+	deadline := time.Now().Add(back)
+	for {
+		err := recovered()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is back and the store still fails: %v", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

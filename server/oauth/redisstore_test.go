@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"eventsvc/server/backend"
 	"eventsvc/server/backendtest"
 	"eventsvc/server/clock"
 )
@@ -180,39 +179,12 @@ func TestRedisStoreUnavailableThenRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fault := range []struct {
-		name  string
-		apply func()
-	}{{"cut", proxy.Cut}, {"stalled", proxy.Stall}} {
-		fault.apply()
-		start := time.Now()
-		for name, op := range map[string]func() error{
-			"issue":   func() error { _, err := s.Issue(testGrant); return err },
-			"access":  func() error { _, err := s.Access(issued.AccessToken); return err },
-			"refresh": func() error { _, err := s.Refresh(issued.RefreshToken, "app", nil); return err },
-			"ping":    func() error { return s.Ping(context.Background()) },
-		} {
-			err := op()
-			if !errors.Is(err, backend.ErrUnavailable) || backend.Name(err) != RedisBackend {
-				t.Errorf("%s, %s: err = %v, want redis unavailable", fault.name, name, err)
-			}
-		}
-		if d := time.Since(start); d > 4*time.Second {
-			t.Errorf("%s: four operations took %v, want each within its 300ms timeout", fault.name, d)
-		}
-	}
-	proxy.Restore()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, err := s.Access(issued.AccessToken)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Redis is back and the store still fails: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	proxy.CheckOutages(t, RedisBackend, 4*time.Second, map[string]func() error{
+		"issue":   func() error { _, err := s.Issue(testGrant); return err },
+		"access":  func() error { _, err := s.Access(issued.AccessToken); return err },
+		"refresh": func() error { _, err := s.Refresh(issued.RefreshToken, "app", nil); return err },
+		"ping":    func() error { return s.Ping(context.Background()) },
+	}, 5*time.Second, func() error { _, err := s.Access(issued.AccessToken); return err })
 }
 
 // Lifetimes other than the specification's are those of the tokens, of
