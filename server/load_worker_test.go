@@ -175,17 +175,26 @@ func (w *loadWorker) pick(users ...int) int64 {
 	return ids[w.rng.IntN(len(ids))]
 }
 
+// put sends w's user's update of event id, registered as intent, as the
+// operation op, and reports its number k and its answer when the answer
+// has the status want.
+func (w *loadWorker) put(intent int, op string, id int64, want int) (k int, r loadResponse, ok bool) {
+	st := w.st
+	k = st.register(intent, w.user, id)
+	body, _ := json.Marshal(loadBodyFor(k))
+	path := "/api/events/" + strconv.FormatInt(id, 10)
+	r, ok = st.do(st.ctx, op, "PUT", path, w.access, "application/json", body, false)
+	return k, r, ok && st.expect(op, "PUT", path, r, want)
+}
+
 func (w *loadWorker) updateOwn() bool {
 	st := w.st
 	id := w.pick(w.user)
 	if id == 0 {
 		return w.create()
 	}
-	k := st.register(loadIntentManagerUpdate, w.user, id)
-	body, _ := json.Marshal(loadBodyFor(k))
-	path := "/api/events/" + strconv.FormatInt(id, 10)
-	r, ok := st.do(st.ctx, loadOpUpdateOwn, "PUT", path, w.access, "application/json", body, false)
-	if !ok || !st.expect(loadOpUpdateOwn, "PUT", path, r, http.StatusOK) {
+	k, r, ok := w.put(loadIntentManagerUpdate, loadOpUpdateOwn, id, http.StatusOK)
+	if !ok {
 		return false
 	}
 	var v loadView
@@ -215,11 +224,8 @@ func (w *loadWorker) updateOther() bool {
 	if id == 0 {
 		return w.create()
 	}
-	k := st.register(loadIntentOtherUpdate, w.user, id)
-	body, _ := json.Marshal(loadBodyFor(k))
-	path := "/api/events/" + strconv.FormatInt(id, 10)
-	r, ok := st.do(st.ctx, loadOpUpdateOther, "PUT", path, w.access, "application/json", body, false)
-	if !ok || !st.expect(loadOpUpdateOther, "PUT", path, r, http.StatusForbidden) {
+	k, r, ok := w.put(loadIntentOtherUpdate, loadOpUpdateOther, id, http.StatusForbidden)
+	if !ok {
 		return false
 	}
 	var e struct {
