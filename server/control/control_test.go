@@ -10,13 +10,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
-	"eventsvc/conformance/contract"
 	"eventsvc/server"
 	"eventsvc/server/clientcheck"
 	"eventsvc/server/clock"
@@ -86,38 +84,6 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 		}
 	}
 	return status, decoded
-}
-
-// checkedDo does req, a request to the control API, checks its answer
-// against the control API's OpenAPI document, and returns its status and
-// body.
-func checkedDo(t *testing.T, req *http.Request) (int, []byte) {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
-		t.Errorf("%s %s: the control API's answer breaks its OpenAPI document: %v", req.Method, req.URL.Path, err)
-	}
-	return resp.StatusCode, b
-}
-
-// loadControlContract loads the control API's OpenAPI document, once.
-var loadControlContract = sync.OnceValues(func() (*contract.Contract, error) {
-	return contract.LoadWith(Document(), "Error")
-})
-
-// controlContract is the control API's OpenAPI document.
-func controlContract(t *testing.T) *contract.Contract {
-	t.Helper()
-	c, err := loadControlContract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func do(t *testing.T, req *http.Request) (int, map[string]any) {

@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"eventsvc/conformance/contract"
 	"eventsvc/server/journal"
 	"eventsvc/server/servertest"
 )
@@ -231,4 +233,36 @@ func TestEveryOperationDocumentsTheRefusalsItGets(t *testing.T) {
 	if got := send(guarded, operation{http.MethodGet, "/", "/"}, map[string]string{"Authorization": "Bearer a-control-token-of-the-test"}, ""); got != http.StatusTooManyRequests {
 		t.Errorf("GET / with the token after %d failures = %d, want 429", len(ops), got)
 	}
+}
+
+// checkedDo does req, a request to the control API, checks its answer
+// against the control API's OpenAPI document, and returns its status and
+// body.
+func checkedDo(t *testing.T, req *http.Request) (int, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
+		t.Errorf("%s %s: the control API's answer breaks its OpenAPI document: %v", req.Method, req.URL.Path, err)
+	}
+	return resp.StatusCode, b
+}
+
+// loadControlContract loads the control API's OpenAPI document, once.
+var loadControlContract = sync.OnceValues(func() (*contract.Contract, error) {
+	return contract.LoadWith(Document(), "Error")
+})
+
+// controlContract is the control API's OpenAPI document.
+func controlContract(t *testing.T) *contract.Contract {
+	t.Helper()
+	c, err := loadControlContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
