@@ -6,7 +6,6 @@ package server
 
 import (
 	"cmp"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -168,9 +167,8 @@ type Server struct {
 	rendered *eventJSON
 	buffers  sync.Pool
 
+	listeners Listeners
 	mu        sync.Mutex
-	listeners []net.Listener
-	stopped   bool
 	draining  bool // Shutdown has begun: /readyz answers 503
 }
 
@@ -339,20 +337,9 @@ func (s *Server) Metrics() http.Handler { return s.metrics.handler() }
 // Serve answers requests on ln until Shutdown, then returns nil. After
 // Shutdown it closes ln and returns at once.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return ln.Close()
-	}
-	s.listeners = append(s.listeners, ln)
-	s.mu.Unlock()
 	// Connections close gracefully (RFC 9112 §9.6), and their timeouts
 	// cost no timer a request: see listener.
-	err := s.app.Listener(newListener(ln, s.tick))
-	if errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
+	return s.listeners.Serve(ln, func(ln net.Listener) error { return s.app.Listener(newListener(ln, s.tick)) })
 }
 
 // Shutdown stops accepting requests and waits, at most ShutdownTimeout, for
@@ -364,11 +351,6 @@ func (s *Server) Shutdown() error {
 	err := s.app.ShutdownWithTimeout(ShutdownTimeout)
 	// Fiber closes only the listeners its server has started on; close
 	// ours too, in case Serve had not got that far.
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stopped = true
-	for _, ln := range s.listeners {
-		_ = ln.Close()
-	}
+	s.listeners.Close()
 	return err
 }

@@ -96,9 +96,8 @@ type Control struct {
 	// POST /reset.
 	start credentials
 
+	listeners server.Listeners
 	mu        sync.Mutex
-	listeners []net.Listener
-	stopped   bool
 	snapshot  *snapshot // POST /snapshot's; nil before one
 
 	// credMu makes each change of the accounts or the clients (read, change,
@@ -234,30 +233,14 @@ func (c *Control) App() *fiber.App { return c.app }
 
 // Serve answers requests on ln until Shutdown, then returns nil.
 func (c *Control) Serve(ln net.Listener) error {
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
-		return ln.Close()
-	}
-	c.listeners = append(c.listeners, ln)
-	c.mu.Unlock()
-	err := c.app.Listener(ln)
-	if errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
+	return c.listeners.Serve(ln, c.app.Listener)
 }
 
 // Shutdown stops accepting requests and waits, at most
 // server.ShutdownTimeout, for those in flight.
 func (c *Control) Shutdown() error {
 	err := c.app.ShutdownWithTimeout(server.ShutdownTimeout)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stopped = true
-	for _, ln := range c.listeners {
-		_ = ln.Close()
-	}
+	c.listeners.Close()
 	return err
 }
 
