@@ -41,14 +41,15 @@ func (w *world) created(o *observed) []*Finding {
 	}
 	k := key(u)
 	before, twice := w.events[k]
-	var sameID *event
+	var sameID, made *event
 	if !twice {
 		for _, other := range w.events {
 			if id != "" && other.id == id {
 				sameID = other
 			}
 		}
-		w.events[k] = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
+		made = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
+		w.events[k] = made
 	}
 	w.mu.Unlock()
 	if f := w.ownedTaken(o, id, u.Path, "API-6", "the creation"); f != nil {
@@ -59,7 +60,7 @@ func (w *world) created(o *observed) []*Finding {
 		w.confused(before)
 		return []*Finding{finding("API-6", "the creation was answered with the address of an event %s (%s): two creations made one event", createdWhen(before, v), address)}
 	case sameID != nil:
-		w.confused(sameID, w.events[k])
+		w.confused(sameID, made)
 		return []*Finding{finding("API-6", "the creation was answered with the id %s of an event %s (%s): two creations made one event", id, createdWhen(sameID, v), sameID.address)}
 	}
 	if o.doc != nil {
