@@ -63,15 +63,13 @@ func (s *Server) checkClients(ch *clientcheck.Checker, log *slog.Logger) fiber.H
 // the handlers: a token request's authentication and body, or where else
 // than Authorization: Bearer a live access token was, in a query
 // parameter (its value, its name, or its value after "Bearer "), a cookie
-// or a form field. What it keeps is cut (clientcheck.Cut), a live token
-// in the query masked, and the query shown holds no value but those of
-// the parameters the API defines (shownQuery).
-func (s *Server) clientRequest(c *fiber.Ctx) (x clientcheck.Exchange) {
-	x = clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: clientcheck.Cut(c.Path())}
+// or a form field. What it keeps is cut (clientcheck.Cut), and a live
+// token in the query masked.
+func (s *Server) clientRequest(c *fiber.Ctx) clientcheck.Exchange {
+	x := clientcheck.Exchange{Method: strings.Clone(c.Method()), Path: clientcheck.Cut(c.Path())}
 	if q := c.Request().URI().QueryString(); len(q) > 0 {
 		x.Query, _ = url.ParseQuery(string(q))
 	}
-	defer func() { x.ShownQuery = shownQuery(x.Query) }()
 	if strings.HasPrefix(x.Path, "/oauth/") {
 		tokenRequest(c, &x)
 		return x
@@ -106,30 +104,6 @@ func (s *Server) clientRequest(c *fiber.Ctx) (x clientcheck.Exchange) {
 		}
 	}
 	return x
-}
-
-// shownParams are the query parameters whose values a finding shows:
-// those the API defines, which carry no secret. Any other value is
-// masked, for a client may put a token or a password anywhere.
-var shownParams = map[string]bool{"page": true, "size": true, "sort": true, "grant_type": true, "client_id": true, "username": true, "scope": true}
-
-// shownQuery is q as a finding shows it: the values of shownParams, cut,
-// and every other value masked.
-func shownQuery(q url.Values) string {
-	if len(q) == 0 {
-		return ""
-	}
-	shown := url.Values{}
-	for name, values := range q {
-		name = clientcheck.Cut(name)
-		for _, v := range values {
-			if !shownParams[name] {
-				v = clientcheck.Masked
-			}
-			shown.Add(name, clientcheck.Cut(v))
-		}
-	}
-	return clientcheck.Cut(shown.Encode())
 }
 
 // refreshAsBearer reports whether the Authorization: Bearer of a request

@@ -127,10 +127,21 @@ func FromEnv(lookup func(string) (string, bool)) (Options, error) {
 
 // maskDefault shows a variable's default, unless it is a secret.
 func maskDefault(name, v string) string {
-	if strings.HasSuffix(name, "SECRET") || strings.HasSuffix(name, "PASSWORD") {
+	if Secret(name) {
 		return "the demo one"
 	}
 	return v
+}
+
+// Secret reports whether the variable name holds a secret, whose value
+// is never shown: a client secret, a password, the control API's token.
+func Secret(name string) bool {
+	for _, suffix := range []string{"SECRET", "PASSWORD", "TOKEN"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseBool reads a yes-or-no variable the one way the suite reads them

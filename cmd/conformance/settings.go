@@ -43,10 +43,8 @@ func (v *variables) settings(cmd command, env func(string) (string, bool)) []rep
 // shown is a setting's value as a report may show it: a secret's is
 // "(set)", and an address keeps its user name but not its password.
 func shown(name, value string) string {
-	for _, secret := range []string{"SECRET", "PASSWORD", "TOKEN"} {
-		if strings.HasSuffix(name, secret) {
-			return "(set)"
-		}
+	if suite.Secret(name) {
+		return "(set)"
 	}
 	if u, err := url.Parse(value); err == nil && u.User != nil {
 		return u.Redacted()

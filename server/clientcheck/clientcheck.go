@@ -51,16 +51,14 @@ const MaxText = 256
 
 // Exchange is one request and its answer, as the server's middleware read
 // them. Path, Query, Caller and ContentType are what the client sent, cut
-// at MaxText; Query's tokens are masked, and ShownQuery keeps the values
-// of the parameters the API defines alone. Body is the answer's, read
-// only for its links.
+// at MaxText; Query's live tokens are masked, and a finding shows the
+// values of the parameters the API defines alone (shownQuery). Body is
+// the answer's, read only for its links.
 type Exchange struct {
 	// Method and Path are the request's; Query its decoded query, the
-	// value of a parameter that held a live token masked (Masked), for
-	// the judgments; ShownQuery the query as a finding shows it.
+	// value of a parameter that held a live token masked (Masked).
 	Method, Path string
 	Query        url.Values
-	ShownQuery   string
 	// Caller is who sent it (Caller).
 	Caller Caller
 	// Status is the answer's status; Journal the id of the journal's
@@ -106,7 +104,7 @@ func Cut(s string) string {
 type Shown struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
-	// Query is the request's query, masked (Exchange.ShownQuery).
+	// Query is the request's query, masked (shownQuery).
 	Query  string `json:"query,omitempty"`
 	Status int    `json:"status"`
 	// Journal is the id of the journal's entry, while the journal holds
@@ -196,7 +194,7 @@ func (ch *Checker) add(v verdict, x Exchange, now time.Time) (*Finding, bool) {
 	f.Count++
 	f.Last = now
 	if len(f.Exchanges) < MaxExchanges {
-		f.Exchanges = append(f.Exchanges, Shown{Method: x.Method, Path: x.Path, Query: x.ShownQuery, Status: x.Status, Journal: x.Journal, Time: now})
+		f.Exchanges = append(f.Exchanges, Shown{Method: x.Method, Path: x.Path, Query: shownQuery(x.Query), Status: x.Status, Journal: x.Journal, Time: now})
 	}
 	return f, !ok
 }
@@ -252,4 +250,29 @@ func (f Finding) String() string {
 		}
 	}
 	return fmt.Sprintf("%s (%s, %d times%s): %s", f.Rule, who, f.Count, first, f.Message)
+}
+
+// shownParams are the query parameters whose values a finding shows:
+// those the API defines, which carry no secret. Any other value is
+// masked, for a client may put a token or a password anywhere.
+var shownParams = map[string]bool{"page": true, "size": true, "sort": true, "grant_type": true, "client_id": true, "username": true, "scope": true}
+
+// shownQuery is q as a finding shows it, written only for the exchanges
+// a finding keeps: the values of shownParams, cut,
+// and every other value masked.
+func shownQuery(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	shown := url.Values{}
+	for name, values := range q {
+		name = Cut(name)
+		for _, v := range values {
+			if !shownParams[name] {
+				v = Masked
+			}
+			shown.Add(name, Cut(v))
+		}
+	}
+	return Cut(shown.Encode())
 }

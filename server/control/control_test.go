@@ -86,14 +86,11 @@ func (r *rig) call(t *testing.T, method, path, body string) (int, map[string]any
 	return status, decoded
 }
 
+// do sends req and returns the status and the decoded JSON body of its
+// answer (nil for none).
 func do(t *testing.T, req *http.Request) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := fetch(t, req)
 	var body map[string]any
 	if len(b) > 0 {
 		if err := json.Unmarshal(b, &body); err != nil {
@@ -101,6 +98,18 @@ func do(t *testing.T, req *http.Request) (int, map[string]any) {
 		}
 	}
 	return resp.StatusCode, body
+}
+
+// fetch sends req and returns its answer and the answer's body, read.
+func fetch(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
 }
 
 // login asks the public server for tokens; it returns the status and the

@@ -240,12 +240,7 @@ func TestEveryOperationDocumentsTheRefusalsItGets(t *testing.T) {
 // body.
 func checkedDo(t *testing.T, req *http.Request) (int, []byte) {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := fetch(t, req)
 	if err := controlContract(t).CheckAnswer(req, resp.StatusCode, resp.Header, b); err != nil {
 		t.Errorf("%s %s: the control API's answer breaks its OpenAPI document: %v", req.Method, req.URL.Path, err)
 	}
