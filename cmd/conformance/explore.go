@@ -24,15 +24,8 @@ func runExplore(args []string, lookup func(string) (string, bool), stdout, stder
 	vars, shared := declare(fs, exploreCommand)
 	ref := fs.Bool("ref", false, "also check the reference server's choices: every answer against the OpenAPI document (always against the in-process server)")
 	replay := fs.String("replay", "", "run the actions of this replay file (explore/*.json under the report folder) once, instead of generated sequences")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]")
-		fs.PrintDefaults()
-	}
-	if code, ok := parse(fs, args, stderr); !ok {
+	if code, ok := shared.parse(fs, exploreUsage, args, stdout, stderr); !ok {
 		return code
-	}
-	if shared.printVersion(stdout) {
-		return exitPassed
 	}
 	env := vars.env(lookup, "CONFORMANCE_TAGS", "CONFORMANCE_EXPECTED_FAILURES") // the scenarios' alone
 	o, err := exploreOptions(env, *ref, *replay)
@@ -128,3 +121,6 @@ func isSet(env func(string) (string, bool), name string) bool {
 	v, _ := env(name)
 	return strings.TrimSpace(v) != ""
 }
+
+// exploreUsage is the first lines of `conformance explore -h`.
+const exploreUsage = "usage: conformance explore [-base-url URL] [-seed N] [-max-actions N] [-max-time D] [-max-events N] [-failed-logins N]\n       [-concurrency N] [-read-only] [-ref] [-replay FILE] [-report-dir DIR] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-version]"

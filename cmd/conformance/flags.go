@@ -152,18 +152,14 @@ func (c *common) colored(stdout io.Writer, lookup func(string) (string, bool)) (
 	return false, fmt.Errorf("-color %q: want auto, always or never", *c.color)
 }
 
-// printVersion prints the suite's version when -version was given, and
-// says whether it did.
-func (c *common) printVersion(stdout io.Writer) bool {
-	if *c.version {
-		fmt.Fprint(stdout, version.Get().Text("conformance"))
+// parse parses args into fs, which prints usage above its flags when
+// asked for help. When the command has nothing more to do (-h, -version,
+// a bad flag, an argument), it returns false and the exit status.
+func (c *common) parse(fs *flag.FlagSet, usage string, args []string, stdout, stderr io.Writer) (int, bool) {
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, usage)
+		fs.PrintDefaults()
 	}
-	return *c.version
-}
-
-// parse parses args into fs. When the command cannot go on (-h, a bad
-// flag, an argument), it returns false and the exit status.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPassed, false
@@ -173,6 +169,10 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		return exitUsage, false
+	}
+	if *c.version {
+		fmt.Fprint(stdout, version.Get().Text("conformance"))
+		return exitPassed, false
 	}
 	return 0, true
 }

@@ -50,15 +50,8 @@ func run(args []string, lookup func(string) (string, bool), stdout, stderr io.Wr
 		format: fs.String("format", report.FormatCompact, "output: compact (a line per scenario, failures in full at the end) or pretty (every step)"),
 		vars:   vars, shared: shared, lookup: lookup, stdout: stdout, stderr: stderr,
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-slow] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-explore D] [-seed N] [-max-actions N] [-max-events N] [-failed-logins N]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: an exploration alone, generated sequences of\n       actions against the same target, each answer checked against the rules (conformance explore -h lists its flags;\n       docs/explore.md)")
-		fs.PrintDefaults()
-	}
-	if code, ok := parse(fs, args, stderr); !ok {
+	if code, ok := shared.parse(fs, runUsage, args, stdout, stderr); !ok {
 		return code
-	}
-	if shared.printVersion(stdout) {
-		return exitPassed
 	}
 	o, explored, none, code := f.options()
 	if o == nil {
@@ -348,3 +341,6 @@ func listScenarios(plan []*selection.Planned, effective selection.TagExpr, stdou
 	fmt.Fprintln(stdout, failedLoginsLine(plan, nil))
 	return exitPassed
 }
+
+// runUsage is the first lines of `conformance -h`.
+const runUsage = "usage: conformance [-base-url URL] [-control-url URL] [-tags EXPR] [-report-dir DIR] [-read-only] [-slow] [-fail-on-not-run] [-list] [-run FILE:LINE,…]\n       [-rerun-failed conformance.json] [-format compact|pretty]\n       [-concurrency N] [-retries N] [-expected-failures FILE] [-timeout D] [-max-answer SIZE] [-ca-file FILE]\n       [-explore D] [-seed N] [-max-actions N] [-max-events N] [-failed-logins N]\n       [-version]\n   or: conformance explore [-base-url URL] [-seed N] [-max-actions N] …: an exploration alone, generated sequences of\n       actions against the same target, each answer checked against the rules (conformance explore -h lists its flags;\n       docs/explore.md)"

@@ -42,11 +42,7 @@ entry.`,
 		Config: Config{Flaws: Flaws{EventCacheNotPurged: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Old name")
+			token, a, err := c.userCreated("Old name")
 			if err != nil {
 				return err
 			}
@@ -76,11 +72,7 @@ manager was offered is served to whoever comes next. Updates evict the entry.`,
 		Config: Config{Flaws: Flaws{EventCacheShared: true}},
 		Today:  Caught{Scenarios: "API-8", Explorer: "API-8"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Cached with its links")
+			token, a, err := c.userCreated("Cached with its links")
 			if err != nil {
 				return err
 			}

@@ -47,15 +47,7 @@ request, which is the list's, rather than from the id of the event it created.`,
 		Config: Config{Choices: Choices{Created201: true}, Flaws: Flaws{CreateSelfToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Where am I")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
+			got, err := c.readBack("Where am I")
 			if err != nil {
 				return err
 			}

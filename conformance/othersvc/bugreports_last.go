@@ -134,11 +134,7 @@ leads to the list. It is built as "create-new-event" is, from the collection's a
 		Config: Config{Flaws: Flaws{UpdateLinkToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Edit me")
+			token, a, err := c.userCreated("Edit me")
 			if err != nil {
 				return err
 			}
@@ -182,11 +178,7 @@ a later migration, and the UPDATE statement, written before it, sets the other c
 		Config: Config{Flaws: Flaws{VenueNotUpdated: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Before")
+			token, a, err := c.userCreated("Before")
 			if err != nil {
 				return err
 			}

@@ -105,11 +105,7 @@ which also reads the access_token query parameter (RFC 6750 §2.3); the other ro
 		Config: Config{Flaws: Flaws{QueryTokenOnUpdate: true}},
 		Today:  Caught{Scenarios: "SVC-4", Explorer: "SVC-4"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Before")
+			token, a, err := c.userCreated("Before")
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package othersvc
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -19,15 +18,7 @@ null rather than leaving it out.`,
 		Config: Config{Flaws: Flaws{NullLinks: true}},
 		Today:  Caught{Scenarios: "SVC-2", Explorer: "SVC-2"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Null links")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
+			got, err := c.readBack("Null links")
 			if err != nil {
 				return err
 			}
@@ -102,15 +93,7 @@ back is taken to be UTC.`,
 		Config: Config{Flaws: Flaws{ZoneDropped: true}},
 		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Starts at ten")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
+			got, err := c.readBack("Starts at ten")
 			if err != nil {
 				return err
 			}
@@ -130,15 +113,7 @@ CHAR(40), which pads what it stores to its length and gives it back so.`,
 		Config: Config{Flaws: Flaws{VenuePadded: true}},
 		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.create(token, "Padded")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
+			got, err := c.readBack("Padded")
 			if err != nil {
 				return err
 			}
@@ -228,15 +203,7 @@ request) while it stores the event, a database round trip later.`,
 // the name want.
 func readsBackAs(sent, want string) func(c *Client) error {
 	return func(c *Client) error {
-		token, err := c.user()
-		if err != nil {
-			return err
-		}
-		a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(sent, "Room 4"), asJSON(bearer(token)...)...)
-		if err != nil || a.status/100 != 2 {
-			return fmt.Errorf("the creation failed (%v)", err)
-		}
-		got, err := c.read(a.link("self"))
+		got, err := c.readBack(sent)
 		if err != nil {
 			return err
 		}

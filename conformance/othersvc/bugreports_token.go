@@ -107,11 +107,11 @@ row when an entity of that id exists; an id nobody has is ignored, so nothing od
 			if err != nil {
 				return err
 			}
-			first, err := c.send(http.MethodPost, "/api/events", `{"name":"First","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			first, err := c.post(token, `{"name":"First","startsAt":"2026-11-25T10:00:00+01:00"}`)
 			if err != nil {
 				return err
 			}
-			second, err := c.send(http.MethodPost, "/api/events", `{"id":"`+first.text("id")+`","name":"Second","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			second, err := c.post(token, `{"id":"`+first.text("id")+`","name":"Second","startsAt":"2026-11-25T10:00:00+01:00"}`)
 			if err != nil {
 				return err
 			}
@@ -130,11 +130,7 @@ API3:2023), its id too.`,
 		Config: Config{Flaws: Flaws{IDFromBody: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.send(http.MethodPost, "/api/events", `{"id":"ev-4242","name":"Imported","startsAt":"2026-11-25T10:00:00+01:00"}`, asJSON(bearer(token)...)...)
+			a, err := c.userPosts(`{"id":"ev-4242","name":"Imported","startsAt":"2026-11-25T10:00:00+01:00"}`)
 			if err != nil {
 				return err
 			}
@@ -158,11 +154,7 @@ which holds it exactly.`,
 		Config: Config{Flaws: Flaws{SeatsInt32: true}, EventBody: SeatsBody},
 		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			a, err := c.send(http.MethodPost, "/api/events", `{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`, asJSON(bearer(token)...)...)
+			a, err := c.userPosts(`{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`)
 			if err != nil {
 				return err
 			}

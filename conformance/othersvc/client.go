@@ -145,7 +145,7 @@ func (c *Client) refresh(token string) (*Answer, error) {
 // create creates an event named name with the access token, and returns
 // the answer; a creation that is refused is an error.
 func (c *Client) create(access, name string) (*Answer, error) {
-	a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON(bearer(access)...)...)
+	a, err := c.post(access, otherEventJSON(name, "Room 4"))
 	if err == nil && (a.status < 200 || a.status > 299) {
 		err = fmt.Errorf("creating %q answered %d", name, a.status)
 	}
@@ -156,15 +156,47 @@ func (c *Client) create(access, name string) (*Answer, error) {
 // and updates it, through its "self" link, to "After" in room: the
 // creation's answer and the update's.
 func (c *Client) createdThenUpdated(room string) (created, put *Answer, err error) {
-	token, err := c.user()
+	token, created, err := c.userCreated("Before")
 	if err != nil {
-		return nil, nil, err
-	}
-	if created, err = c.create(token, "Before"); err != nil {
 		return nil, nil, err
 	}
 	put, err = c.send(http.MethodPut, created.link("self"), otherEventJSON("After", room), asJSON(bearer(token)...)...)
 	return created, put, err
+}
+
+// userCreated logs the user in and creates an event named name: the
+// access token and the creation's answer.
+func (c *Client) userCreated(name string) (token string, created *Answer, err error) {
+	if token, err = c.user(); err != nil {
+		return "", nil, err
+	}
+	created, err = c.create(token, name)
+	return token, created, err
+}
+
+// readBack logs the user in, creates an event named name and reads it
+// anonymously through the "self" link of the creation's answer.
+func (c *Client) readBack(name string) (*Answer, error) {
+	_, created, err := c.userCreated(name)
+	if err != nil {
+		return nil, err
+	}
+	return c.read(created.link("self"))
+}
+
+// userPosts logs the user in and posts body, JSON, to the list with the
+// access token: the answer, whatever its status.
+func (c *Client) userPosts(body string) (*Answer, error) {
+	token, err := c.user()
+	if err != nil {
+		return nil, err
+	}
+	return c.post(token, body)
+}
+
+// post posts body, JSON, to the list with the access token.
+func (c *Client) post(access, body string) (*Answer, error) {
+	return c.send(http.MethodPost, "/api/events", body, asJSON(bearer(access)...)...)
 }
 
 // otherEventJSON is an event body the second implementation takes.

@@ -106,7 +106,7 @@ func TestBadUsersAndClientsAreRefusedAndChangeNothing(t *testing.T) {
 		{"POST", "/users", `{"email": "a@b.c", "password": ""}`, 400, "password must not be empty"},
 		{"POST", "/users", `{"email": "a@b.c"}`, 400, "password must not be empty"},
 		{"POST", "/users", `{"email": "a@b.c", "password": "` + long + `"}`, 400, "longer than 72 bytes"},
-		{"POST", "/users", `{"email": "a@b.c", "password": 5}`, 400, "password has the wrong type"},
+		{"POST", "/users", `{"email": "a@b.c", "password": 5}`, 400, "password must be a JSON string"},
 		{"PATCH", "/users/user@email.com", `{}`, 400, `give what changes`},
 		{"PATCH", "/users/user@email.com", `{"password": ""}`, 400, "password must not be empty"},
 		{"PATCH", "/users/user@email.com", `{"roles": ["user"]}`, 400, `unknown role "user"`},

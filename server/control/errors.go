@@ -1,13 +1,11 @@
 package control
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
+
+	"eventsvc/server/jsonbody"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -65,35 +63,8 @@ func answer(c *fiber.Ctx, status int, v any) error {
 
 // decodeStrict reads the body into v: one JSON object, no unknown field.
 func decodeStrict(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequest("the body is empty; send one JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return badRequest("%s", describeJSONError(err))
-	}
-	if err := dec.Decode(&struct{}{}); err != io.EOF {
-		return badRequest("the body must hold one JSON object and nothing after it")
+	if err := jsonbody.Decode(body, v); err != nil {
+		return badRequest("%s", err)
 	}
 	return nil
-}
-
-func describeJSONError(err error) string {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		return fmt.Sprintf("the body is not valid JSON (at byte %d): %v", syntax.Offset, syntax)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the body is not valid JSON: it ends too early"
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return "the body must be one JSON object"
-		}
-		return fmt.Sprintf("%s has the wrong type: %s", typ.Field, typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
 }

@@ -14,16 +14,16 @@
 package fault
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"path"
 	"sort"
 	"strings"
 	"time"
+
+	"eventsvc/server/jsonbody"
 )
 
 // Bounds of the rules: how many may be in force, how long a path pattern
@@ -184,14 +184,9 @@ var ErrInvalid = errors.New("invalid fault rule")
 //
 // and checks it. Errors wrap ErrInvalid and say what is wrong.
 func Parse(body []byte) (Rule, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var in ruleInput
-	if err := dec.Decode(&in); err != nil {
-		return Rule{}, fmt.Errorf("%w: %s", ErrInvalid, describeJSONError(err))
-	}
-	if err := dec.Decode(&struct{}{}); err != io.EOF {
-		return Rule{}, fmt.Errorf("%w: the body must hold one JSON object", ErrInvalid)
+	if err := jsonbody.Decode(body, &in); err != nil {
+		return Rule{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	if in.Path == nil {
 		return Rule{}, fmt.Errorf("%w: path is required, for example \"/api/events\" or \"/api/**\"", ErrInvalid)
@@ -211,41 +206,6 @@ func Parse(body []byte) (Rule, error) {
 		return Rule{}, err
 	}
 	return r, nil
-}
-
-// describeJSONError turns a decoding error into a sentence for the caller.
-func describeJSONError(err error) string {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syntax):
-		return fmt.Sprintf("the body is not valid JSON (at byte %d): %v", syntax.Offset, syntax)
-	case errors.As(err, &typ):
-		return fmt.Sprintf("%s must be a JSON %s", typ.Field, jsonKind(typ.Type.Kind().String()))
-	case errors.Is(err, io.EOF):
-		return "the body is empty; send one JSON object"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the body is not valid JSON: it ends too early"
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-	}
-	return err.Error()
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "struct", "map":
-		return "object"
-	case "slice", "array":
-		return "array"
-	case "ptr":
-		return "value"
-	}
-	return "number"
 }
 
 // Validate checks a rule: a path pattern that starts with "/", has no
