@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"eventsvc/conformance/hal"
+	"eventsvc/conformance/jsonvalue"
 )
 
 // Creations: an event a creation made is its caller's, at an address and
@@ -33,7 +34,7 @@ func (w *world) created(o *observed) []*Finding {
 	if address == "" || !ok {
 		return nil // nothing tells where it is: it cannot be followed up
 	}
-	v := version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}, create: true}
+	v := version{fields: storedAs(written(o.reqJSON), o.doc), when: span{o.x.Start, o.x.End}, create: true}
 	id, _ := idText(o.doc["id"])
 	w.mu.Lock()
 	if c := o.caller; c.class == callerValid {
@@ -186,6 +187,20 @@ func written(body map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// storedAs is fields, what a write sent, with each value that the
+// answer to the write, doc, shows as a JSON binder reads it by default
+// (jsonvalue.Stored: a fraction as a whole number, null as a type's
+// default) as the answer shows it: what the service stored, which the
+// reads after it show.
+func storedAs(fields, doc map[string]any) map[string]any {
+	for k, sent := range fields {
+		if got, shown := doc[k]; shown && !jsonvalue.SameWritten(sent, got) && jsonvalue.Stored(sent, got) {
+			fields[k] = got
+		}
+	}
+	return fields
 }
 
 // ownedTaken is a finding of rule when the write o, whose answer shows

@@ -266,7 +266,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 	o.checked("API-9")
 	switch {
 	case o.success():
-		v := version{fields: written(o.reqJSON), when: span{o.x.Start, o.x.End}}
+		v := version{fields: storedAs(written(o.reqJSON), o.doc), when: span{o.x.Start, o.x.End}}
 		w.mu.Lock()
 		// One that writes what the event held (a creator's update of it
 		// as it is) changes nothing, and takes no link (takenByUpdate);

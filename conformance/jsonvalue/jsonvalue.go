@@ -5,6 +5,7 @@ package jsonvalue
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,7 @@ func Same(sent, got any) bool {
 		case v == "" && got == nil:
 			return true
 		case !ok:
-			return false
+			return textOf(got) == v
 		case v == g:
 			return true
 		}
@@ -44,10 +45,52 @@ func Same(sent, got any) bool {
 			return g == strconv.FormatFloat(v, 'f', -1, 64)
 		}
 		return false
+	case bool:
+		return got == v || got == strconv.FormatBool(v)
 	}
 	a, _ := json.Marshal(sent)
 	b, _ := json.Marshal(got)
 	return string(a) == string(b)
+}
+
+// textOf is a number or a boolean as JSON writes it, "" for any other
+// value: what a text that reads as the same value holds.
+func textOf(v any) string {
+	switch v := v.(type) {
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return ""
+}
+
+// Stored reports whether got is what a JSON binder makes of sent by
+// default, as Jackson does: the same value (Same), a fraction as a whole
+// number next to it (DeserializationFeature.ACCEPT_FLOAT_AS_INT, on by
+// default, cuts it), null as the default of a field's type (0, false, the
+// empty text). A service that stores such a value for what it was sent
+// says so in the answer to the write (the specification leaves the
+// fields' types open), and a read after it shows what it stored.
+func Stored(sent, got any) bool {
+	if Same(sent, got) {
+		return true
+	}
+	if n, ok := sent.(json.Number); ok {
+		f, err := n.Float64()
+		if err != nil {
+			return false
+		}
+		sent = f
+	}
+	switch v := sent.(type) {
+	case nil:
+		return got == "" || got == 0.0 || got == false
+	case float64:
+		g, ok := got.(float64)
+		return ok && v != math.Trunc(v) && g == math.Trunc(g) && math.Abs(v-g) < 1
+	}
+	return false
 }
 
 // timeLayouts are the ways a date-time may be written (RFC 3339, ISO 8601

@@ -21,7 +21,14 @@ func TestSameTakesValuesAsAReaderOfJSONDoes(t *testing.T) {
 		{12.5, "12.5", true},
 		{12.5, 12.0, false},
 		{true, true, true},
-		{true, "true", false},
+		{true, "true", true},
+		{"true", true, true},
+		{"120", 120.0, true},
+		{"0.5", 0.5, true},
+		{"007", 7.0, false},
+		{"12 ", 12.0, false},
+		{"x", 0.0, false},
+		{true, 1.0, false},
 	}
 	for _, tt := range tests {
 		if got := Same(tt.sent, tt.got); got != tt.want {
@@ -61,6 +68,32 @@ func TestSameWritten(t *testing.T) {
 	} {
 		if got := SameWritten(c.sent, c.got); got != c.want {
 			t.Errorf("SameWritten(%#v, %#v) = %v, want %v", c.sent, c.got, got, c.want)
+		}
+	}
+}
+
+func TestStoredIsWhatABinderMakesOfAValueByDefault(t *testing.T) {
+	for _, c := range []struct {
+		sent, got any
+		want      bool
+	}{
+		{100.5, 100.0, true},
+		{json.Number("100.5"), 101.0, true},
+		{-1.5, -1.0, true},
+		{100.5, 99.0, false},
+		{2.0, 1.0, false},
+		{nil, "", true},
+		{nil, 0.0, true},
+		{nil, false, true},
+		{nil, "null", false},
+		{nil, "None", false},
+		{"120", 120.0, true},
+		{42.0, "4", false},
+		{"Room 4", "Room", false},
+		{[]any{"Room"}, "Room", false},
+	} {
+		if got := Stored(c.sent, c.got); got != c.want {
+			t.Errorf("Stored(%#v, %#v) = %v, want %v", c.sent, c.got, got, c.want)
 		}
 	}
 }

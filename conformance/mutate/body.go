@@ -3,7 +3,9 @@ package mutate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -118,6 +120,18 @@ var bodyOps = alsoOnUpdates([]Operator{
 		},
 	},
 	{
+		Name: "a value of another type", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByType, On: OnWrite, As: WithToken,
+		Source: "RFC 8259 §3 (a value is an object, an array, a number, a string, true, false or null); Jackson's default coercions (a text of digits read as a number, a fraction as an integer, a scalar as a text, null as a field's default); OWASP WSTG-INPV (type confusion)",
+		Vary: func(r Request, env Env) []Variant {
+			return perField(r, func(v any) []any {
+				if s, isText := v.(string); isText && (looksLikeTime(s) || env.Mark != "" && strings.Contains(s, env.Mark)) {
+					return nil // the run finds its events by the mark; the explorer's times stay valid
+				}
+				return otherTypes(v)
+			})
+		},
+	},
+	{
 		Name: "an odd text", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByValue, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-INPV-01 and -05 (markup, injection); RFC 8259 §7 and §8.2 (characters outside the BMP as surrogate pairs)",
 		Vary: func(r Request, env Env) []Variant {
@@ -136,6 +150,27 @@ var bodyOps = alsoOnUpdates([]Operator{
 		},
 	},
 })
+
+// otherTypes are values of the other JSON types than v's: null first,
+// then the scalars a binder may read as v's type (a number's text, a
+// fraction next to it, a text's number), then v in an array and in an
+// object.
+func otherTypes(v any) []any {
+	var scalars []any
+	switch v := v.(type) {
+	case float64:
+		scalars = []any{strconv.FormatFloat(v, 'f', -1, 64), v + 0.5, true}
+	case string:
+		scalars = []any{42, true}
+	case bool:
+		scalars = []any{strconv.FormatBool(v), 1}
+	case nil:
+		return []any{"null", 0, false}
+	default:
+		return []any{nil}
+	}
+	return slices.Concat([]any{nil}, scalars, []any{[]any{v}, map[string]any{"value": v}})
+}
 
 // jsonBody reads r's body as a JSON object.
 func jsonBody(r Request) (map[string]any, bool) {

@@ -164,6 +164,25 @@ which holds it exactly.`,
 			return nil
 		},
 	},
+	{
+		Name: "a venue sent as null reads back as the text \"null\"",
+		Report: `Clearing an event's venue from our app, which sends "venue": null, left the venue showing "null". The
+handler builds the row from the body with String(body.venue), which writes null as the text "null"; the
+validation before it lets null through, as the venue is optional.`,
+		Rules:  []string{"API-6", "API-9"},
+		Config: Config{Flaws: Flaws{NullAsText: true}},
+		Today:  Caught{Scenarios: "", Explorer: "API-6"},
+		Shows: func(c *Client) error {
+			a, err := c.userPosts(`{"name":"Cleared","startsAt":"2026-11-25T10:00:00+01:00","venue":null}`)
+			if err != nil {
+				return err
+			}
+			if v := a.text("venue"); v != "null" {
+				return fmt.Errorf("the venue sent as null reads back as %q", v)
+			}
+			return nil
+		},
+	},
 }
 
 // swapCase is s with the case of its ASCII letters swapped.

@@ -20,6 +20,7 @@ type Choices struct {
 	Created201      bool // a creation is answered 201 with the event's Location, not 200
 	FoldPaths       bool // router and filter alike read /api//events/, /api/./events as /api/events
 	RefuseOddPaths  bool // a path with a dot segment, //, a trailing / or %-encoded letters is refused with 400
+	CoerceScalars   bool // the binder reads values as Jackson does by default: a text of digits as seats, a fraction cut, a scalar as the venue's text, null as none
 }
 
 // Flaws break the specification, one at a time.
@@ -136,5 +137,6 @@ type Flaws struct {
 	IDFromBody             bool          // a creation takes the "id" its body sends (API-6)
 	SaveByBodyID           bool          // a creation whose body names an existing event's id updates that event (API-6)
 	SeatsInt32             bool          // "seats" is stored in a 32-bit column, wrapping past 2147483647 (API-6)
+	NullAsText             bool          // a venue sent as null is stored as the text "null" (API-6, API-9)
 	PastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

@@ -96,15 +96,25 @@ func (o *otherSvc) find(id string) *otherEvent {
 // readEvent reads {"name", "startsAt", "venue"}, ignoring other fields.
 func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	var in struct {
-		Name, StartsAt, Venue string
-		ID                    any      `json:"id"` // read for IDFromBody
-		Seats                 *float64 // a whole number, when sent
+		Name, StartsAt string
+		Venue          string   `json:"-"`
+		RawVenue       any      `json:"venue"`
+		ID             any      `json:"id"` // read for IDFromBody
+		Seats          *float64 `json:"-"`  // a whole number, when sent
+		RawSeats       any      `json:"seats"`
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); o.Flaws.FormToken && mt == "application/x-www-form-urlencoded" {
 		_ = r.ParseForm() // the binder takes a form as it takes JSON
-		in.Name, in.StartsAt, in.Venue = r.PostForm.Get("name"), r.PostForm.Get("startsAt"), r.PostForm.Get("venue")
+		in.Name, in.StartsAt, in.RawVenue = r.PostForm.Get("name"), r.PostForm.Get("startsAt"), r.PostForm.Get("venue")
 	} else if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&in); err != nil {
 		return nil, fmt.Errorf("the body is not an event: %v", err)
+	}
+	var err error
+	if in.Venue, err = o.venue(in.RawVenue); err != nil {
+		return nil, err
+	}
+	if in.Seats, err = o.seats(in.RawSeats); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(in.Name) == "" {
 		return nil, fmt.Errorf("name is required")
@@ -123,6 +133,9 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 	out := map[string]any{"name": in.Name, "startsAt": in.StartsAt}
 	if in.Seats != nil {
 		seats := *in.Seats
+		if o.Choices.CoerceScalars {
+			seats = math.Trunc(seats) // DeserializationFeature.ACCEPT_FLOAT_AS_INT
+		}
 		if seats != math.Trunc(seats) || math.Abs(seats) > 1<<53 {
 			return nil, fmt.Errorf("seats must be a whole number")
 		}
@@ -143,6 +156,43 @@ func (o *otherSvc) readEvent(r *http.Request) (map[string]any, error) {
 		out["venue"] = in.Venue
 	}
 	return out, nil
+}
+
+// venue is the venue a body sent, as the binder reads it: a text; null
+// as none (as the text "null" with NullAsText); a number or a boolean as
+// its text with CoerceScalars.
+func (o *otherSvc) venue(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case nil:
+		if o.Flaws.NullAsText {
+			return "null", nil // String(value), whatever it holds
+		}
+		return "", nil
+	case float64, bool:
+		if o.Choices.CoerceScalars {
+			b, _ := json.Marshal(v)
+			return string(b), nil
+		}
+	}
+	return "", fmt.Errorf("venue must be a text")
+}
+
+// seats are the seats a body sent, as the binder reads them: a number;
+// null as none; a text of a number with CoerceScalars.
+func (o *otherSvc) seats(v any) (*float64, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case float64:
+		return &v, nil
+	case string:
+		if f, err := strconv.ParseFloat(v, 64); err == nil && o.Choices.CoerceScalars {
+			return &f, nil
+		}
+	}
+	return nil, fmt.Errorf("seats must be a number")
 }
 
 // asciiOnly is s with what is not ASCII replaced by "?", as a store in

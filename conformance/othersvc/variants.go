@@ -37,6 +37,8 @@ func Variants() []Variant {
 		{"router and filter alike fold /api//events/ and /api/./events", Config{Choices: Choices{FoldPaths: true}}, foldsPaths},
 		{"a path written another way refused with 400", Config{Choices: Choices{RefuseOddPaths: true}}, refusesOddPaths},
 		{"whole numbers of seats kept as doubles, fractions refused", Config{EventBody: SeatsBody}, nil},
+		{"values read as Jackson reads them, an update answered with what was stored", Config{EventBody: SeatsBody,
+			Choices: Choices{CoerceScalars: true, PutAnswersEvent: true}}, coercesScalars},
 	}
 }
 
@@ -118,6 +120,20 @@ func refusesOddPaths(c *Client) error {
 				return fmt.Errorf("%s %s answered %d", method, path, a.status)
 			}
 		}
+	}
+	return nil
+}
+
+// coercesScalars shows a creation that sent the seats as a text of
+// digits and a fraction, and the venue as a number, answered with what
+// was stored: the number of seats, cut, and the venue's text.
+func coercesScalars(c *Client) error {
+	a, err := c.userPosts(`{"name":"Coerced","startsAt":"2026-11-25T10:00:00+01:00","venue":42,"seats":"40.5"}`)
+	if err != nil {
+		return err
+	}
+	if seats, _ := a.doc["seats"].(float64); a.status/100 != 2 || seats != 40 || a.text("venue") != "42" {
+		return fmt.Errorf("the creation answered %d with the seats %v and the venue %q", a.status, a.doc["seats"], a.text("venue"))
 	}
 	return nil
 }
