@@ -3,6 +3,7 @@ package audit
 import (
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Whom a token acts for. A password grant sent at the same moment as
@@ -17,9 +18,12 @@ import (
 
 // actsAs is what a world learned of whom one access token acts for.
 type actsAs struct {
-	// beside are the accounts whose password grants were answered while
-	// the token's was under way.
-	beside map[string]bool
+	// beside are the accounts another grant or the token's own form
+	// names beside its own, each with how: those whose password grants
+	// were answered while the token's was under way, and those whose
+	// username its grant's form sent too (a username repeated, a
+	// username beside a refresh token).
+	beside map[string]string
 	// offeredOf are the accounts whose events the token was offered
 	// "update-event" on.
 	offeredOf map[string]bool
@@ -37,8 +41,20 @@ func (w *world) noteGrantBeside(t *token) {
 			continue
 		}
 		if other.issued.start.Before(t.issued.end) && t.issued.start.Before(other.issued.end) {
-			w.actsAs(t).beside[other.account] = true
-			w.actsAs(other).beside[t.account] = true
+			w.actsAs(t).beside[other.account] = "answered at the same moment as " + other.account + "'s"
+			w.actsAs(other).beside[t.account] = "answered at the same moment as " + t.account + "'s"
+		}
+	}
+}
+
+// noteNamedBeside notes the usernames of t's grant's form that are not
+// its account's (a username sent twice, a username beside a refresh
+// token): accounts a token that acts for the wrong one may act for. w.mu
+// is held.
+func (w *world) noteNamedBeside(t *token, usernames []string) {
+	for _, u := range usernames {
+		if u != "" && !strings.EqualFold(u, t.account) && t.account != "" {
+			w.actsAs(t).beside[u] = "whose form also named " + u
 		}
 	}
 }
@@ -50,7 +66,7 @@ func (w *world) actsAs(t *token) *actsAs {
 	}
 	a := w.identity[t]
 	if a == nil {
-		a = &actsAs{beside: map[string]bool{}, offeredOf: map[string]bool{}}
+		a = &actsAs{beside: map[string]string{}, offeredOf: map[string]bool{}}
 		w.identity[t] = a
 	}
 	return a
@@ -77,25 +93,26 @@ func (w *world) noteUpdateOffer(c caller, manager string, offered bool) {
 }
 
 // actsForAnother returns the account t acts for when its reads show it
-// acts for another than its grant's: offered the updates of that
-// account's events, whose grant was answered beside its own, and never of
-// its own account's, whose updates it was denied.
-func (w *world) actsForAnother(t *token) (string, bool) {
+// acts for another than its grant's, and how that account stood beside
+// it: offered the updates of that account's events, named beside its own
+// (noteGrantBeside, noteNamedBeside), and never of its own account's,
+// whose updates it was denied.
+func (w *world) actsForAnother(t *token) (account, how string, ok bool) {
 	if t == nil {
-		return "", false
+		return "", "", false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	a := w.identity[t]
 	if a == nil || !a.deniedOwn || a.offeredOwn {
-		return "", false
+		return "", "", false
 	}
 	for _, account := range slices.Sorted(maps.Keys(a.offeredOf)) {
-		if a.beside[account] {
-			return account, true
+		if how, named := a.beside[account]; named {
+			return account, how, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // offeredAnother are the findings of an event, managed by manager, that
@@ -109,9 +126,19 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 		return []*Finding{f}
 	}
 	t := c.tok
-	swapped := func() bool { _, ok := w.actsForAnother(t); return ok }
+	swapped := func() bool { _, _, ok := w.actsForAnother(t); return ok }
 	f.stands = both(f.stands, func() bool { return !swapped() })
-	g := finding("ACC-1", "the token of %s's password grant, answered at the same moment as %s's, acts for %s: it is offered \"update-event\" on %s's events and not on its own; a token acts for the account whose email its grant sends as username", c.account, manager, manager, manager)
+	rule, grant, should := "ACC-1", "password", "the account whose email its grant sends as username, with its password"
+	if t.refreshed {
+		rule, grant, should = "TOK-8", "refresh", "the refresh token's own user"
+	}
+	w.mu.Lock()
+	how := w.actsAs(t).beside[manager]
+	w.mu.Unlock()
+	if how != "" {
+		how = ", " + how
+	}
+	g := finding(rule, "the token of %s's %s grant%s, acts for %s: it is offered \"update-event\" on %s's events and not on its own; a token acts for %s", c.account, grant, how, manager, manager, should)
 	g.stands = swapped
 	return []*Finding{f, g}
 }
@@ -120,5 +147,5 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 // account than its grant's (actsForAnother).
 func (w *world) notSwapped(c caller) func() bool {
 	t := c.tok
-	return func() bool { _, ok := w.actsForAnother(t); return !ok }
+	return func() bool { _, _, ok := w.actsForAnother(t); return !ok }
 }

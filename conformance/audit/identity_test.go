@@ -54,3 +54,44 @@ func TestATokenThatActsForTheAccountLoggedInBesideIsACC1(t *testing.T) {
 		}
 	}
 }
+
+// TestATokenActsForTheAccountWhoseCredentialsItsGrantSent: a password
+// grant that sends the username twice, the other account's in one copy,
+// may be refused or read once (RFC 6749 §3.1 binds the client), but the
+// token it gets acts for the account whose password it sent; a refresh
+// grant that also sends a username, a parameter no refresh takes (RFC
+// 6749 §3.2: ignored), gets a token of the refresh token's account.
+// Offered the other account's updates and denied its own, the token acts
+// for the account its form named beside: ACC-1 for the password grant,
+// TOK-8 for the refresh.
+func TestATokenActsForTheAccountWhoseCredentialsItsGrantSent(t *testing.T) {
+	for _, tt := range []struct {
+		name, form string
+		want       []string
+	}{
+		{"the user's username first", "grant_type=password&username=user&username=other&password=pw-user", []string{"ACC-1"}},
+		{"the other's username first", "grant_type=password&username=other&username=user&password=pw-user", []string{"ACC-1"}},
+		{"a username beside the refresh token", "grant_type=refresh_token&token=ref-user&username=other", []string{"TOK-8"}},
+		{"a plain refresh", "grant_type=refresh_token&token=ref-user", []string{"API-8"}},
+	} {
+		a := New(Options{ClientID: "app", Logins: map[string]string{"user": "pw-user", "other": "pw-other"}})
+		r := &rig{t: t, a: a, s: a.Scope(base, Place{Name: "a test", File: "test.feature"}), clock: time.Unix(1_800_000_000, 0)}
+		r.root()
+		for _, who := range []string{"other", "user"} {
+			body := `{"access_token":"tok-` + who + `","token_type":"bearer","refresh_token":"ref-` + who + `","expires_in":599,"scope":"read write"}`
+			want(t, tt.name+": "+who+"'s login", r.send("POST", "/oauth/token", client, "grant_type=password&username="+who+"&password=pw-"+who, 200, noStore, body))
+		}
+		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
+		r.send("POST", "/api/events", userJSON, `{"name":"Mine"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
+		want(t, tt.name+": the grant", r.send("POST", "/oauth/token", client, tt.form, 200, noStore,
+			`{"access_token":"tok-2","token_type":"bearer","refresh_token":"ref-2","expires_in":599,"scope":"read write"}`))
+		r.send("GET", "/api/events/7", "Authorization: Bearer tok-2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
+		r.send("GET", "/api/events/8", "Authorization: Bearer tok-2", "", 200, jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
+		if rules := unclaimedRules(r.a); !slices.Equal(rules, tt.want) {
+			for _, f := range r.a.Unclaimed() {
+				t.Log(f.Rule, f.Message)
+			}
+			t.Errorf("%s: %v stand, want %v", tt.name, rules, tt.want)
+		}
+	}
+}

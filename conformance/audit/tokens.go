@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,7 +159,7 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	issued := span{o.x.Start.Add(w.offset), o.x.End.Add(w.offset)}
-	account, refreshed, spent := o.form.Get("username"), false, ""
+	account, refreshed, spent := w.grantAccount(o.form), false, ""
 	var revoked time.Time // when a reuse of the refresh token sent may have revoked what it issues
 	if grant == "refresh_token" {
 		refreshed = true
@@ -183,6 +184,7 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 	if !refreshed && account != "" {
 		w.noteGrantBeside(w.tokens[access])
 	}
+	w.noteNamedBeside(w.tokens[access], o.form["username"])
 	if refresh != "" && refresh != spent {
 		if _, seen := w.tokens[refresh]; !seen {
 			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access, from: spent, spentAt: revoked}
@@ -191,6 +193,20 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 		}
 	}
 	return nil
+}
+
+// grantAccount is the account a password grant's form logs in: its
+// username, or, of a form that sends the username more than once (which
+// a target may refuse or read once, RFC 6749 §3.1), the one whose
+// password it sent. w.mu is held.
+func (w *world) grantAccount(form url.Values) string {
+	users := form["username"]
+	for _, u := range users {
+		if want, known := w.loginOf(u); known && len(users) > 1 && slices.Contains(form["password"], want) {
+			return u
+		}
+	}
+	return form.Get("username")
 }
 
 // reusedAt reports whether the refresh token r was sent again once a

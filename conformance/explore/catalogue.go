@@ -56,6 +56,11 @@ func (p *planned) take(most int) []Action {
 			out = append(out, needs[on])
 		}
 	}
+	if slices.ContainsFunc(variants, func(a Action) bool { op, _ := mutate.Find(a.Op); return op.On == mutate.OnGrant || op.On == mutate.OnRefresh }) {
+		// An event of each account, which the tokens the variants get
+		// read: whom each acts for (probeIdentity).
+		out = append(out, Action{Kind: KindCreate, As: AsUser}, Action{Kind: KindCreate, As: AsOther})
+	}
 	return append(out, variants...)
 }
 
@@ -101,7 +106,7 @@ func (r *runner) plan() *planned {
 			case op.As == mutate.NotManager:
 				a.As = AsOther // the event is the user's (take)
 			}
-			if op.NearMisses {
+			if op.Name == mutate.CredentialNearMissOp {
 				a.N = r.nextNearMiss()
 			}
 			if (op.Family == mutate.FamilyBody || op.Way == mutate.ByPlace) && op.On == mutate.OnUpdate {

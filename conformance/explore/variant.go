@@ -97,7 +97,7 @@ func (s *sequence) drawVariant(ops []mutate.Operator) Action {
 		op = ops[s.rng.IntN(len(ops))]
 	}
 	a := Action{Kind: KindVariant, Op: op.Name, N: n}
-	if op.NearMisses {
+	if op.Name == mutate.CredentialNearMissOp {
 		a.N = r.nextNearMiss()
 	}
 	switch op.As {
@@ -202,6 +202,9 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if f := s.answered(x); f != nil {
 		return f, nil
 	}
+	if f, err := s.probeIdentity(op, x); f != nil || err != nil {
+		return f, err
+	}
 	if a.Combined && len(members) > 1 && x.status >= 400 && x.status <= 499 && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
 		// Refused as a whole (a bound, a size, a token sent two ways:
 		// RFC 6750 §3.1's invalid_request), which tells nothing of the
@@ -209,6 +212,37 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		return s.apart(a, vs, members)
 	}
 	return nil, s.anonymousTwin(op, a, v, x)
+}
+
+// probeIdentity reads, with the access token a variant of a grant got,
+// an event of each account the sequence made one for: the registry
+// judges whom the token acts for by what each read is offered (audit's
+// identity.go), so that a token issued for an account the grant's form
+// named beside its own (a username sent twice, a username beside a
+// refresh token) shows.
+func (s *sequence) probeIdentity(op mutate.Operator, x *answer) (*finding, error) {
+	if op.On != mutate.OnGrant && op.On != mutate.OnRefresh {
+		return nil, nil
+	}
+	access, _ := s.tokensOf(x)
+	if access == "" {
+		return nil, nil
+	}
+	read := map[string]bool{}
+	for _, ev := range s.m.events {
+		if read[ev.manager] {
+			continue
+		}
+		read[ev.manager] = true
+		y, err := s.send(request{method: http.MethodGet, address: ev.address, auth: bearer("", access), via: "a read with the token the variant got"})
+		if err != nil {
+			return nil, err
+		}
+		if f := s.answered(y); f != nil {
+			return f, nil
+		}
+	}
+	return nil, nil
 }
 
 // apart sends alone each variant of a combination the target refused as

@@ -87,9 +87,10 @@ type Variant struct {
 	// What says what changed, for people: a credential changed is named
 	// by its variable (Env.Vars), never shown.
 	What string
-	// NearMiss is set for a variant that sends a credential one step
-	// from the right one: a failed login, which the run's budget of them
-	// bounds so that no account is locked out.
+	// NearMiss is set for a variant a target may count as a failed
+	// login, which the run's budget of them bounds so that no account is
+	// locked out: one that sends a credential one step from the right one
+	// (Vars), or another account's username beside this one's password.
 	NearMiss bool
 	// Vars are the near-misses the variant sends, each with the shell
 	// expression of its variable that writes it: no account or client

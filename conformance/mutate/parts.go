@@ -63,7 +63,7 @@ var Anatomy = map[string][]string{
 	OnWrite:   {PartPath, PartQuery, PartHeader, PartAccessToken, PartBodyField},
 	OnUpdate:  {PartMethod, PartPath, PartID, PartQuery, PartHeader, PartAccessToken, PartBodyField},
 	OnGrant:   {PartMethod, PartQuery, PartClientID, PartClientSecret, PartUsername, PartPassword, PartFormParam, PartBody},
-	OnRefresh: {PartRefreshToken},
+	OnRefresh: {PartRefreshToken, PartFormParam},
 	OnList:    {PartQuery},
 }
 

@@ -36,7 +36,7 @@ var tokenOps = []Operator{
 		},
 	},
 	{
-		Name: "a near-miss of a credential", Family: FamilyToken, Parts: []string{PartPassword, PartUsername, PartClientSecret, PartClientID}, Way: ByValue, On: OnGrant, As: Anyone, NearMisses: true,
+		Name: CredentialNearMissOp, Family: FamilyToken, Parts: []string{PartPassword, PartUsername, PartClientSecret, PartClientID}, Way: ByValue, On: OnGrant, As: Anyone, NearMisses: true,
 		Source: "OWASP WSTG-ATHN-04 (bypassing the authentication schema) and WSTG-ATHN-07 (weak password policy); common faults: passwords compared by a case-insensitive collation (MySQL's default) or by their first characters (crypt(3)'s eight, bcrypt's 72 bytes); client ids and usernames matched by a prefix or a LIKE pattern; RFC 6749 §2.3.1. No space is added or dropped: a verifier may normalise spaces (NIST SP 800-63B §5.1.1.2)",
 		Vary: func(r Request, env Env) []Variant {
 			// The likeliest faults first: a run's budget of failed logins
@@ -55,6 +55,38 @@ var tokenOps = []Operator{
 				}
 			}
 			return out
+		},
+	},
+	{
+		Name: "a username repeated, another account's in one copy", Family: FamilyToken, Parts: []string{PartUsername}, Way: ByMultiplicity, On: OnGrant, As: Anyone, NearMisses: true,
+		Source: "RFC 6749 §3.1 (a parameter MUST NOT be sent more than once: a server may refuse it or read one copy); OWASP WSTG-INPV-04 (HTTP parameter pollution: the check reads one copy, the code that issues the token another)",
+		Vary: func(r Request, env Env) []Variant {
+			form, err := url.ParseQuery(string(r.Body))
+			own := form.Get("username")
+			if err != nil || own == "" || env.OtherUsername == "" || form.Get("grant_type") != "password" {
+				return nil
+			}
+			return each([][]string{{own, env.OtherUsername}, {env.OtherUsername, own}}, func(users []string) Variant {
+				v := r.clone()
+				form["username"] = users
+				v.Body = []byte(form.Encode())
+				what := "username sent twice, the account's own then the other account's, with the account's password"
+				if users[0] != own {
+					what = "username sent twice, the other account's then the account's own, with the account's password"
+				}
+				return Variant{Request: v, What: what, NearMiss: true}
+			})
+		},
+	},
+	{
+		Name: "a username beside the refresh token", Family: FamilyToken, Parts: []string{PartFormParam}, Way: ByMultiplicity, On: OnRefresh, As: WithToken,
+		Source: "RFC 6749 §3.2 (a parameter the grant does not take is ignored) and §6 (a refresh issues a token of the refresh token's own user); a token handler shared by the grants that reads username when it is there",
+		Vary: func(r Request, env Env) []Variant {
+			form, err := url.ParseQuery(string(r.Body))
+			if err != nil || env.OtherUsername == "" || form.Get("grant_type") != "refresh_token" {
+				return nil
+			}
+			return []Variant{{Request: withParam(r, "username", env.OtherUsername), What: "the other account's username beside the refresh token"}}
 		},
 	},
 	{
@@ -148,6 +180,11 @@ func withHeader(r Request, name, value string) Request {
 	v.Header.Set(name, value)
 	return v
 }
+
+// CredentialNearMissOp is the operator whose near-misses of the grant's
+// credentials a run sends the likeliest first, then from a place its seed
+// chooses (CredentialNearMissHead).
+const CredentialNearMissOp = "a near-miss of a credential"
 
 // Near-misses of a credential: one step from it.
 const (

@@ -13,6 +13,43 @@ import (
 // service owns.
 var issuanceReports = []BugReport{
 	{
+		Name: "the username sent twice: the password checked for the first, the token issued for the last",
+		Report: `A security review found that a login form posting username twice, the user's own and then anyone's,
+with the user's password, got a token of the second account. The authentication filter reads the first
+username (getParameter); the code that builds the token reads the form into a map, where the last copy wins
+(HTTP parameter pollution).`,
+		Rules:  []string{"ACC-1"},
+		Config: Config{Flaws: Flaws{UsernameLastWins: true}},
+		Today:  Caught{Scenarios: "", Explorer: "ACC-1"},
+		Shows: func(c *Client) error {
+			a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username, c.Creds.OtherUsername}, "password": {c.Creds.Password}})
+			if err != nil {
+				return err
+			}
+			return actsForOther(c, a)
+		},
+	},
+	{
+		Name: "a refresh grant that sends a username gets a token of that user",
+		Report: `A refresh with a username in its form, which a client library adds to every request it sends to the
+token endpoint, gave a token of that username's account. The refresh grant shares the password grant's
+handler, which takes the username when the form has one.`,
+		Rules:  []string{"TOK-8"},
+		Config: Config{Flaws: Flaws{RefreshReadsUsername: true}},
+		Today:  Caught{Scenarios: "", Explorer: "TOK-8"},
+		Shows: func(c *Client) error {
+			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
+			if err != nil {
+				return err
+			}
+			a, err := c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {refresh}, "username": {c.Creds.OtherUsername}})
+			if err != nil {
+				return err
+			}
+			return actsForOther(c, a)
+		},
+	},
+	{
 		Name: "the password is compared by its first characters",
 		Report: `A user who typed a character too many after their password was let in. Passwords are checked
 against a CHAR column of the stored password's width, as systems that hashed with crypt(3) read only the first
@@ -196,4 +233,30 @@ func swapCase(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// actsForOther shows that the access token of a, a token answer for the
+// user, acts for the other user: it is offered "update-event" on an event
+// the other user created.
+func actsForOther(c *Client, a *Answer) error {
+	token := a.text("access_token")
+	if a.status != http.StatusOK || token == "" {
+		return fmt.Errorf("the grant answered %d without a token", a.status)
+	}
+	other, _, err := c.login(c.Creds.OtherUsername, c.Creds.OtherPass)
+	if err != nil {
+		return err
+	}
+	theirs, err := c.create(other, "Theirs")
+	if err != nil {
+		return err
+	}
+	got, err := c.read(theirs.link("self"), bearer(token)...)
+	if err != nil {
+		return err
+	}
+	if got.link("update-event") == "" {
+		return fmt.Errorf("the token is not offered the update of the other user's event: it acts for the user")
+	}
+	return nil
 }

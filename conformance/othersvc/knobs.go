@@ -138,5 +138,7 @@ type Flaws struct {
 	SaveByBodyID           bool          // a creation whose body names an existing event's id updates that event (API-6)
 	SeatsInt32             bool          // "seats" is stored in a 32-bit column, wrapping past 2147483647 (API-6)
 	NullAsText             bool          // a venue sent as null is stored as the text "null" (API-6, API-9)
+	UsernameLastWins       bool          // the password is checked for the first username sent, the token issued for the last (ACC-1)
+	RefreshReadsUsername   bool          // a refresh grant that sends a username gets a token of that user (TOK-8)
 	PastTheEnd             *atomic.Int64 // when set, counts the pages asked for past the last
 }

@@ -71,42 +71,8 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 	var user, refresh string
 	switch grant := f.Get("grant_type"); {
 	case grant == "password":
-		username := f.Get("username")
-		if o.Flaws.UsernameNotEmail {
-			username += "@" + strings.SplitN(o.Creds.Username, "@", 2)[1]
-		}
-		if o.Flaws.TokenSwapRace {
-			// The user logging in, kept on the handler while the
-			// password is checked.
-			o.mu.Lock()
-			o.loggingIn = username
-			o.mu.Unlock()
-			time.Sleep(otherRoundTrip)
-		}
-		want, known := map[string]string{o.Creds.Username: o.Creds.Password, o.Creds.OtherUsername: o.Creds.OtherPass}[username]
-		password := f.Get("password")
-		if o.Flaws.PasswordPrefix && len(password) > len(want) {
-			password = password[:len(want)] // a fixed-width column, or crypt(3) reading eight characters
-		}
-		same := subtle.ConstantTimeCompare([]byte(password), []byte(want)) == 1 || o.Flaws.PasswordFolded && strings.EqualFold(password, want)
-		if !known || !same && !o.Flaws.PasswordNotChecked {
-			otherError(w, http.StatusBadRequest, "wrong username or password")
-			return
-		}
-		user = username
-		if o.Flaws.TokenSwapRace {
-			o.mu.Lock()
-			user = o.loggingIn
-			o.mu.Unlock()
-		}
-		o.mu.Lock()
-		if o.client == "" {
-			o.client = user
-		}
-		taken := o.client != user && o.Flaws.OneUserPerClient
-		o.mu.Unlock()
-		if taken {
-			otherError(w, http.StatusBadRequest, "this client belongs to another user")
+		var ok bool
+		if user, ok = o.passwordUser(w, f); !ok {
 			return
 		}
 	case grant == "refresh_token" && (!f.Has("refresh_token") || o.Flaws.RefreshTokenParamOnly):
@@ -135,6 +101,8 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 			user = "refreshed:" + user
 		case o.Flaws.RefreshAsFirstUser:
 			user = o.Creds.Username
+		case o.Flaws.RefreshReadsUsername && f.Get("username") != "":
+			user = f.Get("username") // the handler the password grant shares
 		}
 		if o.Flaws.RefreshSingleUse {
 			o.mu.Lock()
@@ -148,6 +116,53 @@ func (o *otherSvc) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o.issue(w, user, refresh, f.Get("scope"))
+}
+
+// passwordUser is the user a password grant of form f logs in; false, with
+// the error answered, when it logs in nobody.
+func (o *otherSvc) passwordUser(w http.ResponseWriter, f url.Values) (string, bool) {
+	username := f.Get("username")
+	if o.Flaws.UsernameNotEmail {
+		username += "@" + strings.SplitN(o.Creds.Username, "@", 2)[1]
+	}
+	if o.Flaws.TokenSwapRace {
+		// The user logging in, kept on the handler while the
+		// password is checked.
+		o.mu.Lock()
+		o.loggingIn = username
+		o.mu.Unlock()
+		time.Sleep(otherRoundTrip)
+	}
+	want, known := map[string]string{o.Creds.Username: o.Creds.Password, o.Creds.OtherUsername: o.Creds.OtherPass}[username]
+	password := f.Get("password")
+	if o.Flaws.PasswordPrefix && len(password) > len(want) {
+		password = password[:len(want)] // a fixed-width column, or crypt(3) reading eight characters
+	}
+	same := subtle.ConstantTimeCompare([]byte(password), []byte(want)) == 1 || o.Flaws.PasswordFolded && strings.EqualFold(password, want)
+	if !known || !same && !o.Flaws.PasswordNotChecked {
+		otherError(w, http.StatusBadRequest, "wrong username or password")
+		return "", false
+	}
+	user := username
+	if names := f["username"]; o.Flaws.UsernameLastWins {
+		user = names[len(names)-1] // the code that issues the token reads the form as a map, the last copy winning
+	}
+	if o.Flaws.TokenSwapRace {
+		o.mu.Lock()
+		user = o.loggingIn
+		o.mu.Unlock()
+	}
+	o.mu.Lock()
+	if o.client == "" {
+		o.client = user
+	}
+	taken := o.client != user && o.Flaws.OneUserPerClient
+	o.mu.Unlock()
+	if taken {
+		otherError(w, http.StatusBadRequest, "this client belongs to another user")
+		return "", false
+	}
+	return user, true
 }
 
 // issue answers with a new access token, and a new refresh token unless
