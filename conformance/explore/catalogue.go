@@ -56,7 +56,10 @@ func (p *planned) take(most int) []Action {
 			out = append(out, needs[on])
 		}
 	}
-	if slices.ContainsFunc(variants, func(a Action) bool { op, _ := mutate.Find(a.Op); return op.On == mutate.OnGrant || op.On == mutate.OnRefresh }) {
+	if slices.ContainsFunc(variants, func(a Action) bool {
+		op, _ := mutate.Find(a.Op)
+		return op.On == mutate.OnGrant || op.On == mutate.OnRefresh
+	}) {
 		// An event of each account, which the tokens the variants get
 		// read: whom each acts for (probeIdentity).
 		out = append(out, Action{Kind: KindCreate, As: AsUser}, Action{Kind: KindCreate, As: AsOther})
