@@ -347,20 +347,23 @@ func (w *world) offeredWithout(c caller, address, msg string) *Finding {
 	return f
 }
 
-// probeAnonymous reads address without credentials, once a run for each
-// relation, when the audit follows links and no anonymous caller was seen
-// offered rel there: whether an action offered a caller whose credentials
-// open nothing (the client's Basic ones, a refresh token) is offered to
-// everyone is then known when that caller's finding is weighed, however
-// the run's reads came in order.
+// probeAnonymous reads address without credentials, up to
+// maxAnonymousProbes times a run for each relation (each time a caller
+// whose credentials open nothing is offered it there), when the audit
+// follows links and no anonymous caller was seen offered rel there:
+// whether an action offered a caller whose credentials open nothing (the
+// client's Basic ones, a refresh token) is offered to everyone is then
+// known when that caller's finding is weighed, however the run's reads
+// came in order, and whatever a cache of the target held when an earlier
+// probe read it.
 func (w *world) probeAnonymous(address, rel string) {
 	f := w.a.follow
 	if f == nil {
 		return
 	}
 	w.mu.Lock()
-	done := w.anonymousOffered[address] || w.anonymousProbed[rel+" "+address]
-	w.anonymousProbed[rel+" "+address] = true
+	done := w.anonymousOffered[address] || w.anonymousProbed[rel+" "+address] >= maxAnonymousProbes
+	w.anonymousProbed[rel+" "+address]++
 	w.mu.Unlock()
 	if done {
 		return
@@ -485,6 +488,10 @@ func withoutTokenParam(u *url.URL) string {
 	}
 	return key(&c)
 }
+
+// maxAnonymousProbes is how many times a run reads one address without
+// credentials for one relation (probeAnonymous).
+const maxAnonymousProbes = 3
 
 // wrongUpdateRule is the rule broken when update-event is offered to a
 // caller who does not manage the event.

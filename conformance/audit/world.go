@@ -44,10 +44,10 @@ type world struct {
 	// from an anonymous caller: taken from another caller without a
 	// valid token too, it was not for the credentials that one sent.
 	takenFromAnyone map[string]bool
-	// anonymousProbed are the relations and addresses read without
-	// credentials to tell whether they are offered to anyone
+	// anonymousProbed counts the reads without credentials of each
+	// relation and address, to tell whether it is offered to anyone
 	// (probeAnonymous).
-	anonymousProbed map[string]bool
+	anonymousProbed map[string]int
 	// offered are the uses of an account's valid token that were offered
 	// an action at an address: a token not offered it there, sent
 	// another way, is not taken for its account (honourBlames).
@@ -85,7 +85,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]bool{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}, ownedIDs: map[string]bool{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]int{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}, ownedIDs: map[string]bool{}}
 }
 
 // family is the world whose budget of links to follow and whose

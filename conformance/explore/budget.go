@@ -1,5 +1,7 @@
 package explore
 
+import "eventsvc/conformance/mutate"
+
 // The budgets of events and failed logins that bound what a run may
 // leave on the target or cost its accounts (Options.MaxEvents,
 // Options.FailedLogins).
@@ -57,4 +59,12 @@ func (s *sequence) reserveEvent() bool {
 		return s.r.reservePassEvent()
 	}
 	return s.r.reserveEvent()
+}
+
+// nearMissHeadLeft is how many near-misses of the head of the
+// credentials' (mutate.CredentialNearMissHead) are not drawn yet: the
+// budget of failed logins keeps them before another variant that may
+// fail a login.
+func (r *runner) nearMissHeadLeft() int64 {
+	return max(0, int64(mutate.CredentialNearMissHead)-r.nearMissDrawn.Load())
 }

@@ -110,7 +110,13 @@ func (r *runner) plan() *planned {
 				a.As = AsOther // the event is the user's (take)
 			}
 			if op.Name == mutate.CredentialNearMissOp {
-				a.N = r.nextNearMiss()
+				// The head of the near-misses, the password's every
+				// kind that the scenarios' wrong logins do not send, in
+				// every run its budget of failed logins allows.
+				for range min(mutate.CredentialNearMissHead, max(r.o.FailedLogins, 1)) {
+					actions = append(actions, Action{Kind: KindVariant, Op: op.Name, As: a.As, N: r.nextNearMiss()})
+				}
+				continue
 			}
 			if (op.Family == mutate.FamilyBody || op.Way == mutate.ByPlace) && op.On == mutate.OnUpdate {
 				// Every variant, combined: as many updates as a field

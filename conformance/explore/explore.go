@@ -55,7 +55,7 @@ const (
 	DefaultMaxTime        = 2 * time.Minute
 	DefaultMaxEvents      = 200
 	DefaultSequenceLength = 20
-	DefaultFailedLogins   = 3
+	DefaultFailedLogins   = 4
 	DefaultShrinkTrials   = 150
 )
 

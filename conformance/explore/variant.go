@@ -170,8 +170,8 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		// carry the token where origin.Guard does not look for one.
 		return nil, nil
 	}
-	if v.NearMiss && !s.r.reserveFailedLogin() {
-		return nil, nil
+	if v.NearMiss && (op.Name != mutate.CredentialNearMissOp && !s.r.failedLoginsLeftBeside(s.r.nearMissHeadLeft()) || !s.r.reserveFailedLogin()) {
+		return nil, nil // the head of the credentials' near-misses goes first
 	}
 	if (op.On == mutate.OnWrite || v.Method == http.MethodPost && !strings.HasSuffix(v.URL.Path, "/oauth/token")) && !s.reserveEvent() {
 		return nil, nil // a variant may create, taken or not
@@ -215,7 +215,7 @@ func (s *sequence) variant(a Action) (*finding, error) {
 }
 
 // probeIdentity reads, with the access token a variant of a grant got,
-// an event of each account the sequence made one for: the registry
+// an event of each account, when the sequence made one for each: the registry
 // judges whom the token acts for by what each read is offered (audit's
 // identity.go), so that a token issued for an account the grant's form
 // named beside its own (a username sent twice, a username beside a
@@ -225,15 +225,16 @@ func (s *sequence) probeIdentity(op mutate.Operator, x *answer) (*finding, error
 		return nil, nil
 	}
 	access, _ := s.tokensOf(x)
-	if access == "" {
-		return nil, nil
-	}
-	read := map[string]bool{}
+	of := map[string]*event{}
 	for _, ev := range s.m.events {
-		if read[ev.manager] {
-			continue
+		if of[ev.manager] == nil {
+			of[ev.manager] = ev
 		}
-		read[ev.manager] = true
+	}
+	if access == "" || of[AsUser] == nil || of[AsOther] == nil {
+		return nil, nil // both reads, or none: either alone tells the links' fault from the token's no better than a guess
+	}
+	for _, ev := range []*event{of[AsUser], of[AsOther]} {
 		y, err := s.send(request{method: http.MethodGet, address: ev.address, auth: bearer("", access), via: "a read with the token the variant got"})
 		if err != nil {
 			return nil, err

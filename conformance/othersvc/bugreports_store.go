@@ -111,7 +111,7 @@ back is taken to be UTC.`,
 CHAR(40), which pads what it stores to its length and gives it back so.`,
 		Rules:  []string{"API-6", "API-9"},
 		Config: Config{Flaws: Flaws{VenuePadded: true}},
-		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
+		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6 API-9"},
 		Shows: func(c *Client) error {
 			got, err := c.readBack("Padded")
 			if err != nil {

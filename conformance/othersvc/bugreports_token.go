@@ -189,7 +189,7 @@ var numberReports = []BugReport{
 which holds it exactly.`,
 		Rules:  []string{"API-6", "API-9"},
 		Config: Config{Flaws: Flaws{SeatsInt32: true}, EventBody: SeatsBody},
-		Today:  Caught{Scenarios: "", Explorer: "API-6"},
+		Today:  Caught{Scenarios: "", Explorer: "API-6 API-9"},
 		Shows: func(c *Client) error {
 			a, err := c.userPosts(`{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`)
 			if err != nil {
