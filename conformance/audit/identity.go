@@ -127,7 +127,92 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 	}
 	t := c.tok
 	swapped := func() bool { _, _, ok := w.actsForAnother(t); return ok }
-	f.stands = both(f.stands, func() bool { return !swapped() })
+	// A token issued beside manager's grant may act for manager: its
+	// offer is the links' fault only when another token of the account
+	// was offered it too.
+	linksFault := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, beside := w.actsAs(t).beside[manager]
+		return !beside || slices.ContainsFunc(w.offered[c.account+" "+address], func(u use) bool { return u.tok != nil && u.tok != t })
+	}
+	f.stands = both(f.stands, func() bool { return !swapped() && linksFault() })
+	g := w.actsForFinding(c, manager, "it is offered \"update-event\" on "+manager+"'s events and not on its own")
+	g.stands = swapped
+	return []*Finding{f, g}
+}
+
+// updatedAsManager are the findings of an update of an event, managed by
+// manager, that c's token got taken: AUTH-6, unless the token acts for
+// manager, when it is the token's grant's fault instead (ACC-1, TOK-8).
+// It does when manager stood beside its grant (noteGrantBeside,
+// noteNamedBeside) and the target refused another token of c's account
+// the update of an event it does not manage: the target checks managers,
+// and took this token for manager's. What stands is decided at the
+// run's end.
+func (w *world) updatedAsManager(c caller, manager, msg string) []*Finding {
+	f := finding("AUTH-6", "%s", msg)
+	if c.class != callerValid || c.tok == nil {
+		return []*Finding{f}
+	}
+	t := c.tok
+	swapped := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, beside := w.actsAs(t).beside[manager]
+		return beside && slices.ContainsFunc(w.refusedNotManager[c.account], func(r *token) bool { return r != t })
+	}
+	f.stands = func() bool { return !swapped() }
+	g := w.actsForFinding(c, manager, "an update of "+manager+"'s event was taken from it, where the target refused another token of "+c.account+"'s as not the manager's")
+	g.stands = swapped
+	return []*Finding{f, g}
+}
+
+// refusedOwn are the findings of an update of ev, which c's account
+// created, refused to c's token as not the manager's: f (API-6), unless
+// the token's grant stood beside another account's (noteGrantBeside,
+// noteNamedBeside). Then the token may act for that account: another
+// token of c's account that updated ev, or was offered its update, shows
+// the account manages it, and this token acts for another (ACC-1, TOK-8);
+// without one, the refusal tells neither apart, and nothing stands of it.
+func (w *world) refusedOwn(c caller, ev *event, f *Finding) []*Finding {
+	t := c.tok
+	w.mu.Lock()
+	beside := slices.Sorted(maps.Keys(w.actsAs(t).beside))
+	w.mu.Unlock()
+	if len(beside) == 0 {
+		return []*Finding{f}
+	}
+	honoured := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		uses := slices.Concat(w.updatedWith[c.account+" "+ev.address], w.offered[c.account+" "+ev.address])
+		return slices.ContainsFunc(uses, func(u use) bool { return u.tok != nil && u.tok != t })
+	}
+	f.stands = func() bool { return false }
+	g := w.actsForFinding(c, beside[0], "the update of an event "+c.account+" created was refused to it as not the manager's, where another token of "+c.account+"'s was let update it or offered its update")
+	g.stands = honoured
+	return []*Finding{f, g}
+}
+
+// noteRefusedNotManager notes that an update by c of an event it does
+// not manage was refused as not its manager's (403).
+func (w *world) noteRefusedNotManager(c caller) {
+	if c.class != callerValid || c.tok == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.refusedNotManager[c.account], c.tok) {
+		w.refusedNotManager[c.account] = append(w.refusedNotManager[c.account], c.tok)
+	}
+}
+
+// actsForFinding is the finding that c's token acts for another account,
+// manager, as evidence shows: ACC-1 for a token of a password grant,
+// TOK-8 for one of a refresh.
+func (w *world) actsForFinding(c caller, manager, evidence string) *Finding {
+	t := c.tok
 	rule, grant, should := "ACC-1", "password", "the account whose email its grant sends as username, with its password"
 	if t.refreshed {
 		rule, grant, should = "TOK-8", "refresh", "the refresh token's own user"
@@ -138,9 +223,7 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 	if how != "" {
 		how = ", " + how
 	}
-	g := finding(rule, "the token of %s's %s grant%s, acts for %s: it is offered \"update-event\" on %s's events and not on its own; a token acts for %s", c.account, grant, how, manager, manager, should)
-	g.stands = swapped
-	return []*Finding{f, g}
+	return finding(rule, "the token of %s's %s grant%s, acts for %s: %s; a token acts for %s", c.account, grant, how, manager, evidence, should)
 }
 
 // notSwapped is a test that holds unless c's token acts for another

@@ -95,3 +95,105 @@ func TestATokenActsForTheAccountWhoseCredentialsItsGrantSent(t *testing.T) {
 		}
 	}
 }
+
+// TestAnUpdateTakenFromATokenThatActsForTheManagerIsACC1: the user's
+// update of the other user's event is refused (403), so the target
+// checks who manages it; the same update, taken from the user's token of
+// a grant answered at the same moment as the other user's, was taken
+// because that token acts for the other user: ACC-1 alone. Taken from a
+// token of a grant answered alone, it is AUTH-6.
+func TestAnUpdateTakenFromATokenThatActsForTheManagerIsACC1(t *testing.T) {
+	for _, beside := range []bool{true, false} {
+		r := newRig(t)
+		r.root()
+		r.login("other", "tok-other", "ref-other")
+		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
+		r.login("user", "tok-user", "ref-user")
+		r.send("PUT", "/api/events/7", userJSON, `{"name":"Mine now"}`, 403, "", "")
+
+		start := r.clock
+		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
+		otherStart := start.Add(30 * time.Millisecond)
+		if beside {
+			otherStart = start.Add(5 * time.Millisecond)
+		}
+		r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
+		r.clock = start.Add(time.Second)
+		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Mine now"}`, 204, "", "")
+
+		want := []string{"ACC-1"}
+		if !beside {
+			want = []string{"AUTH-6"}
+		}
+		if rules := unclaimedRules(r.a); !slices.Equal(rules, want) {
+			t.Errorf("grants at the same moment %v: %v stand, want %v", beside, rules, want)
+		}
+	}
+}
+
+// TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother: the
+// user's update of the event they created, refused as not the manager's
+// to a token of a grant answered at the same moment as the other user's,
+// is the token's fault (ACC-1) when another of the user's tokens was
+// offered that event's update; with no such evidence it tells neither
+// fault apart, and nothing stands; refused to a token of a grant answered
+// alone, it is the creation's fault (API-6).
+func TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother(t *testing.T) {
+	for _, tc := range []struct {
+		beside, offered bool
+		want            []string
+	}{{true, true, []string{"ACC-1"}}, {true, false, nil}, {false, true, []string{"API-6"}}} {
+		r := newRig(t)
+		r.root()
+		r.login("other", "tok-other", "ref-other")
+		r.login("user", "tok-user", "ref-user")
+		r.send("POST", "/api/events", userJSON, `{"name":"Mine"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Mine"`, ""))
+		if tc.offered {
+			r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"Mine"`, `,"update-event":{"href":"/api/events/7"}`))
+		}
+		start := r.clock
+		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
+		otherStart := start.Add(30 * time.Millisecond)
+		if tc.beside {
+			otherStart = start.Add(5 * time.Millisecond)
+		}
+		r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
+		r.clock = start.Add(time.Second)
+		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Renamed"}`, 403, "", "")
+		if rules := unclaimedRules(r.a); !slices.Equal(rules, tc.want) {
+			t.Errorf("beside %v, offered before %v: %v stand, want %v", tc.beside, tc.offered, rules, tc.want)
+		}
+	}
+}
+
+// TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing: a token of
+// the user's grant answered at the same moment as the other user's,
+// offered the update of the other user's event, and not seen read its
+// own, may act for the other user or meet the links' fault: nothing
+// stands; another token of the user's offered it too shows the links'
+// fault (API-8).
+func TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing(t *testing.T) {
+	for _, before := range []bool{false, true} {
+		r := newRig(t)
+		r.root()
+		r.login("other", "tok-other", "ref-other")
+		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
+		r.login("user", "tok-user", "ref-user")
+		theirs := eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`)
+		if before {
+			r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, theirs)
+		}
+		start := r.clock
+		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
+		r.grantAt("other", "tok-o2", start.Add(5*time.Millisecond), start.Add(25*time.Millisecond))
+		r.clock = start.Add(time.Second)
+		r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, theirs)
+		var want []string
+		if before {
+			want = []string{"API-8", "API-8"}
+		}
+		if rules := unclaimedRules(r.a); !slices.Equal(rules, want) {
+			t.Errorf("another token offered it before %v: %v stand, want %v", before, rules, want)
+		}
+	}
+}

@@ -82,10 +82,13 @@ type world struct {
 	// identity is what the world learned of whom its access tokens act
 	// for (identity.go).
 	identity map[*token]*actsAs
+	// refusedNotManager are, by account, the tokens whose update of an
+	// event the account does not manage was refused with 403.
+	refusedNotManager map[string][]*token
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]int{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}, ownedIDs: map[string]bool{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]int{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}, ownedIDs: map[string]bool{}, refusedNotManager: map[string][]*token{}}
 }
 
 // family is the world whose budget of links to follow and whose

@@ -255,7 +255,9 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		w.noteRefusal(ev, o, "AUTH-6")
 		switch {
 		case o.success():
-			return []*Finding{finding("AUTH-6", "%s updated an event managed by %s: %d", c.who(), manager, o.x.Status)}
+			return w.updatedAsManager(c, manager, fmt.Sprintf("%s updated an event managed by %s: %d", c.who(), manager, o.x.Status))
+		case o.x.Status == http.StatusForbidden:
+			w.noteRefusedNotManager(c)
 		case o.x.Status == http.StatusUnauthorized:
 			return w.notHonoured(c, o, ev.address, "AUTH-6", ev, fmt.Sprintf("the update of an event by %s, who does not manage it, answered 401, not 403: the token is valid", c.who()))
 		case notThere(o.x.Status):
@@ -291,7 +293,7 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 		ev.creatorRefused, w.creatorRefused = true, true
 		w.mu.Unlock()
 		o.checked("API-6")
-		return []*Finding{finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who())}
+		return w.refusedOwn(c, ev, finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who()))
 	case o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden:
 		w.mu.Lock()
 		ev.managerRefused = true

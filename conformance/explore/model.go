@@ -49,3 +49,16 @@ func holdsToken(who string) bool { return who == AsUser || who == AsOther }
 
 // manages reports whether who manages ev.
 func manages(who string, ev *event) bool { return holdsToken(who) && ev.manager == who }
+
+// oneOfEach is the first event the user manages and the first the other
+// user manages, when the sequence has both: reads of both with one token
+// tell whom it acts for.
+func (m *model) oneOfEach() ([]*event, bool) {
+	of := map[string]*event{}
+	for _, ev := range m.events {
+		if of[ev.manager] == nil {
+			of[ev.manager] = ev
+		}
+	}
+	return []*event{of[AsUser], of[AsOther]}, of[AsUser] != nil && of[AsOther] != nil
+}

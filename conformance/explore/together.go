@@ -180,10 +180,12 @@ func (s *sequence) merge(lane *sequence, x *answer) {
 }
 
 // grantedTogether gives each account the tokens its own password grant
-// among parts answered, and reads the sequence's first event as each: the
-// registry judges what each is offered there by whom the audit saw each
-// token issued to, so that a token issued for one account that acts for
-// the other shows.
+// among parts answered, and reads an event of each account as each, when
+// the sequence has one of each: the registry judges what each is offered
+// there by whom the audit saw each token issued to, so that a token issued
+// for one account that acts for the other shows (offered the other's
+// update, denied its own; either alone tells it from the links' fault no
+// better than a guess).
 func (s *sequence) grantedTogether(parts []*part) (*finding, error) {
 	granted := false
 	for _, p := range parts {
@@ -196,12 +198,15 @@ func (s *sequence) grantedTogether(parts []*part) (*finding, error) {
 			granted = true
 		}
 	}
-	if !granted || len(s.m.events) == 0 {
+	both, ok := s.m.oneOfEach()
+	if !granted || !ok {
 		return nil, nil
 	}
 	for _, who := range []string{AsUser, AsOther} {
-		if _, f, err := s.get(s.m.events[0].address, who, ""); f != nil || err != nil {
-			return f, err
+		for _, ev := range both {
+			if _, f, err := s.get(ev.address, who, ""); f != nil || err != nil {
+				return f, err
+			}
 		}
 	}
 	return nil, nil

@@ -225,16 +225,11 @@ func (s *sequence) probeIdentity(op mutate.Operator, x *answer) (*finding, error
 		return nil, nil
 	}
 	access, _ := s.tokensOf(x)
-	of := map[string]*event{}
-	for _, ev := range s.m.events {
-		if of[ev.manager] == nil {
-			of[ev.manager] = ev
-		}
-	}
-	if access == "" || of[AsUser] == nil || of[AsOther] == nil {
+	both, ok := s.m.oneOfEach()
+	if access == "" || !ok {
 		return nil, nil // both reads, or none: either alone tells the links' fault from the token's no better than a guess
 	}
-	for _, ev := range []*event{of[AsUser], of[AsOther]} {
+	for _, ev := range both {
 		y, err := s.send(request{method: http.MethodGet, address: ev.address, auth: bearer("", access), via: "a read with the token the variant got"})
 		if err != nil {
 			return nil, err

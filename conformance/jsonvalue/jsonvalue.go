@@ -16,12 +16,9 @@ import (
 // date-times written with or without an offset; the same number, or its
 // decimal text.
 func Same(sent, got any) bool {
-	if n, ok := sent.(json.Number); ok {
-		f, err := n.Float64()
-		if err != nil {
-			return false
-		}
-		sent = f
+	sent, ok := plain(sent)
+	if !ok {
+		return false
 	}
 	switch v := sent.(type) {
 	case string:
@@ -53,6 +50,17 @@ func Same(sent, got any) bool {
 	return string(a) == string(b)
 }
 
+// plain is v with a json.Number as the float64 a reader of JSON takes it
+// for; false for a number it cannot read.
+func plain(v any) (any, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return v, true
+	}
+	f, err := n.Float64()
+	return f, err == nil
+}
+
 // textOf is a number or a boolean as JSON writes it, "" for any other
 // value: what a text that reads as the same value holds.
 func textOf(v any) string {
@@ -76,12 +84,9 @@ func Stored(sent, got any) bool {
 	if Same(sent, got) {
 		return true
 	}
-	if n, ok := sent.(json.Number); ok {
-		f, err := n.Float64()
-		if err != nil {
-			return false
-		}
-		sent = f
+	sent, ok := plain(sent)
+	if !ok {
+		return false
 	}
 	switch v := sent.(type) {
 	case nil:

@@ -134,7 +134,7 @@ them updated the other's event. The password grant keeps the user it is logging 
 shared by every request) while it checks the password, and issues the token for whoever is there then.`,
 		Rules:  []string{"ACC-1", "TOK-3"},
 		Config: Config{Flaws: Flaws{TokenSwapRace: true}},
-		Today:  Caught{Scenarios: "", Explorer: "API-8"},
+		Today:  Caught{Scenarios: "", Explorer: "ACC-1"},
 		Shows: func(c *Client) error {
 			users := [][2]string{{c.Creds.Username, c.Creds.Password}, {c.Creds.OtherUsername, c.Creds.OtherPass}}
 			for range 5 {
