@@ -110,6 +110,7 @@ type Audit struct {
 	findings []*Finding
 	follow   *follower
 	writing  inFlight // writes sent and not yet observed (Transport)
+	grants   grantsSeen
 }
 
 // New returns the audit of a run.

@@ -9,6 +9,7 @@ import (
 
 // token is a token the audit saw issued.
 type token struct {
+	value     string // the token itself
 	refresh   bool   // a refresh token; else an access token
 	account   string // the username it acts for
 	client    string // the client it was issued to

@@ -242,7 +242,73 @@ func (w *world) showsOwnedID(doc map[string]any) bool {
 func (w *world) refusedCreator(ev *event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return ev != nil && ev.creatorRefused || w.creatorRefused && !w.managersOffered
+	return ev != nil && (ev.creatorRefused || w.refusedBeside(ev) || w.givenToAnother(ev) != "") || w.creatorRefused && !w.managersOffered
+}
+
+// givenToAnother returns the account ev's creation gave it to, when
+// creations met: ev was created at the same moment as an event of that
+// account, which a read was offered ev's update, where a read by ev's
+// creator was not ("" when not). w.mu is held.
+func (w *world) givenToAnother(ev *event) string {
+	c, ok := createdAt(ev)
+	if !ok || ev.manager == "" || !ev.creatorDenied {
+		return ""
+	}
+	for _, o := range w.events {
+		when, ok := createdAt(o)
+		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || !when.start.Before(c.end) || !c.start.Before(when.end) {
+			continue
+		}
+		if len(w.offered[o.manager+" "+ev.address]) > 0 {
+			return o.manager
+		}
+	}
+	return ""
+}
+
+// createdAt is when the audit saw ev created; false when it did not.
+func createdAt(ev *event) (span, bool) {
+	if len(ev.versions) == 0 || !ev.versions[0].create {
+		return span{}, false
+	}
+	return ev.versions[0].when, true
+}
+
+// mixedUp is the finding of ev's creation that gave it to another
+// account than its creator when creations met (givenToAnother): API-6,
+// standing once the reads bear it out and no refused update of its
+// creator's told it already.
+func (w *world) mixedUp(ev *event) *Finding {
+	f := finding("API-6", "the event created at %s was given to another account than its creator, whose creation met it: its creator's read is not offered its update, that account's is; the caller who creates an event becomes its manager", ev.address)
+	f.stands = func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return !ev.creatorRefused && w.givenToAnother(ev) != ""
+	}
+	return f
+}
+
+// refusedBeside reports whether ev was created at the same moment as an
+// event of another account, and an event its creator created at that
+// moment too was refused to its creator as not the manager's: creations
+// that met mixed up who manages them (API-6, told by that refusal), and
+// what ev offers its creator is that fault's, not its links'. w.mu is
+// held.
+func (w *world) refusedBeside(ev *event) bool {
+	c, ok := createdAt(ev)
+	if !ok || ev.manager == "" {
+		return false
+	}
+	met, refused := false, false
+	for _, o := range w.events {
+		when, ok := createdAt(o)
+		if o == ev || !ok || !when.start.Before(c.end) || !c.start.Before(when.end) {
+			continue
+		}
+		met = met || o.manager != "" && o.manager != ev.manager
+		refused = refused || o.manager == ev.manager && o.creatorRefused
+	}
+	return met && refused
 }
 
 // managerRefusedAt reports whether an update of ev by its manager was

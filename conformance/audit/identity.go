@@ -3,7 +3,6 @@ package audit
 import (
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Whom a token acts for. A password grant sent at the same moment as
@@ -18,12 +17,6 @@ import (
 
 // actsAs is what a world learned of whom one access token acts for.
 type actsAs struct {
-	// beside are the accounts another grant or the token's own form
-	// names beside its own, each with how: those whose password grants
-	// were answered while the token's was under way, and those whose
-	// username its grant's form sent too (a username repeated, a
-	// username beside a refresh token).
-	beside map[string]string
 	// offeredOf are the accounts whose events the token was offered
 	// "update-event" on.
 	offeredOf map[string]bool
@@ -32,31 +25,16 @@ type actsAs struct {
 	deniedOwn, offeredOwn bool
 }
 
-// noteGrantBeside notes t, an access token a password grant issued, beside
-// the tokens of other accounts whose grants overlapped its own. w.mu is
-// held.
-func (w *world) noteGrantBeside(t *token) {
-	for _, other := range w.tokens {
-		if other == t || other.refresh || other.refreshed || other.account == "" || other.account == t.account {
-			continue
-		}
-		if other.issued.start.Before(t.issued.end) && t.issued.start.Before(other.issued.end) {
-			w.actsAs(t).beside[other.account] = "answered at the same moment as " + other.account + "'s"
-			w.actsAs(other).beside[t.account] = "answered at the same moment as " + t.account + "'s"
-		}
+// besideOf are the accounts that stood beside t's grant (grantsSeen),
+// each with how: those whose password grants were answered while its
+// own was under way, in any world of the run, and those whose username
+// its grant's form sent too (a username repeated, a username beside a
+// refresh token).
+func (w *world) besideOf(t *token) map[string]string {
+	if t == nil || t.value == "" {
+		return nil
 	}
-}
-
-// noteNamedBeside notes the usernames of t's grant's form that are not
-// its account's (a username sent twice, a username beside a refresh
-// token): accounts a token that acts for the wrong one may act for. w.mu
-// is held.
-func (w *world) noteNamedBeside(t *token, usernames []string) {
-	for _, u := range usernames {
-		if u != "" && !strings.EqualFold(u, t.account) && t.account != "" {
-			w.actsAs(t).beside[u] = "whose form also named " + u
-		}
-	}
+	return w.a.grants.of(t.value)
 }
 
 // actsAs is what w learned of t, made on first use. w.mu is held.
@@ -66,7 +44,7 @@ func (w *world) actsAs(t *token) *actsAs {
 	}
 	a := w.identity[t]
 	if a == nil {
-		a = &actsAs{beside: map[string]string{}, offeredOf: map[string]bool{}}
+		a = &actsAs{offeredOf: map[string]bool{}}
 		w.identity[t] = a
 	}
 	return a
@@ -95,12 +73,16 @@ func (w *world) noteUpdateOffer(c caller, manager string, offered bool) {
 // actsForAnother returns the account t acts for when its reads show it
 // acts for another than its grant's, and how that account stood beside
 // it: offered the updates of that account's events, named beside its own
-// (noteGrantBeside, noteNamedBeside), and never of its own account's,
+// (besideOf), and never of its own account's,
 // whose updates it was denied.
 func (w *world) actsForAnother(t *token) (account, how string, ok bool) {
 	if t == nil {
 		return "", "", false
 	}
+	if w.mixed() {
+		return "", "", false
+	}
+	beside := w.besideOf(t)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	a := w.identity[t]
@@ -108,7 +90,7 @@ func (w *world) actsForAnother(t *token) (account, how string, ok bool) {
 		return "", "", false
 	}
 	for _, account := range slices.Sorted(maps.Keys(a.offeredOf)) {
-		if how, named := a.beside[account]; named {
+		if how, named := beside[account]; named {
 			return account, how, true
 		}
 	}
@@ -131,10 +113,10 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 	// offer is the links' fault only when another token of the account
 	// was offered it too.
 	linksFault := func() bool {
+		_, beside := w.besideOf(t)[manager]
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		_, beside := w.actsAs(t).beside[manager]
-		return !beside || slices.ContainsFunc(w.offered[c.account+" "+address], func(u use) bool { return u.tok != nil && u.tok != t })
+		return !beside || slices.ContainsFunc(w.offered[c.account+" "+address], func(u use) bool { return u.tok != nil && w.plainToken(u.tok, t) })
 	}
 	f.stands = both(f.stands, func() bool { return !swapped() && linksFault() })
 	g := w.actsForFinding(c, manager, "it is offered \"update-event\" on "+manager+"'s events and not on its own")
@@ -145,8 +127,8 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 // updatedAsManager are the findings of an update of an event, managed by
 // manager, that c's token got taken: AUTH-6, unless the token acts for
 // manager, when it is the token's grant's fault instead (ACC-1, TOK-8).
-// It does when manager stood beside its grant (noteGrantBeside,
-// noteNamedBeside) and the target refused another token of c's account
+// It does when manager stood beside its grant (besideOf)
+// and the target refused another token of c's account
 // the update of an event it does not manage: the target checks managers,
 // and took this token for manager's. What stands is decided at the
 // run's end.
@@ -157,9 +139,9 @@ func (w *world) updatedAsManager(c caller, manager, msg string) []*Finding {
 	}
 	t := c.tok
 	swapped := func() bool {
+		_, beside := w.besideOf(t)[manager]
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		_, beside := w.actsAs(t).beside[manager]
 		return beside && slices.ContainsFunc(w.refusedNotManager[c.account], func(r *token) bool { return r != t })
 	}
 	f.stands = func() bool { return !swapped() }
@@ -170,16 +152,14 @@ func (w *world) updatedAsManager(c caller, manager, msg string) []*Finding {
 
 // refusedOwn are the findings of an update of ev, which c's account
 // created, refused to c's token as not the manager's: f (API-6), unless
-// the token's grant stood beside another account's (noteGrantBeside,
-// noteNamedBeside). Then the token may act for that account: another
+// the token's grant stood beside another account's (besideOf).
+// Then the token may act for that account: another
 // token of c's account that updated ev, or was offered its update, shows
 // the account manages it, and this token acts for another (ACC-1, TOK-8);
 // without one, the refusal tells neither apart, and nothing stands of it.
 func (w *world) refusedOwn(c caller, ev *event, f *Finding) []*Finding {
 	t := c.tok
-	w.mu.Lock()
-	beside := slices.Sorted(maps.Keys(w.actsAs(t).beside))
-	w.mu.Unlock()
+	beside := slices.Sorted(maps.Keys(w.besideOf(t)))
 	if len(beside) == 0 {
 		return []*Finding{f}
 	}
@@ -187,12 +167,53 @@ func (w *world) refusedOwn(c caller, ev *event, f *Finding) []*Finding {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		uses := slices.Concat(w.updatedWith[c.account+" "+ev.address], w.offered[c.account+" "+ev.address])
-		return slices.ContainsFunc(uses, func(u use) bool { return u.tok != nil && u.tok != t })
+		return slices.ContainsFunc(uses, func(u use) bool { return u.tok != nil && w.plainToken(u.tok, t) })
 	}
 	f.stands = func() bool { return false }
 	g := w.actsForFinding(c, beside[0], "the update of an event "+c.account+" created was refused to it as not the manager's, where another token of "+c.account+"'s was let update it or offered its update")
 	g.stands = honoured
 	return []*Finding{f, g}
+}
+
+// plainToken reports whether u is a token other than t whose grant stood
+// beside no other account's: what it was let do tells what its account
+// may; a token the audit does not know is plain. w.mu is held.
+func (w *world) plainToken(u, t *token) bool {
+	if u == t {
+		return false
+	}
+	if u == nil {
+		return true
+	}
+	return len(w.a.grants.of(u.value)) == 0
+}
+
+// noteSharedRead notes that a read by c showed an answer given, byte for
+// byte, to another caller who must be answered otherwise, and was found
+// at fault for it. From a caller whose token stood beside no other
+// account's grant, the target's answers do not follow their callers (a
+// cache shared by every caller): what a token is offered tells nothing of
+// whom it acts for, in the whole run (mixed).
+func (w *world) noteSharedRead(c caller) {
+	w.mu.Lock()
+	plain := c.tok == nil || w.plainToken(c.tok, nil)
+	w.mu.Unlock()
+	if !plain {
+		return
+	}
+	root := w.family()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	root.answersMixed = true
+}
+
+// mixed reports whether the run saw the target give a caller an answer
+// meant for another (noteSharedRead).
+func (w *world) mixed() bool {
+	root := w.family()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	return root.answersMixed
 }
 
 // noteRefusedNotManager notes that an update by c of an event it does
@@ -217,9 +238,7 @@ func (w *world) actsForFinding(c caller, manager, evidence string) *Finding {
 	if t.refreshed {
 		rule, grant, should = "TOK-8", "refresh", "the refresh token's own user"
 	}
-	w.mu.Lock()
-	how := w.actsAs(t).beside[manager]
-	w.mu.Unlock()
+	how := w.besideOf(t)[manager]
 	if how != "" {
 		how = ", " + how
 	}

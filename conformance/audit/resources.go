@@ -285,6 +285,9 @@ func (w *world) oneManager(c caller, address, what string) *Finding {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !w.plainToken(c.tok, nil) {
+		return nil // a token of a grant answered beside another account's may act for it
+	}
 	first, ok := w.offeredTo[address]
 	if !ok {
 		w.offeredTo[address] = c.account
@@ -372,6 +375,13 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	if len(honourBlames(c)) > 0 {
 		return w.notHonoured(c, o, address, "API-8", ev, msg)
 	}
+	var out []*Finding
+	if ev != nil && c.tok != nil {
+		w.mu.Lock()
+		ev.creatorDenied = true
+		w.mu.Unlock()
+		out = append(out, w.mixedUp(ev))
+	}
 	decide := func() string {
 		switch {
 		case w.a.writing.under(address): // the update under way may have taken it
@@ -383,7 +393,6 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 		}
 		return "API-8"
 	}
-	var out []*Finding
 	for _, rule := range []string{"API-9", "API-8"} {
 		r := rule
 		f := finding(r, "%s", msg)

@@ -84,6 +84,7 @@ func (w *world) shared(found []*Finding, address, offers string, o *observed) {
 	if other == "" {
 		return
 	}
+	w.noteSharedRead(o.caller)
 	for _, f := range found {
 		if f.Cause == "" && (strings.Contains(f.Message, `"create-new-event"`) || strings.Contains(f.Message, `"update-event"`)) {
 			f.Cause = sharedAnswerCause

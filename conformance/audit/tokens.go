@@ -180,11 +180,15 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 		o.checked("ACC-1")
 		return finding("ACC-1", "the %s grant for %s was answered with an access token issued before to %s: a token acts for the account whose email the grant names", grantName(grant), account, before.account)
 	}
-	w.tokens[access] = &token{account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh, from: spent, spentAt: revoked}
+	w.tokens[access] = &token{value: access, account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh, from: spent, spentAt: revoked}
 	if !refreshed && account != "" {
-		w.noteGrantBeside(w.tokens[access])
+		w.a.grants.issued(access, account, span{o.x.Start, o.x.End})
 	}
-	w.noteNamedBeside(w.tokens[access], o.form["username"])
+	for _, u := range o.form["username"] {
+		if u != "" && account != "" && !strings.EqualFold(u, account) {
+			w.a.grants.named(access, u)
+		}
+	}
 	if refresh != "" && refresh != spent {
 		if _, seen := w.tokens[refresh]; !seen {
 			w.tokens[refresh] = &token{refresh: true, account: account, client: client, scope: scope, issued: issued, partner: access, from: spent, spentAt: revoked}

@@ -37,8 +37,9 @@ type event struct {
 	offered time.Time
 	// creatorRefused is true once an update by its creator was refused
 	// as not its manager's; managerRefused once its manager's was refused
-	// (after the manager's first taken update).
-	creatorRefused, managerRefused bool
+	// (after the manager's first taken update); creatorDenied once a read
+	// by its creator was not offered its update.
+	creatorRefused, managerRefused, creatorDenied bool
 	// matched are the last reads that showed it as a write a read then
 	// may show (checkReadBack), at most maxMatched.
 	matched []span
