@@ -137,7 +137,7 @@ func (o *otherSvc) update(w http.ResponseWriter, r *http.Request, id, user strin
 			return
 		}
 		delete(fields, "id") // the handler sets the entity's id from the path
-		loaded := *e // the entity the handler loaded
+		loaded := *e         // the entity the handler loaded
 		switch {
 		case o.Flaws.UpdateIgnored:
 		case o.Flaws.UpdateNameOnly:
