@@ -128,6 +128,9 @@ type runner struct {
 	drawnIn    map[string]int
 	// sent counts the variants sent, by operator (guarded by mu).
 	sent map[string]int
+	// kindsSent are the near-misses of the credentials sent, by kind
+	// (mutate.CredentialNearMissKinds).
+	kindsSent map[string]bool
 	// pass is the catalogue pass's variants not sent yet.
 	pass *planned
 	// nearMissDrawn counts the near-misses of credentials drawn.

@@ -99,16 +99,17 @@ func ServerConfig() target.ServerConfig { return target.ServerConfig{RealTime: t
 func newRunner(o Options, t target.Target) *runner {
 	return &runner{
 		o: o, target: t, watch: t.Watch, readOnly: o.ReadOnly,
-		redactor: t.Redactor,
-		base:     strings.TrimRight(t.BaseURL, "/"),
-		madeUp:   "made-up-" + t.RunID,
-		mark:     " [conformance " + t.RunID + " explore]",
-		pool:     map[string]tokens{},
-		checks:   map[string]int{},
-		replays:  map[int][]Action{},
-		shrunk:   map[string]int{},
-		drawnIn:  map[string]int{},
-		sent:     map[string]int{},
+		redactor:  t.Redactor,
+		base:      strings.TrimRight(t.BaseURL, "/"),
+		madeUp:    "made-up-" + t.RunID,
+		mark:      " [conformance " + t.RunID + " explore]",
+		pool:      map[string]tokens{},
+		checks:    map[string]int{},
+		replays:   map[int][]Action{},
+		shrunk:    map[string]int{},
+		drawnIn:   map[string]int{},
+		sent:      map[string]int{},
+		kindsSent: map[string]bool{},
 	}
 }
 

@@ -198,6 +198,9 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	}
 	s.r.mu.Lock()
 	s.r.sent[op.Name] += len(members)
+	if v.Kind != "" {
+		s.r.kindsSent[v.Kind] = true
+	}
 	s.r.mu.Unlock()
 	if f := s.answered(x); f != nil {
 		return f, nil
@@ -459,6 +462,16 @@ func (r *runner) varied() []report.Varied {
 		v := report.Varied{Operator: op.Name, Family: op.Family, Sent: r.sent[op.Name]}
 		if v.Sent == 0 {
 			v.Reason = r.unsent(op)
+		}
+		if op.Name == mutate.CredentialNearMissOp && v.Sent > 0 {
+			for _, kind := range mutate.CredentialNearMissKinds() {
+				if !r.kindsSent[kind] {
+					v.NotSent = append(v.NotSent, kind)
+				}
+			}
+			if len(v.NotSent) > 0 {
+				v.NotSentReason = r.unsent(op)
+			}
 		}
 		out = append(out, v)
 	}

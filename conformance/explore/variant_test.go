@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -177,8 +178,17 @@ func TestTheReportSaysWhatWasVaried(t *testing.T) {
 			n > 0 && !strings.Contains(out.String(), fmt.Sprintf("%d of %d operators not sent", n, len(rep.Varied))) {
 			t.Errorf("read-only %v: the console does not say what was varied:\n%s", readOnly, out.String())
 		}
+		// The budget of failed logins sends the head of the credentials'
+		// near-misses; the report names each kind it left unsent, and why.
+		i := slices.IndexFunc(rep.Varied, func(v report.Varied) bool { return v.Operator == mutate.CredentialNearMissOp })
+		if nm := rep.Varied[i]; nm.Sent != mutate.CredentialNearMissHead || len(nm.NotSent) != mutate.CredentialNearMisses()-nm.Sent ||
+			nm.NotSentReason != "the failed-login budget" || !slices.Contains(nm.NotSent, "the username with a character appended") ||
+			!strings.Contains(out.String(), fmt.Sprintf("%q: %d of its %d variants not sent (the failed-login budget)", nm.Operator, len(nm.NotSent), mutate.CredentialNearMisses())) ||
+			!strings.Contains(out.String(), fmt.Sprintf("%d of %d variants of %q not sent", len(nm.NotSent), mutate.CredentialNearMisses(), nm.Operator)) {
+			t.Errorf("read-only %v: the near-misses of the credentials: %+v\n%s", readOnly, nm, out.String())
+		}
 		reporttest.Check(t, dir)
-		if doc := reporttest.Read(t, dir); !slices.Equal(doc.Varied, rep.Varied) {
+		if doc := reporttest.Read(t, dir); !slices.EqualFunc(doc.Varied, rep.Varied, func(a, b report.Varied) bool { return reflect.DeepEqual(a, b) }) {
 			t.Errorf("read-only %v: conformance.json says %d operators varied, the run %d", readOnly, len(doc.Varied), len(rep.Varied))
 		}
 		if page, err := os.ReadFile(filepath.Join(dir, report.HTMLReport)); err != nil || !strings.Contains(string(page), "What was varied") {

@@ -96,6 +96,10 @@ type Variant struct {
 	// expression of its variable that writes it: no account or client
 	// holds them, and the run masks them as secrets.
 	Vars []Var
+	// Kind names, of a near-miss of the grant's credentials, which one it
+	// is (CredentialNearMissKinds): "the password with a character
+	// appended".
+	Kind string
 	// Derived are the values it sends made from a token of the run (a
 	// near-miss of an access token): made up, so that no account holds
 	// them, and masked as the token is.

@@ -51,6 +51,7 @@ var tokenOps = []Operator{
 			var out []Variant
 			for _, nm := range credentialNearMisses {
 				if v, ok := nearMissOf(of[nm.part], nm.way, with[nm.part], env.Credentials); ok {
+					v.Kind = nm.kind()
 					out = append(out, v)
 				}
 			}
@@ -186,6 +187,10 @@ func withHeader(r Request, name, value string) Request {
 // chooses (CredentialNearMissHead).
 const CredentialNearMissOp = "a near-miss of a credential"
 
+// credentialNearMiss is a near-miss of one part of the grant's
+// credentials by one way.
+type credentialNearMiss struct{ part, way string }
+
 // Near-misses of a credential: one step from it.
 const (
 	dropLast  = "its last character dropped"
@@ -201,11 +206,21 @@ const (
 // client secret's (NearMissWays), so the password's other kinds come
 // first (CredentialNearMissHead); the rest, a run's small budget of
 // failed logins sends from a place its seed chooses.
-var credentialNearMisses = []struct{ part, way string }{
+var credentialNearMisses = []credentialNearMiss{
 	{PartPassword, appendOne}, {PartPassword, dropLast}, {PartPassword, changeOne},
 	{PartUsername, appendOne}, {PartClientSecret, swapCase}, {PartClientSecret, appendOne},
 	{PartUsername, dropLast}, {PartClientID, appendOne}, {PartClientSecret, dropLast},
 	{PartClientID, dropLast}, {PartPassword, swapCase}, {PartClientSecret, changeOne},
+}
+
+// kind names a near-miss of a credential for people: "the password with
+// a character appended".
+func (nm credentialNearMiss) kind() string { return "the " + nm.part + " with " + nm.way }
+
+// CredentialNearMissKinds names every near-miss of the grant's
+// credentials, in the order a run sends them (Variant.Kind).
+func CredentialNearMissKinds() []string {
+	return each(credentialNearMisses, credentialNearMiss.kind)
 }
 
 // CredentialNearMissHead is how many near-misses of the grant's

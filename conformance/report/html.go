@@ -25,6 +25,7 @@ var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 	"inc":   func(i int) int { return i + 1 },
 	// variedLine is the line that counts what an exploration varied.
 	"variedLine": variedText,
+	"join":       strings.Join,
 	// markdown writes a rule's statement as text: its `code` as code.
 	"markdown": func(s string) template.HTML {
 		parts := strings.Split(s, "`")

@@ -15,7 +15,7 @@ import (
 // describes it, and a change that breaks a reader raises it.
 const (
 	JSONReport          = "conformance.json"
-	ReportSchemaVersion = 3
+	ReportSchemaVersion = 4
 )
 
 // ReportSchema is conformance.schema.json, the JSON Schema of
