@@ -184,6 +184,8 @@ func (w *world) clientRefusal(t tokenAsk) *refusal {
 	// the form too: the right ones there are no fault.
 	id, secret := t.params.Get("client_id"), t.params.Get("client_secret")
 	switch {
+	case id == c.ClientID && secret == c.ClientSecret && c.Ref:
+		return &refusal{rule: "TOK-1", why: "the client's credentials in the form, not in HTTP Basic, which the reference server alone takes (RFC 6749 §2.3.1 lets a server take them there too)"}
 	case id == c.ClientID && secret == c.ClientSecret:
 		return nil
 	case id == c.ClientID && secret != "":

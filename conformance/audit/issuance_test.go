@@ -131,6 +131,7 @@ func TestTheReferenceServersChoicesAreJudgedWithRef(t *testing.T) {
 		want(t, "a write without a token, 401 challenged", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 401, "WWW-Authenticate: Bearer", ``))
 		want(t, "a write without a token, 403", r.send("POST", "/api/events", "Content-Type: application/json", `{}`, 403, "", ``), judged("AUTH-7")...)
 		want(t, "a token for the parameters in the query of a GET", r.send("GET", "/oauth/token?grant_type=password&username=u@x.example&password=pw", strings.Split(client, "\n")[0], "", 200, noStore, issued), judged("TOK-2")...)
+		want(t, "a token for the client's credentials in the form", r.send("POST", "/oauth/token", formType, "grant_type=password&username=u@x.example&password=pw&client_id=app&client_secret=secret", 200, noStore, issued), judged("TOK-1")...)
 	}
 }
 

@@ -109,6 +109,18 @@ var tokenOps = []Operator{
 		},
 	},
 	{
+		Name: "the client's credentials in the form", Family: FamilyToken, Parts: []string{PartClientID, PartClientSecret}, Way: ByPlace, On: OnGrant, As: Anyone, Ref: true,
+		Source: "RFC 6749 §2.3.1 (a server MAY take client_id and client_secret in the body, NOT RECOMMENDED); spec TOK-1 (HTTP Basic): the reference server takes Basic alone, with -ref",
+		Vary: func(r Request, env Env) []Variant {
+			if r.Header.Get("Authorization") == "" || env.ClientID.Value == "" {
+				return nil
+			}
+			v := withParam(withParam(r, "client_id", env.ClientID.Value), "client_secret", env.ClientSecret.Value)
+			v.Header.Del("Authorization")
+			return []Variant{{Request: v, What: "the client's id and secret in the form, not in HTTP Basic"}}
+		},
+	},
+	{
 		Name: "the grant type in another case", Family: FamilyToken, Parts: []string{PartFormParam}, Way: BySpelling, On: OnGrant, As: Anyone, Ref: true,
 		Source: "RFC 6749 §4.3.2 (grant_type MUST be set to \"password\"); spec TOK-9 (any other grant type is refused); the reference server takes the names as written, with -ref (a deployment may take them in any case)",
 		Vary: func(r Request, _ Env) []Variant {

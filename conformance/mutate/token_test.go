@@ -43,3 +43,20 @@ func TestAGrantsFormNamesAnotherAccountBesideItsOwn(t *testing.T) {
 		t.Errorf("%s: %v", vs[0].What, form)
 	}
 }
+
+// TestTheClientsCredentialsGoInTheForm: the client's id and secret move
+// from HTTP Basic to the form (RFC 6749 §2.3.1), judged with -ref alone.
+func TestTheClientsCredentialsGoInTheForm(t *testing.T) {
+	op, ok := Find("the client's credentials in the form")
+	if !ok || op.Way != ByPlace || !op.Ref || op.On != OnGrant {
+		t.Fatalf("no operator moves the client's credentials to the form: %+v", op)
+	}
+	vs := op.Vary(bases()[OnGrant], env)
+	if len(vs) != 1 {
+		t.Fatalf("%d variants, want 1", len(vs))
+	}
+	form, _ := url.ParseQuery(string(vs[0].Body))
+	if vs[0].Header.Get("Authorization") != "" || form.Get("client_id") != "app" || form.Get("client_secret") != "secret" || form.Get("password") != "Pa55word" {
+		t.Errorf("%s: %v, Authorization %q", vs[0].What, form, vs[0].Header.Get("Authorization"))
+	}
+}
