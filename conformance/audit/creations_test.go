@@ -20,6 +20,18 @@ func (r *rig) createAt(who, id string, start, end time.Time) {
 	}
 }
 
+// createdByTheUser starts a rig where both users logged in and the user
+// created event 7, sent at start.
+func createdByTheUser(t *testing.T) (*rig, time.Time) {
+	r := newRig(t)
+	r.root()
+	r.login("user", "tok-user", "ref-user")
+	r.login("other", "tok-other", "ref-other")
+	start := r.clock
+	r.createAt("user", "7", start, start.Add(20*time.Millisecond))
+	return r, start
+}
+
 // TestCreationsAtTheSameMomentThatMixUpTheirManagersAreAPI6Alone: the
 // other user's two events, created at the same moment as the user's, one
 // of which refuses the other user's update as not the manager's, were
@@ -29,12 +41,7 @@ func (r *rig) createAt(who, id string, start, end time.Time) {
 // creator the update is the links' fault.
 func TestCreationsAtTheSameMomentThatMixUpTheirManagersAreAPI6Alone(t *testing.T) {
 	for _, together := range []bool{true, false} {
-		r := newRig(t)
-		r.root()
-		r.login("user", "tok-user", "ref-user")
-		r.login("other", "tok-other", "ref-other")
-		start := r.clock
-		r.createAt("user", "7", start, start.Add(20*time.Millisecond))
+		r, start := createdByTheUser(t)
 		r.createAt("other", "8", start.Add(5*time.Millisecond), start.Add(25*time.Millisecond))
 		second := start.Add(10 * time.Millisecond)
 		if !together {
@@ -62,12 +69,7 @@ func TestCreationsAtTheSameMomentThatMixUpTheirManagersAreAPI6Alone(t *testing.T
 // the same reads are the links' fault (API-8, for each of them).
 func TestAnEventGivenToTheCreatorItsCreationMetIsAPI6Alone(t *testing.T) {
 	for _, together := range []bool{true, false} {
-		r := newRig(t)
-		r.root()
-		r.login("user", "tok-user", "ref-user")
-		r.login("other", "tok-other", "ref-other")
-		start := r.clock
-		r.createAt("user", "7", start, start.Add(20*time.Millisecond))
+		r, start := createdByTheUser(t)
 		second := start.Add(5 * time.Millisecond)
 		if !together {
 			second = start.Add(50 * time.Millisecond)

@@ -20,6 +20,32 @@ func (r *rig) grantAt(username, access string, start, end time.Time) {
 	}
 }
 
+// theirs starts a rig where the other user created event 7 and the user
+// logged in after it.
+func theirs(t *testing.T) *rig {
+	r := newRig(t)
+	r.root()
+	r.login("other", "tok-other", "ref-other")
+	r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
+	r.login("user", "tok-user", "ref-user")
+	return r
+}
+
+// grantsMeet observes the user's password grant answered with tok-u2
+// and the other user's with tok-o2, at the same moment (beside) or one
+// after the other, and moves the clock past them.
+func (r *rig) grantsMeet(beside bool) {
+	r.t.Helper()
+	start := r.clock
+	r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
+	otherStart := start.Add(30 * time.Millisecond)
+	if beside {
+		otherStart = start.Add(5 * time.Millisecond)
+	}
+	r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
+	r.clock = start.Add(time.Second)
+}
+
 // TestATokenThatActsForTheAccountLoggedInBesideIsACC1: a token of the
 // user's password grant, answered while the other user's was under way,
 // that is offered the update of the other user's event and not of its
@@ -27,21 +53,10 @@ func (r *rig) grantAt(username, access string, start, end time.Time) {
 // one after the other are the events' links' fault (API-8).
 func TestATokenThatActsForTheAccountLoggedInBesideIsACC1(t *testing.T) {
 	for _, beside := range []bool{true, false} {
-		r := newRig(t)
-		r.root()
-		r.login("other", "tok-other", "ref-other")
-		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
-		r.login("user", "tok-user", "ref-user")
+		r := theirs(t)
 		r.send("POST", "/api/events", userJSON, `{"name":"Mine"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
 
-		start := r.clock
-		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
-		otherStart := start.Add(30 * time.Millisecond)
-		if beside {
-			otherStart = start.Add(5 * time.Millisecond)
-		}
-		r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
-		r.clock = start.Add(time.Second)
+		r.grantsMeet(beside)
 		r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
 		r.send("GET", "/api/events/8", "Authorization: Bearer tok-u2", "", 200, jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
 
@@ -104,21 +119,10 @@ func TestATokenActsForTheAccountWhoseCredentialsItsGrantSent(t *testing.T) {
 // token of a grant answered alone, it is AUTH-6.
 func TestAnUpdateTakenFromATokenThatActsForTheManagerIsACC1(t *testing.T) {
 	for _, beside := range []bool{true, false} {
-		r := newRig(t)
-		r.root()
-		r.login("other", "tok-other", "ref-other")
-		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
-		r.login("user", "tok-user", "ref-user")
+		r := theirs(t)
 		r.send("PUT", "/api/events/7", userJSON, `{"name":"Mine now"}`, 403, "", "")
 
-		start := r.clock
-		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
-		otherStart := start.Add(30 * time.Millisecond)
-		if beside {
-			otherStart = start.Add(5 * time.Millisecond)
-		}
-		r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
-		r.clock = start.Add(time.Second)
+		r.grantsMeet(beside)
 		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Mine now"}`, 204, "", "")
 
 		want := []string{"ACC-1"}
@@ -151,14 +155,7 @@ func TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother(t *testing.T) {
 		if tc.offered {
 			r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, eventDoc(`"id":7,"name":"Mine"`, `,"update-event":{"href":"/api/events/7"}`))
 		}
-		start := r.clock
-		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
-		otherStart := start.Add(30 * time.Millisecond)
-		if tc.beside {
-			otherStart = start.Add(5 * time.Millisecond)
-		}
-		r.grantAt("other", "tok-o2", otherStart, otherStart.Add(20*time.Millisecond))
-		r.clock = start.Add(time.Second)
+		r.grantsMeet(tc.beside)
 		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Renamed"}`, 403, "", "")
 		if rules := unclaimedRules(r.a); !slices.Equal(rules, tc.want) {
 			t.Errorf("beside %v, offered before %v: %v stand, want %v", tc.beside, tc.offered, rules, tc.want)
@@ -174,19 +171,12 @@ func TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother(t *testing.T) {
 // fault (API-8).
 func TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing(t *testing.T) {
 	for _, before := range []bool{false, true} {
-		r := newRig(t)
-		r.root()
-		r.login("other", "tok-other", "ref-other")
-		r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
-		r.login("user", "tok-user", "ref-user")
+		r := theirs(t)
 		theirs := eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`)
 		if before {
 			r.send("GET", "/api/events/7", "Authorization: Bearer tok-user", "", 200, jsonType, theirs)
 		}
-		start := r.clock
-		r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
-		r.grantAt("other", "tok-o2", start.Add(5*time.Millisecond), start.Add(25*time.Millisecond))
-		r.clock = start.Add(time.Second)
+		r.grantsMeet(true)
 		r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, theirs)
 		var want []string
 		if before {
