@@ -211,6 +211,13 @@ func TestTheCatalogueCoversEveryPartOfEveryRequest(t *testing.T) {
 			}
 		}
 	}
+	for kind, parts := range Unvaried {
+		for part, why := range parts {
+			if slices.Contains(Anatomy[kind], part) || why == "" {
+				t.Errorf("the %s of a %s is both varied and left alone (%q)", part, kind, why)
+			}
+		}
+	}
 	for _, op := range Catalogue() {
 		switch {
 		case op.Source == "":

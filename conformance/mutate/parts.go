@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -92,6 +93,12 @@ func Matrix() string {
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
+		for _, part := range slices.Sorted(maps.Keys(Unvaried[kind])) {
+			fmt.Fprintf(&b, "- Not varied, the %s: %s.\n", part, Unvaried[kind][part])
+		}
+		if len(Unvaried[kind]) > 0 {
+			b.WriteString("\n")
+		}
 	}
 	return b.String()
 }

@@ -60,3 +60,23 @@ func TestTheClientsCredentialsGoInTheForm(t *testing.T) {
 		t.Errorf("%s: %v, Authorization %q", vs[0].What, form, vs[0].Header.Get("Authorization"))
 	}
 }
+
+// TestARequestsPartsAreWhatATargetMayRead: each kind of request a run
+// sends is told apart, and dissected into the parts of the matrix.
+func TestARequestsPartsAreWhatATargetMayRead(t *testing.T) {
+	for kind, want := range map[string][]string{
+		OnWrite:   {PartAccessToken, PartBodyField, PartHeader, PartMethod, PartPath},
+		OnUpdate:  {PartAccessToken, PartBodyField, PartHeader, PartID, PartMethod, PartPath},
+		OnGrant:   {PartClientID, PartClientSecret, PartFormParam, PartHeader, PartMethod, PartPassword, PartPath, PartUsername},
+		OnRefresh: {PartClientID, PartClientSecret, PartFormParam, PartHeader, PartMethod, PartPath, PartRefreshToken},
+		OnList:    {PartMethod, PartPath, PartQuery},
+	} {
+		r := bases()[kind]
+		if got := KindOf(r); got != kind {
+			t.Errorf("KindOf(%s %s) = %q, want %q", r.Method, r.URL, got, kind)
+		}
+		if got := PartsOf(kind, r); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("the parts of a %s: %v, want %v", kind, got, want)
+		}
+	}
+}
