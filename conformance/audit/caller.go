@@ -94,7 +94,7 @@ func (w *world) callerOf(o *observed) caller {
 		// clock of its own), and those rules' scenarios check it.
 		return caller{class: callerUncertain, scheme: scheme, tok: t}
 	}
-	if t.client != w.a.o.ClientID || !t.spentAt.IsZero() && t.spentAt.Before(end) || !hasScopes(t.scope, "read", "write") ||
+	if t.account == "" || t.client != w.a.o.ClientID || !t.spentAt.IsZero() && t.spentAt.Before(end) || !hasScopes(t.scope, "read", "write") ||
 		t.lifetime == 0 || !end.Before(t.issued.start.Add(t.lifetime-margin)) {
 		return caller{class: callerUncertain, scheme: scheme, tok: t}
 	}

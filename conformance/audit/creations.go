@@ -49,7 +49,8 @@ func (w *world) created(o *observed) []*Finding {
 				sameID = other
 			}
 		}
-		made = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted}
+		made = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted,
+			createdBeside: o.caller.tok != nil && !w.plainToken(o.caller.tok, nil)}
 		w.events[k] = made
 	}
 	w.mu.Unlock()
@@ -251,12 +252,12 @@ func (w *world) refusedCreator(ev *event) bool {
 // creator was not ("" when not). w.mu is held.
 func (w *world) givenToAnother(ev *event) string {
 	c, ok := createdAt(ev)
-	if !ok || ev.manager == "" || !ev.creatorDenied {
+	if !ok || ev.manager == "" || !ev.creatorDenied || ev.createdBeside {
 		return ""
 	}
 	for _, o := range w.events {
 		when, ok := createdAt(o)
-		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || !when.start.Before(c.end) || !c.start.Before(when.end) {
+		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || o.createdBeside || !when.start.Before(c.end) || !c.start.Before(when.end) {
 			continue
 		}
 		if len(w.offered[o.manager+" "+ev.address]) > 0 {

@@ -21,27 +21,28 @@ type grantsSeen struct {
 // grantSeen is a password grant answered with an access token for an
 // account, sent and answered during when (real time).
 type grantSeen struct {
-	access, account string
-	when            span
+	target, access, account string
+	when                    span
 }
 
 // maxGrantsSeen is how many of the last password grants a run compares
 // a new one with.
 const maxGrantsSeen = 256
 
-// issued notes a password grant answered with access for account during
-// when, and the grants of other accounts it met.
-func (g *grantsSeen) issued(access, account string, when span) {
+// issued notes a password grant of target (a world's base address)
+// answered with access for account during when, and the grants of other
+// accounts to the same target it met.
+func (g *grantsSeen) issued(target, access, account string, when span) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, other := range g.recent {
-		if other.account == account || !other.when.start.Before(when.end) || !when.start.Before(other.when.end) {
+		if other.target != target || other.account == account || !other.when.start.Before(when.end) || !when.start.Before(other.when.end) {
 			continue
 		}
 		g.note(access, other.account, "answered at the same moment as "+other.account+"'s")
 		g.note(other.access, account, "answered at the same moment as "+account+"'s")
 	}
-	g.recent = append(g.recent, grantSeen{access: access, account: account, when: when})
+	g.recent = append(g.recent, grantSeen{target: target, access: access, account: account, when: when})
 	if len(g.recent) > maxGrantsSeen {
 		g.recent = g.recent[1:]
 	}

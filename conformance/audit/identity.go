@@ -177,7 +177,7 @@ func (w *world) refusedOwn(c caller, ev *event, f *Finding) []*Finding {
 
 // plainToken reports whether u is a token other than t whose grant stood
 // beside no other account's: what it was let do tells what its account
-// may; a token the audit does not know is plain. w.mu is held.
+// may; a token the audit does not know is plain.
 func (w *world) plainToken(u, t *token) bool {
 	if u == t {
 		return false
@@ -191,29 +191,35 @@ func (w *world) plainToken(u, t *token) bool {
 // noteSharedRead notes that a read by c showed an answer given, byte for
 // byte, to another caller who must be answered otherwise, and was found
 // at fault for it. From a caller whose token stood beside no other
-// account's grant, the target's answers do not follow their callers (a
+// account's grant (decided when it is weighed: a grant that met it may be
+// observed later), the target's answers do not follow their callers (a
 // cache shared by every caller): what a token is offered tells nothing of
 // whom it acts for, in the whole run (mixed).
 func (w *world) noteSharedRead(c caller) {
-	w.mu.Lock()
-	plain := c.tok == nil || w.plainToken(c.tok, nil)
-	w.mu.Unlock()
-	if !plain {
-		return
+	value := ""
+	if c.tok != nil {
+		value = c.tok.value
 	}
 	root := w.family()
 	root.mu.Lock()
 	defer root.mu.Unlock()
-	root.answersMixed = true
+	if len(root.sharedReaders) < maxSharedReaders && !slices.Contains(root.sharedReaders, value) {
+		root.sharedReaders = append(root.sharedReaders, value)
+	}
 }
 
-// mixed reports whether the run saw the target give a caller an answer
-// meant for another (noteSharedRead).
+// maxSharedReaders is how many callers given answers meant for others a
+// run keeps (noteSharedRead).
+const maxSharedReaders = 64
+
+// mixed reports whether the run saw the target give a plain caller an
+// answer meant for another (noteSharedRead).
 func (w *world) mixed() bool {
 	root := w.family()
 	root.mu.Lock()
-	defer root.mu.Unlock()
-	return root.answersMixed
+	readers := slices.Clone(root.sharedReaders)
+	root.mu.Unlock()
+	return slices.ContainsFunc(readers, func(v string) bool { return v == "" || len(w.a.grants.of(v)) == 0 })
 }
 
 // noteRefusedNotManager notes that an update by c of an event it does

@@ -187,3 +187,42 @@ func TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestAUsernameSentTwiceWithAPasswordBothAccountsHoldTellsNothing: when
+// both accounts have the password sent, a target that reads either copy
+// of the username is right, and its token's reads blame nothing.
+func TestAUsernameSentTwiceWithAPasswordBothAccountsHoldTellsNothing(t *testing.T) {
+	a := New(Options{ClientID: "app", Logins: map[string]string{"user": "pw", "other": "pw"}})
+	r := &rig{t: t, a: a, s: a.Scope(base, Place{Name: "a test", File: "test.feature"}), clock: time.Unix(1_800_000_000, 0)}
+	r.root()
+	for _, who := range []string{"other", "user"} {
+		r.login(who, "tok-"+who, "ref-"+who)
+	}
+	r.send("POST", "/api/events", "Authorization: Bearer tok-other\nContent-Type: application/json", `{"name":"Theirs"}`, 201, "Location: /api/events/7\n"+jsonType, eventDoc(`"id":7,"name":"Theirs"`, ""))
+	r.send("POST", "/api/events", userJSON, `{"name":"Mine"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
+	r.send("POST", "/oauth/token", client, "grant_type=password&username=user&username=other&password=pw", 200, noStore, `{"access_token":"tok-2","token_type":"bearer","refresh_token":"ref-2","expires_in":599,"scope":"read write"}`)
+	r.send("GET", "/api/events/7", "Authorization: Bearer tok-2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
+	r.send("GET", "/api/events/8", "Authorization: Bearer tok-2", "", 200, jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
+	if rules := unclaimedRules(r.a); len(rules) != 0 {
+		t.Errorf("%v stand, want none", rules)
+	}
+}
+
+// TestGrantsToAnotherServerDoNotMeet: a password grant of the other
+// account, answered at the same moment by another server of the run,
+// did not meet the user's: the user's token is plain, and its offer of
+// the other user's update is the links' fault (API-8).
+func TestGrantsToAnotherServerDoNotMeet(t *testing.T) {
+	r := theirs(t)
+	elsewhere := r.a.Scope("http://elsewhere.example", Place{Name: "another server", File: "test.feature"})
+	start := r.clock
+	r.grantAt("user", "tok-u2", start, start.Add(20*time.Millisecond))
+	body := `{"access_token":"tok-o9","token_type":"bearer","refresh_token":"ref-o9","expires_in":599,"scope":"read write"}`
+	elsewhere.Observe(Exchange{Exchange: repro.Exchange{Method: "POST", URL: "http://elsewhere.example/oauth/token", Header: header(client), Body: []byte("grant_type=password&username=other&password=pw"),
+		Status: 200, RespHeader: header(noStore), RespBody: []byte(body)}, Start: start.Add(5 * time.Millisecond), End: start.Add(25 * time.Millisecond)}, 0)
+	r.clock = start.Add(time.Second)
+	r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
+	if rules := unclaimedRules(r.a); !slices.Equal(rules, []string{"API-8"}) {
+		t.Errorf("%v stand, want [API-8]", rules)
+	}
+}

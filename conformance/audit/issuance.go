@@ -230,8 +230,8 @@ func (w *world) mustIssue(o *observed, t tokenAsk) (rule string, spent *token, o
 		}
 	case "refresh_token":
 		rule = "TOK-4"
-		if len(t.params["token"])+len(t.params["refresh_token"]) != 1 {
-			return "", nil, false
+		if len(t.params["token"])+len(t.params["refresh_token"]) != 1 || t.params.Has("username") || t.params.Has("password") {
+			return "", nil, false // a password grant's parameters beside: a strict server may refuse them (RFC 6749 §3.2 aside)
 		}
 		var known bool
 		spent, known = w.tokens[refreshParam(t.params)]

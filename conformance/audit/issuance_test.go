@@ -90,6 +90,7 @@ func TestARefreshIsJudgedByTheTokenItSends(t *testing.T) {
 
 	r = newLoginRig(t)
 	r.login("u@x.example", "a1", "r1")
+	want(t, "a live refresh token with a username beside, refused", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&token=r1&username=v@x.example", 400, jsonType, `{"error":"invalid_request"}`))
 	want(t, "a live refresh token, refused", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&token=r1", 400, jsonType, `{"error":"invalid_grant"}`), "TOK-4")
 	want(t, "the same refresh token again, refused: no answer replaced it", r.send("POST", "/oauth/token", client, "grant_type=refresh_token&refresh_token=r1", 400, jsonType, `{"error":"invalid_grant"}`), "TOK-4")
 	r.login("u@x.example", "a5", "r5")

@@ -402,7 +402,9 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 			if d != "" && f.Cause == sharedAnswerCause && !w.managerRefusedAt(ev) {
 				d = "API-8" // an answer given to another caller, not an update, took it away
 			}
-			return d == r && notSwapped()
+			// A token whose grant met another account's may act for it:
+			// what it is denied tells the links' fault no better.
+			return d == r && notSwapped() && w.plainToken(c.tok, nil)
 		}
 		out = append(out, f)
 	}

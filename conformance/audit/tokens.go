@@ -182,7 +182,7 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 	}
 	w.tokens[access] = &token{value: access, account: account, client: client, scope: scope, issued: issued, lifetime: lifetime, refreshed: refreshed, partner: refresh, from: spent, spentAt: revoked}
 	if !refreshed && account != "" {
-		w.a.grants.issued(access, account, span{o.x.Start, o.x.End})
+		w.a.grants.issued(w.base, access, account, span{o.x.Start, o.x.End})
 	}
 	for _, u := range o.form["username"] {
 		if u != "" && account != "" && !strings.EqualFold(u, account) {
@@ -202,15 +202,23 @@ func (w *world) learnTokens(o *observed, grant, access, refresh string) *Finding
 // grantAccount is the account a password grant's form logs in: its
 // username, or, of a form that sends the username more than once (which
 // a target may refuse or read once, RFC 6749 §3.1), the one whose
-// password it sent. w.mu is held.
+// password it sent; "" when that is not one account (two that share the
+// password). w.mu is held.
 func (w *world) grantAccount(form url.Values) string {
 	users := form["username"]
+	if len(users) < 2 {
+		return form.Get("username")
+	}
+	var logsIn []string
 	for _, u := range users {
-		if want, known := w.loginOf(u); known && len(users) > 1 && slices.Contains(form["password"], want) {
-			return u
+		if want, known := w.loginOf(u); known && slices.Contains(form["password"], want) && !slices.ContainsFunc(logsIn, func(v string) bool { return strings.EqualFold(u, v) }) {
+			logsIn = append(logsIn, u)
 		}
 	}
-	return form.Get("username")
+	if len(logsIn) != 1 {
+		return "" // none, or accounts of one password: whichever copy it read, the target was right
+	}
+	return logsIn[0]
 }
 
 // reusedAt reports whether the refresh token r was sent again once a

@@ -85,10 +85,10 @@ type world struct {
 	// refusedNotManager are, by account, the tokens whose update of an
 	// event the account does not manage was refused with 403.
 	refusedNotManager map[string][]*token
-	// answersMixed is true, in a run's root world, once a caller whose
-	// token stood beside no other grant was given an answer meant for
-	// another (noteSharedRead).
-	answersMixed bool
+	// sharedReaders are, in a run's root world, the access tokens ("" for
+	// none) of the callers given an answer meant for another
+	// (noteSharedRead).
+	sharedReaders []string
 }
 
 func newWorld(a *Audit, base string) *world {

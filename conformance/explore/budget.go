@@ -62,9 +62,11 @@ func (s *sequence) reserveEvent() bool {
 }
 
 // nearMissHeadLeft is how many near-misses of the head of the
-// credentials' (mutate.CredentialNearMissHead) are not drawn yet: the
-// budget of failed logins keeps them before another variant that may
-// fail a login.
+// credentials' (mutate.CredentialNearMissHead), within the budget of
+// failed logins, no sequence has tried to send yet: the budget keeps
+// them before another variant that may fail a login.
 func (r *runner) nearMissHeadLeft() int64 {
-	return max(0, int64(mutate.CredentialNearMissHead)-r.nearMissDrawn.Load())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(0, int64(min(mutate.CredentialNearMissHead, r.o.FailedLogins)-len(r.headTried)))
 }

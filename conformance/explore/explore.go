@@ -129,8 +129,11 @@ type runner struct {
 	// sent counts the variants sent, by operator (guarded by mu).
 	sent map[string]int
 	// kindsSent are the near-misses of the credentials sent, by kind
-	// (mutate.CredentialNearMissKinds).
-	kindsSent map[string]bool
+	// (mutate.CredentialNearMissKinds), and kindsBuilt those the run's
+	// credentials have; headTried the places in the operator's order of
+	// the head's that a sequence tried to send (nearMissHeadLeft).
+	kindsSent, kindsBuilt map[string]bool
+	headTried             map[int]bool
 	// pass is the catalogue pass's variants not sent yet.
 	pass *planned
 	// nearMissDrawn counts the near-misses of credentials drawn.

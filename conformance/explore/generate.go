@@ -82,10 +82,10 @@ func (s *sequence) next() Action {
 	if ops := s.variantOps(); len(ops) > 0 {
 		choices = append(choices, choice{16, func() Action { return s.drawVariant(ops) }})
 	}
-	// Two of the run's failed logins are kept for near-misses of the
-	// credentials (drawVariant), the likeliest to find a fault, until
-	// they are drawn.
-	if r.failedLoginsLeftBeside(max(0, 2-r.nearMissDrawn.Load())) {
+	// The run's failed logins are kept for the head of the near-misses
+	// of the credentials, the likeliest to find a fault, until a
+	// sequence tried them (nearMissHeadLeft).
+	if r.failedLoginsLeftBeside(r.nearMissHeadLeft()) {
 		choices = append(choices, choice{1, func() Action {
 			return Action{Kind: KindWrongLogin, Wrong: wrongLogins[s.rng.IntN(len(wrongLogins))]}
 		}})

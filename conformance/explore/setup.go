@@ -109,7 +109,7 @@ func newRunner(o Options, t target.Target) *runner {
 		shrunk:    map[string]int{},
 		drawnIn:   map[string]int{},
 		sent:      map[string]int{},
-		kindsSent: map[string]bool{},
+		kindsSent: map[string]bool{}, kindsBuilt: map[string]bool{}, headTried: map[int]bool{},
 	}
 }
 

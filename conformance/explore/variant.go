@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"eventsvc/conformance/mutate"
-	"eventsvc/conformance/report"
 	"eventsvc/conformance/repro"
 )
 
@@ -148,6 +147,9 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		return nil, nil
 	}
 	v, members := vs[a.N%len(vs)], []int{a.N % len(vs)}
+	if op.Name == mutate.CredentialNearMissOp {
+		s.r.noteNearMisses(vs, a.N)
+	}
 	if a.Combined {
 		if op.On != mutate.OnUpdate {
 			return nil, nil // a combination refused as a whole is sent apart: no budget of events for that
@@ -450,45 +452,4 @@ func (r *runner) scriptVars() []repro.Var {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append(r.target.Credentials.Vars(), r.nearMisses...)
-}
-
-// varied is every operator of the catalogue as the run used it: how many
-// of its variants went out, or why none did (report.Varied).
-func (r *runner) varied() []report.Varied {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []report.Varied
-	for _, op := range mutate.Catalogue() {
-		v := report.Varied{Operator: op.Name, Family: op.Family, Sent: r.sent[op.Name]}
-		if v.Sent == 0 {
-			v.Reason = r.unsent(op)
-		}
-		if op.Name == mutate.CredentialNearMissOp && v.Sent > 0 {
-			for _, kind := range mutate.CredentialNearMissKinds() {
-				if !r.kindsSent[kind] {
-					v.NotSent = append(v.NotSent, kind)
-				}
-			}
-			if len(v.NotSent) > 0 {
-				v.NotSentReason = r.unsent(op)
-			}
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// unsent says why the run sent no variant of op.
-func (r *runner) unsent(op mutate.Operator) string {
-	switch {
-	case r.readOnly && (op.On == mutate.OnWrite || op.On == mutate.OnUpdate):
-		return "read-only"
-	case op.Ref && !r.ref:
-		return "-ref only"
-	case op.NearMisses && !r.failedLoginsLeft():
-		return "the failed-login budget"
-	case op.On == mutate.OnWrite && (!r.eventsLeft() || r.passEvents.Load() >= int64(r.o.MaxEvents)/4):
-		return "the event budget"
-	}
-	return "the run's budget of actions and time"
 }

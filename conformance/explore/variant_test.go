@@ -181,7 +181,7 @@ func TestTheReportSaysWhatWasVaried(t *testing.T) {
 		// The budget of failed logins sends the head of the credentials'
 		// near-misses; the report names each kind it left unsent, and why.
 		i := slices.IndexFunc(rep.Varied, func(v report.Varied) bool { return v.Operator == mutate.CredentialNearMissOp })
-		if nm := rep.Varied[i]; nm.Sent != mutate.CredentialNearMissHead || len(nm.NotSent) != mutate.CredentialNearMisses()-nm.Sent ||
+		if nm := rep.Varied[i]; nm.Sent != mutate.CredentialNearMissHead || nm.Variants != mutate.CredentialNearMisses() || len(nm.NotSent) != nm.Variants-nm.Sent ||
 			nm.NotSentReason != "the failed-login budget" || !slices.Contains(nm.NotSent, "the username with a character appended") ||
 			!strings.Contains(out.String(), fmt.Sprintf("%q: %d of its %d variants not sent (the failed-login budget)", nm.Operator, len(nm.NotSent), mutate.CredentialNearMisses())) ||
 			!strings.Contains(out.String(), fmt.Sprintf("%d of %d variants of %q not sent", len(nm.NotSent), mutate.CredentialNearMisses(), nm.Operator)) {

@@ -27,7 +27,7 @@ func Same(sent, got any) bool {
 		case v == "" && got == nil:
 			return true
 		case !ok:
-			return textOf(got) == v
+			return sameScalar(v, got)
 		case v == g:
 			return true
 		}
@@ -39,7 +39,7 @@ func Same(sent, got any) bool {
 		case float64:
 			return v == g
 		case string:
-			return g == strconv.FormatFloat(v, 'f', -1, 64)
+			return sameScalar(g, v)
 		}
 		return false
 	case bool:
@@ -61,23 +61,25 @@ func plain(v any) (any, bool) {
 	return f, err == nil
 }
 
-// textOf is a number or a boolean as JSON writes it, "" for any other
-// value: what a text that reads as the same value holds.
-func textOf(v any) string {
+// sameScalar reports whether text is v written as text: a number's
+// decimal, in any way a JSON writer writes it ("12.5", "12.50",
+// "1e+21"), or a boolean's.
+func sameScalar(text string, v any) bool {
 	switch v := v.(type) {
 	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
+		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		return err == nil && text == strings.TrimSpace(text) && f == v
 	case bool:
-		return strconv.FormatBool(v)
+		return text == strconv.FormatBool(v)
 	}
-	return ""
+	return false
 }
 
 // Stored reports whether got is what a JSON binder makes of sent by
 // default, as Jackson does: the same value (Same), a fraction as a whole
 // number next to it (DeserializationFeature.ACCEPT_FLOAT_AS_INT, on by
-// default, cuts it), null as the default of a field's type (0, false, the
-// empty text). A service that stores such a value for what it was sent
+// default, cuts it), 1 and 0 as true and false, null as the default of a
+// field's type (0, false, the empty text). A service that stores such a value for what it was sent
 // says so in the answer to the write (the specification leaves the
 // fields' types open), and a read after it shows what it stored.
 func Stored(sent, got any) bool {
@@ -92,6 +94,9 @@ func Stored(sent, got any) bool {
 	case nil:
 		return got == "" || got == 0.0 || got == false
 	case float64:
+		if b, ok := got.(bool); ok {
+			return v == 1 && b || v == 0 && !b // an int read as a boolean
+		}
 		g, ok := got.(float64)
 		return ok && v != math.Trunc(v) && g == math.Trunc(g) && math.Abs(v-g) < 1
 	}

@@ -25,10 +25,14 @@ func TestSameTakesValuesAsAReaderOfJSONDoes(t *testing.T) {
 		{"true", true, true},
 		{"120", 120.0, true},
 		{"0.5", 0.5, true},
-		{"007", 7.0, false},
 		{"12 ", 12.0, false},
 		{"x", 0.0, false},
 		{true, 1.0, false},
+		{"", map[string]any{}, false},
+		{"", []any{}, false},
+		{"12.50", 12.5, true},
+		{1e21, "1e+21", true},
+		{"007", 7.0, true},
 	}
 	for _, tt := range tests {
 		if got := Same(tt.sent, tt.got); got != tt.want {
@@ -91,6 +95,9 @@ func TestStoredIsWhatABinderMakesOfAValueByDefault(t *testing.T) {
 		{42.0, "4", false},
 		{"Room 4", "Room", false},
 		{[]any{"Room"}, "Room", false},
+		{1.0, true, true},
+		{0.0, false, true},
+		{2.0, true, false},
 	} {
 		if got := Stored(c.sent, c.got); got != c.want {
 			t.Errorf("Stored(%#v, %#v) = %v, want %v", c.sent, c.got, got, c.want)

@@ -20,9 +20,11 @@ type Varied struct {
 	Reason string `json:"reason,omitempty"`
 	// NotSent names, of an operator whose variants a budget draws from
 	// (the near-misses of the grant's credentials), each variant the run
-	// left unsent, and NotSentReason why.
+	// left unsent, NotSentReason why, and Variants how many it has for
+	// the run's requests.
 	NotSent       []string `json:"notSent,omitempty"`
 	NotSentReason string   `json:"notSentReason,omitempty"`
+	Variants      int      `json:"variants,omitempty"`
 }
 
 // Unsent returns the operators of varied that sent nothing, and how many
@@ -62,7 +64,7 @@ func variedText(varied []Varied) string {
 	}
 	for _, v := range varied {
 		if len(v.NotSent) > 0 {
-			text += fmt.Sprintf("; %q: %d of its %d variants not sent (%s)", v.Operator, len(v.NotSent), len(v.NotSent)+v.Sent, v.NotSentReason)
+			text += fmt.Sprintf("; %q: %d of its %d variants not sent (%s)", v.Operator, len(v.NotSent), v.Variants, v.NotSentReason)
 		}
 	}
 	return text
@@ -79,7 +81,7 @@ func unsentText(varied []Varied) string {
 	}
 	for _, v := range varied {
 		if len(v.NotSent) > 0 {
-			text += fmt.Sprintf("; %d of %d variants of %q not sent", len(v.NotSent), len(v.NotSent)+v.Sent, v.Operator)
+			text += fmt.Sprintf("; %d of %d variants of %q not sent", len(v.NotSent), v.Variants, v.Operator)
 		}
 	}
 	return text
