@@ -3,6 +3,8 @@ package audit
 import (
 	"net/http"
 	"net/url"
+	"path"
+	"strings"
 	"sync"
 )
 
@@ -16,15 +18,38 @@ import (
 // end, once Close has counted every write in).
 
 // inFlight counts the writes sent and not yet observed, by address, and
-// knows the addresses of writes that got no answer.
+// knows the addresses of writes that got no answer. An address is counted
+// as every spelling of it a target may route alike (loose): a write to
+// /API/EVENTS/7 under way may change what /api/events/7 shows.
 type inFlight struct {
 	mu   sync.Mutex
-	n    map[string]int  // by key
-	lost map[string]bool // by key: a write got no answer
+	n    map[string]int  // by loose key
+	lost map[string]bool // by loose key: a write got no answer
+}
+
+// loose is the address k (a key) as every spelling a router may take for
+// it: its path decoded, its segments' parameters dropped, its dot
+// segments removed, without a trailing slash or a query, in lower case.
+func loose(k string) string {
+	u, err := url.Parse(k)
+	if err != nil {
+		return strings.ToLower(k)
+	}
+	p := u.Path
+	if d, err := url.PathUnescape(p); err == nil {
+		p = d
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i], _, _ = strings.Cut(s, ";")
+	}
+	p = strings.TrimRight(path.Clean("/"+strings.Join(segs, "/")), "/")
+	return strings.ToLower(u.Scheme + "://" + u.Host + p)
 }
 
 // unanswered notes a write to k that got no answer.
 func (f *inFlight) unanswered(k string) {
+	k = loose(k)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.lost == nil {
@@ -36,12 +61,14 @@ func (f *inFlight) unanswered(k string) {
 // unsure reports whether a write to k got no answer: whether it was
 // taken is not known.
 func (f *inFlight) unsure(k string) bool {
+	k = loose(k)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.lost[k]
 }
 
 func (f *inFlight) sent(k string) {
+	k = loose(k)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n == nil {
@@ -51,6 +78,7 @@ func (f *inFlight) sent(k string) {
 }
 
 func (f *inFlight) done(k string) {
+	k = loose(k)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
@@ -62,6 +90,7 @@ func (f *inFlight) done(k string) {
 }
 
 func (f *inFlight) under(k string) bool {
+	k = loose(k)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.n[k] > 0

@@ -100,3 +100,24 @@ func TestAWriteWithoutAnAnswerMayHaveBeenTaken(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestAWriteUnderWayCountsForEverySpellingOfItsAddress: a write sent to
+// an address spelt otherwise (case, a trailing slash, a dot segment, a
+// path parameter, an encoded letter) is under way at the address a
+// router may take it for.
+func TestAWriteUnderWayCountsForEverySpellingOfItsAddress(t *testing.T) {
+	var f inFlight
+	f.sent("http://h:80/API/Events/./7;x/")
+	for _, k := range []string{"http://h:80/api/events/7", "http://h:80/api/%65vents/7?page=1"} {
+		if !f.under(k) {
+			t.Errorf("%s: no write under way", k)
+		}
+	}
+	if f.under("http://h:80/api/events/8") {
+		t.Error("another event's address is under way too")
+	}
+	f.done("http://h:80/api/events/7")
+	if f.any() {
+		t.Error("the write observed at another spelling is still under way")
+	}
+}
