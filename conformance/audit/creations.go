@@ -50,7 +50,7 @@ func (w *world) created(o *observed) []*Finding {
 			}
 		}
 		made = &event{address: k, id: id, manager: creator(o.caller), versions: []version{v}, accepted: o.x.Status == http.StatusAccepted,
-			createdBeside: o.caller.tok != nil && !w.plainToken(o.caller.tok, nil)}
+			createdWith: o.caller.tok}
 		w.events[k] = made
 	}
 	w.mu.Unlock()
@@ -243,7 +243,19 @@ func (w *world) showsOwnedID(doc map[string]any) bool {
 func (w *world) refusedCreator(ev *event) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return ev != nil && (ev.creatorRefused || w.refusedBeside(ev) || w.givenToAnother(ev) != "") || w.creatorRefused && !w.managersOffered
+	return ev != nil && (w.anyPlain(ev.refusedTo) || w.refusedBeside(ev) || w.givenToAnother(ev) != "") || w.anyPlain(w.refusedCreators) && !w.managersOffered
+}
+
+// anyPlain reports whether one of tokens is plain (plainToken): what it
+// was refused tells what its account may.
+func (w *world) anyPlain(tokens []*token) bool {
+	return slices.ContainsFunc(tokens, func(t *token) bool { return t != nil && w.plainToken(t, nil) })
+}
+
+// plainCreation reports whether the token that created ev is plain, or
+// not known: the audit may take its account for ev's manager.
+func (w *world) plainCreation(ev *event) bool {
+	return ev.createdWith == nil || w.plainToken(ev.createdWith, nil)
 }
 
 // givenToAnother returns the account ev's creation gave it to, when
@@ -252,12 +264,12 @@ func (w *world) refusedCreator(ev *event) bool {
 // creator was not ("" when not). w.mu is held.
 func (w *world) givenToAnother(ev *event) string {
 	c, ok := createdAt(ev)
-	if !ok || ev.manager == "" || !ev.creatorDenied || ev.createdBeside {
+	if !ok || ev.manager == "" || !ev.creatorDenied || !w.plainCreation(ev) {
 		return ""
 	}
 	for _, o := range w.events {
 		when, ok := createdAt(o)
-		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || o.createdBeside || !when.start.Before(c.end) || !c.start.Before(when.end) {
+		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || !w.plainCreation(o) || !when.start.Before(c.end) || !c.start.Before(when.end) {
 			continue
 		}
 		if len(w.offered[o.manager+" "+ev.address]) > 0 {
@@ -284,7 +296,7 @@ func (w *world) mixedUp(ev *event) *Finding {
 	f.stands = func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		return !ev.creatorRefused && w.givenToAnother(ev) != ""
+		return !w.anyPlain(ev.refusedTo) && w.givenToAnother(ev) != ""
 	}
 	return f
 }
@@ -307,7 +319,7 @@ func (w *world) refusedBeside(ev *event) bool {
 			continue
 		}
 		met = met || o.manager != "" && o.manager != ev.manager
-		refused = refused || o.manager == ev.manager && o.creatorRefused
+		refused = refused || o.manager == ev.manager && w.anyPlain(o.refusedTo)
 	}
 	return met && refused
 }

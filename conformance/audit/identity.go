@@ -152,26 +152,23 @@ func (w *world) updatedAsManager(c caller, manager, msg string) []*Finding {
 
 // refusedOwn are the findings of an update of ev, which c's account
 // created, refused to c's token as not the manager's: f (API-6), unless
-// the token's grant stood beside another account's (besideOf).
-// Then the token may act for that account: another
+// the token's grant stood beside another account's (besideOf, weighed
+// when the finding is). Then the token may act for that account: another
 // token of c's account that updated ev, or was offered its update, shows
 // the account manages it, and this token acts for another (ACC-1, TOK-8);
 // without one, the refusal tells neither apart, and nothing stands of it.
 func (w *world) refusedOwn(c caller, ev *event, f *Finding) []*Finding {
 	t := c.tok
-	beside := slices.Sorted(maps.Keys(w.besideOf(t)))
-	if len(beside) == 0 {
-		return []*Finding{f}
-	}
+	met := func() bool { return len(w.besideOf(t)) > 0 }
 	honoured := func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		uses := slices.Concat(w.updatedWith[c.account+" "+ev.address], w.offered[c.account+" "+ev.address])
 		return slices.ContainsFunc(uses, func(u use) bool { return u.tok != nil && w.plainToken(u.tok, t) })
 	}
-	f.stands = func() bool { return false }
-	g := w.actsForFinding(c, beside[0], "the update of an event "+c.account+" created was refused to it as not the manager's, where another token of "+c.account+"'s was let update it or offered its update")
-	g.stands = honoured
+	f.stands = func() bool { return !met() }
+	g := w.actsForFinding(c, "", "the update of an event "+c.account+" created was refused to it as not the manager's, where another token of "+c.account+"'s was let update it or offered its update")
+	g.stands = func() bool { return met() && honoured() }
 	return []*Finding{f, g}
 }
 
@@ -244,11 +241,14 @@ func (w *world) actsForFinding(c caller, manager, evidence string) *Finding {
 	if t.refreshed {
 		rule, grant, should = "TOK-8", "refresh", "the refresh token's own user"
 	}
-	how := w.besideOf(t)[manager]
+	how, whom := w.besideOf(t)[manager], manager
 	if how != "" {
 		how = ", " + how
 	}
-	return finding(rule, "the token of %s's %s grant%s, acts for %s: %s; a token acts for %s", c.account, grant, how, manager, evidence, should)
+	if manager == "" {
+		how, whom = ", which met another account's grant", "another account"
+	}
+	return finding(rule, "the token of %s's %s grant%s, acts for %s: %s; a token acts for %s", c.account, grant, how, whom, evidence, should)
 }
 
 // notSwapped is a test that holds unless c's token acts for another

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Writes under way: a read that shows an event otherwise than its last
@@ -28,23 +30,29 @@ type inFlight struct {
 }
 
 // loose is the address k (a key) as every spelling a router may take for
-// it: its path decoded, its segments' parameters dropped, its dot
-// segments removed, without a trailing slash or a query, in lower case.
+// it: its segments' parameters dropped, its dot segments removed, without
+// a trailing slash, spaces after its last segment or an extension of it,
+// or a query; the last segment, a whole number, in plain decimal (07, +7
+// are 7); in lower case.
 func loose(k string) string {
 	u, err := url.Parse(k)
 	if err != nil {
 		return strings.ToLower(k)
 	}
-	p := u.Path
-	if d, err := url.PathUnescape(p); err == nil {
-		p = d
-	}
-	segs := strings.Split(p, "/")
+	segs := strings.Split(u.Path, "/") // decoded once, as a router decodes it
 	for i, s := range segs {
 		segs[i], _, _ = strings.Cut(s, ";")
 	}
-	p = strings.TrimRight(path.Clean("/"+strings.Join(segs, "/")), "/")
-	return strings.ToLower(u.Scheme + "://" + u.Host + p)
+	p := strings.TrimRight(path.Clean("/"+strings.Join(segs, "/")), "/")
+	dir, last := path.Split(p)
+	last = strings.TrimRightFunc(last, unicode.IsSpace)
+	if i := strings.LastIndex(last, "."); i > 0 {
+		last = last[:i] // a suffix: /7.json
+	}
+	if n, err := strconv.ParseUint(strings.TrimPrefix(last, "+"), 10, 64); err == nil {
+		last = strconv.FormatUint(n, 10)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host + dir + last)
 }
 
 // unanswered notes a write to k that got no answer.

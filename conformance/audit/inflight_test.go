@@ -108,13 +108,16 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 func TestAWriteUnderWayCountsForEverySpellingOfItsAddress(t *testing.T) {
 	var f inFlight
 	f.sent("http://h:80/API/Events/./7;x/")
-	for _, k := range []string{"http://h:80/api/events/7", "http://h:80/api/%65vents/7?page=1"} {
+	for _, k := range []string{"http://h:80/api/events/7", "http://h:80/api/%65vents/7?page=1", "http://h:80/api/events/07", "http://h:80/api/events/+7",
+		"http://h:80/api/events/7.json", "http://h:80/api/events/7%20", "http://h:80/api/events/7%09", "http://h:80/api/events//7"} {
 		if !f.under(k) {
 			t.Errorf("%s: no write under way", k)
 		}
 	}
-	if f.under("http://h:80/api/events/8") {
-		t.Error("another event's address is under way too")
+	for _, k := range []string{"http://h:80/api/events/8", "http://h:80/api/events/7x", "http://h:80/api/events/70", "http://h:80/api/events/%2537"} {
+		if f.under(k) {
+			t.Errorf("%s, another event's address, is under way too", k)
+		}
 	}
 	f.done("http://h:80/api/events/7")
 	if f.any() {

@@ -62,13 +62,13 @@ type world struct {
 	// self links of listed events. What one offers is checked as an
 	// event's.
 	listed map[string]bool
-	// offeredTo is, of an event whose manager the audit did not see
-	// created, the first account offered its "update-event": an event has
-	// one manager.
-	offeredTo map[string]string
-	// creatorRefused is true once an update by an event's creator was
-	// refused as not its manager's.
-	creatorRefused bool
+	// offeredTo are, of an event whose manager the audit did not see
+	// created, the tokens of each account offered its "update-event", the
+	// first of each: an event has one manager.
+	offeredTo map[string][]use
+	// refusedCreators are the tokens whose update of an event their
+	// account created was refused as not its manager's.
+	refusedCreators []*token
 	// managersOffered is true once an event the audit saw created offered
 	// its manager "update-event" before any update of it.
 	managersOffered bool
@@ -92,7 +92,7 @@ type world struct {
 }
 
 func newWorld(a *Audit, base string) *world {
-	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]int{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string]string{}, ownedIDs: map[string]bool{}, refusedNotManager: map[string][]*token{}}
+	return &world{a: a, base: strings.TrimRight(base, "/"), logins: true, tokens: map[string]*token{}, madeUps: map[string]bool{}, events: map[string]*event{}, anonymousOffered: map[string]bool{}, takenFromAnyone: map[string]bool{}, anonymousProbed: map[string]int{}, offered: map[string][]use{}, updatedWith: map[string][]use{}, createdWith: map[string][]use{}, listed: map[string]bool{}, offeredTo: map[string][]use{}, ownedIDs: map[string]bool{}, refusedNotManager: map[string][]*token{}}
 }
 
 // family is the world whose budget of links to follow and whose

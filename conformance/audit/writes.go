@@ -35,15 +35,17 @@ type event struct {
 	// offered is when a read that offered its manager "update-event" was
 	// last sent.
 	offered time.Time
-	// creatorRefused is true once an update by its creator was refused
-	// as not its manager's; managerRefused once its manager's was refused
-	// (after the manager's first taken update); creatorDenied once a read
-	// by its creator was not offered its update.
-	creatorRefused, managerRefused, creatorDenied bool
-	// createdBeside is true when the token that created it came of a
-	// grant that met another account's: who manages it is not its
-	// creator's to tell (givenToAnother).
-	createdBeside bool
+	// refusedTo are the tokens of its creator's account whose update of
+	// it was refused as not its manager's (creatorRefused);
+	// managerRefused is true once its manager's was refused (after the
+	// manager's first taken update); creatorDenied once a read by its
+	// creator was not offered its update.
+	refusedTo                     []*token
+	managerRefused, creatorDenied bool
+	// createdWith is the token that created it: one whose grant met
+	// another account's may act for it, and who manages ev is then not
+	// its creator's to tell (givenToAnother).
+	createdWith *token
 	// matched are the last reads that showed it as a write a read then
 	// may show (checkReadBack), at most maxMatched.
 	matched []span
@@ -294,13 +296,13 @@ func (w *world) updated(o *observed, ev *event) []*Finding {
 			return nilIfNone(shownAsWritten(o.doc, []version{v}, "API-9", "the answer to the update"))
 		}
 	case o.x.Status == http.StatusForbidden && !c.tok.refreshed && !w.updatedBefore(ev, o):
-		if w.plainToken(c.tok, nil) {
-			// A token whose grant met another account's may act for it:
-			// its refusal tells nothing of who manages ev (refusedOwn).
-			w.mu.Lock()
-			ev.creatorRefused, w.creatorRefused = true, true
-			w.mu.Unlock()
-		}
+		// A token whose grant met another account's may act for it: its
+		// refusal tells nothing of who manages ev (refusedOwn), which
+		// creatorRefused weighs when it is asked.
+		w.mu.Lock()
+		ev.refusedTo = append(ev.refusedTo, c.tok)
+		w.refusedCreators = append(w.refusedCreators, c.tok)
+		w.mu.Unlock()
 		o.checked("API-6")
 		return w.refusedOwn(c, ev, finding("API-6", "the update of an event by %s, who created it, was refused as not its manager's: 403; the caller who creates an event becomes its manager", c.who()))
 	case o.x.Status == http.StatusUnauthorized || o.x.Status == http.StatusForbidden:

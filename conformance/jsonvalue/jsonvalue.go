@@ -6,6 +6,8 @@ package jsonvalue
 import (
 	"encoding/json"
 	"math"
+	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -61,18 +63,32 @@ func plain(v any) (any, bool) {
 	return f, err == nil
 }
 
-// sameScalar reports whether text is v written as text: a number's
-// decimal, in any way a JSON writer writes it ("12.5", "12.50",
-// "1e+21"), or a boolean's.
+// sameScalar reports whether text is v written as text: a number in
+// JSON's syntax for numbers ("12.5", "12.50", "1e+21") of exactly v's
+// value, or a boolean's.
 func sameScalar(text string, v any) bool {
 	switch v := v.(type) {
 	case float64:
-		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		return err == nil && text == strings.TrimSpace(text) && f == v
+		return jsonNumber.MatchString(text) && exactly(text, v)
 	case bool:
 		return text == strconv.FormatBool(v)
 	}
 	return false
+}
+
+// jsonNumber is JSON's syntax for a number (RFC 8259 §6), and
+// numberText what a binder reads as one: a sign and leading zeros too.
+var (
+	jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+	numberText = regexp.MustCompile(`^[+-]?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+)
+
+// exactly reports whether the decimal text is exactly v: no digit of it
+// lost to a double.
+func exactly(text string, v float64) bool {
+	a, ok1 := new(big.Rat).SetString(strings.TrimPrefix(text, "+"))
+	b, ok2 := new(big.Rat).SetString(strconv.FormatFloat(v, 'g', -1, 64))
+	return ok1 && ok2 && a.Cmp(b) == 0
 }
 
 // Stored reports whether got is what a JSON binder makes of sent by
@@ -93,6 +109,9 @@ func Stored(sent, got any) bool {
 	switch v := sent.(type) {
 	case nil:
 		return got == "" || got == 0.0 || got == false
+	case string:
+		g, ok := got.(float64) // a number's text with a sign or leading zeros
+		return ok && numberText.MatchString(v) && exactly(v, g)
 	case float64:
 		if b, ok := got.(bool); ok {
 			return v == 1 && b || v == 0 && !b // an int read as a boolean

@@ -32,7 +32,12 @@ func TestSameTakesValuesAsAReaderOfJSONDoes(t *testing.T) {
 		{"", []any{}, false},
 		{"12.50", 12.5, true},
 		{1e21, "1e+21", true},
-		{"007", 7.0, true},
+		{"007", 7.0, false},
+		{"+12", 12.0, false},
+		{"1_000", 1000.0, false},
+		{"0x1p4", 16.0, false},
+		{"9007199254740993", 9007199254740992.0, false},
+		{"1e-400", 0.0, false},
 	}
 	for _, tt := range tests {
 		if got := Same(tt.sent, tt.got); got != tt.want {
@@ -92,6 +97,9 @@ func TestStoredIsWhatABinderMakesOfAValueByDefault(t *testing.T) {
 		{nil, "null", false},
 		{nil, "None", false},
 		{"120", 120.0, true},
+		{"007", 7.0, true},
+		{"+12", 12.0, true},
+		{"9007199254740993", 9007199254740992.0, false},
 		{42.0, "4", false},
 		{"Room 4", "Room", false},
 		{[]any{"Room"}, "Room", false},
