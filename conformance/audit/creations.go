@@ -261,10 +261,11 @@ func (w *world) plainCreation(ev *event) bool {
 // givenToAnother returns the account ev's creation gave it to, when
 // creations met: ev was created at the same moment as an event of that
 // account, which a read was offered ev's update, where a read by ev's
-// creator was not ("" when not). w.mu is held.
+// creator was not, with a token whose grant met no other account's, as
+// the token that created it ("" when not). w.mu is held.
 func (w *world) givenToAnother(ev *event) string {
 	c, ok := createdAt(ev)
-	if !ok || ev.manager == "" || !ev.creatorDenied || !w.plainCreation(ev) {
+	if !ok || ev.manager == "" || !w.anyPlain(ev.deniedTo) || !w.plainCreation(ev) {
 		return ""
 	}
 	for _, o := range w.events {

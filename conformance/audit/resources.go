@@ -387,7 +387,9 @@ func (w *world) managerNotOffered(o *observed, c caller, address, msg string) []
 	var out []*Finding
 	if ev != nil && c.tok != nil {
 		w.mu.Lock()
-		ev.creatorDenied = true
+		if len(ev.deniedTo) < maxOfferedTo && !slices.Contains(ev.deniedTo, c.tok) {
+			ev.deniedTo = append(ev.deniedTo, c.tok)
+		}
 		w.mu.Unlock()
 		out = append(out, w.mixedUp(ev))
 	}

@@ -36,12 +36,12 @@ type event struct {
 	// last sent.
 	offered time.Time
 	// refusedTo are the tokens of its creator's account whose update of
-	// it was refused as not its manager's (creatorRefused);
-	// managerRefused is true once its manager's was refused (after the
-	// manager's first taken update); creatorDenied once a read by its
-	// creator was not offered its update.
-	refusedTo                     []*token
-	managerRefused, creatorDenied bool
+	// it was refused as not its manager's (creatorRefused), and deniedTo
+	// those whose read of it was not offered its update; managerRefused
+	// is true once its manager's was refused (after the manager's first
+	// taken update).
+	refusedTo, deniedTo []*token
+	managerRefused      bool
 	// createdWith is the token that created it: one whose grant met
 	// another account's may act for it, and who manages ev is then not
 	// its creator's to tell (givenToAnother).
