@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -106,7 +107,7 @@ func (f *follower) queue(s *Scope, w *world, o *observed, at int, place Place) {
 // with endWalk, but for "next" and "prev".
 func (f *follower) queueFrom(s *Scope, w *world, o *observed, at int, place Place, chain []repro.Exchange, on *walk, endWalk bool) {
 	links := hal.Links(o.doc)
-	for _, rel := range sortedKeys(links) {
+	for _, rel := range slices.Sorted(maps.Keys(links)) {
 		if rel == "create-new-event" {
 			continue // an action: followed with POST by the scenarios that write
 		}

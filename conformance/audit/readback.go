@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -204,7 +205,7 @@ func shownAsWritten(doc map[string]any, versions []version, rule, what string) *
 	var diff string
 	for _, v := range versions {
 		diff = ""
-		for _, k := range sortedKeys(v.fields) {
+		for _, k := range slices.Sorted(maps.Keys(v.fields)) {
 			got, shown := doc[k]
 			if shown && !jsonvalue.SameWritten(v.fields[k], got) {
 				diff = fmt.Sprintf("%q reads back as %s; it was written as %s", k, jsonvalue.Describe(got), jsonvalue.Describe(v.fields[k]))

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -110,7 +111,7 @@ func HALProblem(doc map[string]any) string {
 	if !ok || len(links) == 0 {
 		return fmt.Sprintf("_links is %s, not an object of links by relation name", jsonvalue.Describe(v))
 	}
-	for _, rel := range sortedKeys(links) {
+	for _, rel := range slices.Sorted(maps.Keys(links)) {
 		entries, isList := links[rel].([]any)
 		if !isList {
 			entries = []any{links[rel]}
@@ -134,7 +135,7 @@ func (o *observed) checkHrefs() *Finding {
 	o.checked("API-10")
 	docs := append([]map[string]any{o.doc}, hal.Items(o.doc)...)
 	for _, d := range docs {
-		for _, rel := range sortedKeys(hal.Links(d)) {
+		for _, rel := range slices.Sorted(maps.Keys(hal.Links(d))) {
 			href := hal.Links(d)[rel]
 			if href == "" {
 				continue // no link at all: SVC-2's to tell

@@ -305,13 +305,3 @@ func decode(body []byte) (any, bool) {
 	}
 	return v, true
 }
-
-// sortedKeys are the keys of m, in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

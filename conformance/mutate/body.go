@@ -3,8 +3,8 @@ package mutate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -190,7 +190,7 @@ func perField(r Request, values func(v any) []any) []Variant {
 		return nil
 	}
 	var out []Variant
-	for _, k := range sortedKeys(fields) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		for _, v := range values(fields[k]) {
 			out = append(out, withField(r, fields, k, v, fmt.Sprintf("%q set to %s", k, shortJSON(v))))
 		}
@@ -208,15 +208,6 @@ func withField(r Request, fields map[string]any, k string, v any, what string) V
 	req := r.clone()
 	req.Body, _ = json.Marshal(out)
 	return Variant{Request: req, What: what}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // shortJSON is v as JSON, cut to 40 characters.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -62,7 +63,7 @@ var credentialOps = alsoOnUpdates([]Operator{
 				return nil
 			}
 			form := url.Values{}
-			for _, k := range sortedKeys(fields) {
+			for _, k := range slices.Sorted(maps.Keys(fields)) {
 				if s, ok := fields[k].(string); ok {
 					form.Set(k, s)
 				} else {
