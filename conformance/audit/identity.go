@@ -9,11 +9,13 @@ import (
 // another account's may come back with a token that acts for the other
 // account: a target that keeps the user it is logging in where another
 // request's login overwrites it (spec ACC-1, the account is the grant's
-// username). The registry tells it from what the token's reads are
-// offered: "update-event" on events the other account manages, and not
-// on its own. Either alone is an event's links' fault (API-8); both
-// together, for a token issued beside the other account's, are the
-// grant's.
+// username). The registry tells it from both sides of what the token is
+// let do: offered "update-event" on events the other account manages and
+// not on its own, or let do what another token of its own account was
+// refused. Both together, for a token whose grant met the other
+// account's (grants.go), are the grant's fault; either alone blames
+// nothing for such a token, and the links' fault (API-8) only for a
+// token whose grant met none.
 
 // actsAs is what a world learned of whom one access token acts for.
 type actsAs struct {
@@ -72,9 +74,8 @@ func (w *world) noteUpdateOffer(c caller, manager string, offered bool) {
 
 // actsForAnother returns the account t acts for when its reads show it
 // acts for another than its grant's, and how that account stood beside
-// it: offered the updates of that account's events, named beside its own
-// (besideOf), and never of its own account's,
-// whose updates it was denied.
+// it (besideOf): offered the updates of that account's events, and never
+// of its own account's, whose updates it was denied.
 func (w *world) actsForAnother(t *token) (account, how string, ok bool) {
 	if t == nil {
 		return "", "", false
@@ -127,10 +128,10 @@ func (w *world) offeredAnother(c caller, address, manager, msg string) []*Findin
 // updatedAsManager are the findings of an update of an event, managed by
 // manager, that c's token got taken: AUTH-6, unless the token acts for
 // manager, when it is the token's grant's fault instead (ACC-1, TOK-8).
-// It does when manager stood beside its grant (besideOf)
-// and the target refused another token of c's account
-// the update of an event it does not manage: the target checks managers,
-// and took this token for manager's. What stands is decided at the
+// It does when manager stood beside its grant (besideOf) and the target
+// refused another token of c's account the update of an event it does
+// not manage: the target checks managers, and took this token for
+// manager's. What stands is decided at the
 // run's end.
 func (w *world) updatedAsManager(c caller, manager, msg string) []*Finding {
 	f := finding("AUTH-6", "%s", msg)
