@@ -150,24 +150,31 @@ func parse(r io.Reader) (*Config, error) {
 	if err := decode(data, &raw, true); err != nil {
 		return nil, err
 	}
-	var f File
-	for i, entry := range raw.Clients {
-		var e ClientEntry
-		if err := decode(entry, &e, false); err != nil {
-			_ = json.Unmarshal(entry, &e) // best effort, for the id in the message
-			return nil, fmt.Errorf("client %d %q: %w", i+1, e.ClientID, err)
-		}
-		f.Clients = append(f.Clients, e)
+	clients, err := decodeEntries(raw.Clients, "client", func(e ClientEntry) string { return e.ClientID })
+	if err != nil {
+		return nil, err
 	}
-	for i, entry := range raw.Accounts {
-		var e AccountEntry
-		if err := decode(entry, &e, false); err != nil {
-			_ = json.Unmarshal(entry, &e) // best effort, for the email in the message
-			return nil, fmt.Errorf("account %d %q: %w", i+1, e.Email, err)
-		}
-		f.Accounts = append(f.Accounts, e)
+	accounts, err := decodeEntries(raw.Accounts, "account", func(e AccountEntry) string { return e.Email })
+	if err != nil {
+		return nil, err
 	}
-	return build(f)
+	return build(File{Clients: clients, Accounts: accounts})
+}
+
+// decodeEntries decodes each of a file's entries of one kind (noun) on
+// its own; an error names the entry by 1-based position and label (its id
+// or email, read as far as it decodes).
+func decodeEntries[E any](raw []json.RawMessage, noun string, label func(E) string) ([]E, error) {
+	var entries []E
+	for i, entry := range raw {
+		var e E
+		if err := decode(entry, &e, false); err != nil {
+			_ = json.Unmarshal(entry, &e) // best effort, for the label in the message
+			return nil, fmt.Errorf("%s %d %q: %w", noun, i+1, label(e), err)
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
 }
 
 // build is New without the prefix in its errors.
@@ -178,23 +185,24 @@ func build(f File) (*Config, error) {
 	if len(f.Accounts) == 0 {
 		return nil, fmt.Errorf("%w: \"accounts\" must list at least one account", ErrNoAccounts)
 	}
-	clients := make([]oauth.Client, len(f.Clients))
-	for i, e := range f.Clients {
-		clients[i] = e.Client()
-	}
-	cs, err := oauth.NewClients(clients)
+	cs, err := oauth.NewClients(each(f.Clients, ClientEntry.Client))
 	if err != nil {
 		return nil, err
 	}
-	accounts := make([]account.Account, len(f.Accounts))
-	for i, e := range f.Accounts {
-		accounts[i] = e.Account()
-	}
-	as, err := account.NewRegistry(accounts)
+	as, err := account.NewRegistry(each(f.Accounts, AccountEntry.Account))
 	if err != nil {
 		return nil, err
 	}
 	return &Config{Clients: cs, Accounts: as}, nil
+}
+
+// each is what of every entry, in order.
+func each[E, T any](entries []E, what func(E) T) []T {
+	out := make([]T, len(entries))
+	for i, e := range entries {
+		out[i] = what(e)
+	}
+	return out
 }
 
 // decode decodes the single JSON value in data into v, refusing unknown
