@@ -21,12 +21,27 @@ import (
 func openPostgres(t testing.TB) (*Postgres, string) {
 	t.Helper()
 	url := backendtest.Postgres(t).Database(t)
+	return openPostgresAt(t, url), url
+}
+
+// openReplicas returns two Postgres stores on one database of the test's
+// own, as two replicas of the server have.
+func openReplicas(t testing.TB) []*Postgres {
+	t.Helper()
+	a, url := openPostgres(t)
+	return []*Postgres{a, openPostgresAt(t, url)}
+}
+
+// openPostgresAt returns a Postgres store on the database at url, closed
+// when the test ends.
+func openPostgresAt(t testing.TB, url string) *Postgres {
+	t.Helper()
 	p, err := OpenPostgres(context.Background(), url, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	return p, url
+	return p
 }
 
 // sameEvents compares two lists of events field by field, times by
@@ -191,13 +206,8 @@ func TestPostgresListsLikeMemory(t *testing.T) {
 // Updates of one event from two replicas at once lose none: each adds one
 // to the limit of enrollment.
 func TestPostgresConcurrentUpdatesLoseNothing(t *testing.T) {
-	a, url := openPostgres(t)
-	b, err := OpenPostgres(context.Background(), url, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	e, err := a.Create(Event{Name: "counter", ManagerID: 1})
+	replicas := openReplicas(t)
+	e, err := replicas[0].Create(Event{Name: "counter", ManagerID: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,32 +215,26 @@ func TestPostgresConcurrentUpdatesLoseNothing(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s := []*Postgres{a, b}[i%2]
-			if _, err := s.Update(e.ID, func(e *Event) error { e.LimitOfEnrollment++; return nil }); err != nil {
+			if _, err := replicas[i%2].Update(e.ID, func(e *Event) error { e.LimitOfEnrollment++; return nil }); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	if got, _ := b.Get(e.ID); got.LimitOfEnrollment != n {
+	if got, _ := replicas[1].Get(e.ID); got.LimitOfEnrollment != n {
 		t.Fatalf("after %d concurrent increments: %d", n, got.LimitOfEnrollment)
 	}
 }
 
 // The cap on events per manager holds across replicas creating at once.
 func TestPostgresCreateLimitedCapsAcrossReplicas(t *testing.T) {
-	a, url := openPostgres(t)
-	b, err := OpenPostgres(context.Background(), url, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	replicas := openReplicas(t)
 	const limit = 15
 	var created, refused atomic.Int64
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Go(func() {
-			_, err := []*Postgres{a, b}[i%2].CreateLimited(Event{ManagerID: 7, Name: fmt.Sprint(i)}, limit)
+			_, err := replicas[i%2].CreateLimited(Event{ManagerID: 7, Name: fmt.Sprint(i)}, limit)
 			tally(t, err, &created, &refused)
 		})
 	}
@@ -238,7 +242,7 @@ func TestPostgresCreateLimitedCapsAcrossReplicas(t *testing.T) {
 	if created.Load() != limit || refused.Load() != 40-limit {
 		t.Fatalf("40 creates with a limit of %d: %d created, %d refused", limit, created.Load(), refused.Load())
 	}
-	if page, _ := b.List(Query{Size: 100}); page.Total != limit || len(page.Events) != limit {
+	if page, _ := replicas[1].List(Query{Size: 100}); page.Total != limit || len(page.Events) != limit {
 		t.Fatalf("total %d, %d listed; want %d", page.Total, len(page.Events), limit)
 	}
 }

@@ -173,18 +173,17 @@ var writeFixtures = []struct {
 	store *lazyStore
 }{{"indexes=id,name", writeStore}, {"indexes=all", writeAllStore}}
 
-func BenchmarkCreate(b *testing.B) {
+// benchWrites measures one write a loop on each of writeFixtures: prepare
+// makes the writes' inputs with a generator seeded with seed and returns
+// the i-th write, from 0, on a store.
+func benchWrites(b *testing.B, seed uint64, prepare func(r *rand.Rand) func(m *Memory, i int) error) {
 	for _, fixture := range writeFixtures {
 		b.Run(fixture.name, func(b *testing.B) {
 			m := fixture.store.get(b)
-			r := rand.New(rand.NewPCG(7, 7))
-			events := make([]Event, 1024)
-			for i := range events {
-				events[i] = benchEvent(r)
-			}
+			write := prepare(rand.New(rand.NewPCG(seed, seed)))
 			i := 0
 			for b.Loop() {
-				if _, err := m.Create(events[i%len(events)]); err != nil {
+				if err := write(m, i); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -193,29 +192,35 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
+func BenchmarkCreate(b *testing.B) {
+	benchWrites(b, 7, func(r *rand.Rand) func(*Memory, int) error {
+		events := make([]Event, 1024)
+		for i := range events {
+			events[i] = benchEvent(r)
+		}
+		return func(m *Memory, i int) error {
+			_, err := m.Create(events[i%len(events)])
+			return err
+		}
+	})
+}
+
 // BenchmarkUpdate renames a random event: its entry moves in the name index
 // (and is removed and put back in every other index).
 func BenchmarkUpdate(b *testing.B) {
-	for _, fixture := range writeFixtures {
-		b.Run(fixture.name, func(b *testing.B) {
-			m := fixture.store.get(b)
-			r := rand.New(rand.NewPCG(8, 8))
-			names := make([]string, 1024)
-			ids := make([]int64, 1024)
-			for i := range names {
-				names[i] = benchName(r)
-				ids[i] = r.Int64N(benchEvents) + 1
-			}
-			i := 0
-			for b.Loop() {
-				name := names[i%len(names)]
-				if _, err := m.Update(ids[i%len(ids)], func(e *Event) error { e.Name = name; return nil }); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
-	}
+	benchWrites(b, 8, func(r *rand.Rand) func(*Memory, int) error {
+		names := make([]string, 1024)
+		ids := make([]int64, 1024)
+		for i := range names {
+			names[i] = benchName(r)
+			ids[i] = r.Int64N(benchEvents) + 1
+		}
+		return func(m *Memory, i int) error {
+			name := names[i%len(names)]
+			_, err := m.Update(ids[i%len(ids)], func(e *Event) error { e.Name = name; return nil })
+			return err
+		}
+	})
 }
 
 // BenchmarkBuildIndex is the first list sorted by a property: the index of
