@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"eventsvc/server/fault"
 )
 
 // Fault is a fault rule of the public API (docs/control-api.md): which
@@ -82,36 +84,19 @@ const (
 	WithoutToken
 )
 
-// faultJSON is a Fault as the control API reads and writes it.
+// faultJSON is a Fault as the body that adds it: the control API's
+// fault.Rule without what the control API assigns, its ID and Hits, and
+// without a zero Fraction, which the control API takes as 1.
 type faultJSON struct {
-	ID        int               `json:"id,omitempty"`
-	Method    string            `json:"method,omitempty"`
-	Path      string            `json:"path"`
-	Query     map[string]string `json:"query,omitempty"`
-	Token     *bool             `json:"token,omitempty"`
-	GrantType string            `json:"grantType,omitempty"`
-	After     int               `json:"after,omitempty"`
-	Times     int               `json:"times,omitempty"`
-	Fraction  float64           `json:"fraction,omitempty"`
-	answerJSON
-	Sequence []answerJSON `json:"sequence,omitempty"`
-	Hits     int          `json:"hits,omitempty"`
+	fault.Rule
+	ID       int     `json:"id,omitempty"`
+	Hits     int     `json:"hits,omitempty"`
+	Fraction float64 `json:"fraction,omitempty"`
 }
 
-// answerJSON is an Answer as the control API reads and writes it.
-type answerJSON struct {
-	Latency string            `json:"latency,omitempty"`
-	Status  int               `json:"status,omitempty"`
-	Body    json.RawMessage   `json:"body,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Drop    bool              `json:"drop,omitempty"`
-}
-
-func (a Answer) wire() (answerJSON, error) {
-	w := answerJSON{Status: a.Status, Headers: a.Headers, Drop: a.Drop}
-	if a.Latency != 0 {
-		w.Latency = a.Latency.String()
-	}
+// wire is a as the control API reads it, its Body encoded as JSON.
+func (a Answer) wire() (fault.Answer, error) {
+	w := fault.Answer{Latency: fault.Duration(a.Latency), Status: a.Status, Headers: a.Headers, Drop: a.Drop}
 	if a.Body != nil {
 		b, err := json.Marshal(a.Body)
 		if err != nil {
@@ -122,32 +107,27 @@ func (a Answer) wire() (answerJSON, error) {
 	return w, nil
 }
 
-func (w answerJSON) answer() (Answer, error) {
-	a := Answer{Status: w.Status, Headers: w.Headers, Drop: w.Drop}
-	if w.Body != nil {
-		a.Body = w.Body
+// answerOf is the Answer of a, one the control API lists: its Body the
+// json.RawMessage it holds, nil without one.
+func answerOf(a fault.Answer) Answer {
+	out := Answer{Latency: time.Duration(a.Latency), Status: a.Status, Headers: a.Headers, Drop: a.Drop}
+	if a.Body != nil {
+		out.Body = a.Body
 	}
-	if w.Latency != "" {
-		d, err := time.ParseDuration(w.Latency)
-		if err != nil {
-			return a, fmt.Errorf("latency: %w", err)
-		}
-		a.Latency = d
-	}
-	return a, nil
+	return out
 }
 
 // wire is f as the body that adds it: without its ID and Hits.
 func (f Fault) wire() (faultJSON, error) {
-	w := faultJSON{Method: f.Method, Path: f.Path, Query: f.Query, GrantType: f.GrantType,
-		After: f.After, Times: f.Times, Fraction: f.Fraction}
+	w := faultJSON{Rule: fault.Rule{Method: f.Method, Path: f.Path, Query: f.Query, GrantType: f.GrantType,
+		After: f.After, Times: f.Times}, Fraction: f.Fraction}
 	switch f.Token {
 	case WithToken, WithoutToken:
 		has := f.Token == WithToken
 		w.Token = &has
 	}
 	var err error
-	if w.answerJSON, err = f.Answer.wire(); err != nil {
+	if w.Answer, err = f.Answer.wire(); err != nil {
 		return w, err
 	}
 	for i, a := range f.Sequence {
@@ -160,28 +140,21 @@ func (f Fault) wire() (faultJSON, error) {
 	return w, nil
 }
 
-func (w faultJSON) fault() (Fault, error) {
-	f := Fault{ID: w.ID, Method: w.Method, Path: w.Path, Query: w.Query, GrantType: w.GrantType,
-		After: w.After, Times: w.Times, Fraction: w.Fraction, Hits: w.Hits}
+// faultOf is the Fault of r, a rule the control API lists.
+func faultOf(r fault.Rule) Fault {
+	f := Fault{ID: r.ID, Method: r.Method, Path: r.Path, Query: r.Query, GrantType: r.GrantType,
+		After: r.After, Times: r.Times, Fraction: r.Fraction, Answer: answerOf(r.Answer), Hits: r.Hits}
 	switch {
-	case w.Token == nil:
-	case *w.Token:
+	case r.Token == nil:
+	case *r.Token:
 		f.Token = WithToken
 	default:
 		f.Token = WithoutToken
 	}
-	var err error
-	if f.Answer, err = w.answerJSON.answer(); err != nil {
-		return f, err
+	for _, step := range r.Sequence {
+		f.Sequence = append(f.Sequence, answerOf(step))
 	}
-	for _, step := range w.Sequence {
-		a, err := step.answer()
-		if err != nil {
-			return f, err
-		}
-		f.Sequence = append(f.Sequence, a)
-	}
-	return f, nil
+	return f
 }
 
 // AddFault puts the rule f in force (POST /faults) and returns its id, for
@@ -194,7 +167,7 @@ func (s *Server) AddFault(tb testing.TB, f Fault) int {
 		tb.Fatalf("eventsvctest: AddFault: %v", err)
 		return 0
 	}
-	return answer[faultJSON](tb, s, http.MethodPost, "/faults", w).ID
+	return answer[fault.Rule](tb, s, http.MethodPost, "/faults", w).ID
 }
 
 // Faults returns the rules in force (GET /faults), in the order they were
@@ -202,13 +175,8 @@ func (s *Server) AddFault(tb testing.TB, f Fault) int {
 func (s *Server) Faults(tb testing.TB) []Fault {
 	tb.Helper()
 	var faults []Fault
-	for _, w := range member[[]faultJSON](tb, s, http.MethodGet, "/faults", nil, "faults") {
-		f, err := w.fault()
-		if err != nil {
-			tb.Fatalf("eventsvctest: GET /faults: rule %d: %v", w.ID, err)
-			return nil
-		}
-		faults = append(faults, f)
+	for _, r := range member[[]fault.Rule](tb, s, http.MethodGet, "/faults", nil, "faults") {
+		faults = append(faults, faultOf(r))
 	}
 	return faults
 }
