@@ -100,12 +100,8 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		"?since=5":                    2,
 		"?since=2000-01-01T00:00:00Z": 7,
 	})
-	status, body := r.call(t, http.MethodGet, "/journal?path=/api/events/*&limit=1", "")
-	entries, _ := body["entries"].([]any)
-	if status != http.StatusOK || len(entries) != 1 {
-		t.Fatalf("GET /journal?path=…&limit=1 = %d %v", status, body)
-	}
-	curl, _ := entries[0].(map[string]any)["curl"].(string)
+	entry, _ := r.oneEntry(t, "?path=/api/events/*&limit=1")
+	curl, _ := entry["curl"].(string)
 	if !strings.HasPrefix(curl, "curl -i 'http://127.0.0.1:") || !strings.Contains(curl, "/api/events/999999'") || !strings.Contains(curl, "-H 'Authorization: Bearer ***'") || strings.Contains(curl, "some-token-value") {
 		t.Errorf("the entry's curl command: %q", curl)
 	}
@@ -134,8 +130,8 @@ func TestTheJournalIsFilteredCountedAndCleared(t *testing.T) {
 		t.Fatalf("DELETE /journal = %d %v", status, body)
 	}
 	r.raw(t, "GET", "/api", "", "", "")
-	status, body = r.call(t, http.MethodGet, "/journal", "")
-	entries, _ = body["entries"].([]any)
+	_, body := r.call(t, http.MethodGet, "/journal", "")
+	entries, _ := body["entries"].([]any)
 	if len(entries) != 1 || entries[0].(map[string]any)["id"] != float64(8) {
 		t.Fatalf("after DELETE /journal and one request: %v", body)
 	}
@@ -175,10 +171,9 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 		"?grantType=refresh_token&since=2":      1,
 		"?grantType=refresh_token&path=/api/**": 0,
 	})
-	status, body := r.call(t, http.MethodGet, "/journal?grantType=refresh_token&limit=1", "")
-	entries, _ := body["entries"].([]any)
-	if status != http.StatusOK || len(entries) != 1 || entries[0].(map[string]any)["status"] != float64(http.StatusBadRequest) {
-		t.Fatalf("GET /journal?grantType=refresh_token&limit=1 = %d %v, want the refused refresh", status, body)
+	entry, body := r.oneEntry(t, "?grantType=refresh_token&limit=1")
+	if entry["status"] != float64(http.StatusBadRequest) {
+		t.Fatalf("GET /journal?grantType=refresh_token&limit=1 = %v, want the refused refresh", body)
 	}
 	if raw := mustJSON(t, body); strings.Contains(raw, "not-a-refresh-token") || strings.Contains(raw, "grantType") {
 		t.Errorf("the entry shows the refresh token, or a property the document does not have: %s", raw)
@@ -203,8 +198,6 @@ func TestTheJournalIsFilteredByGrantType(t *testing.T) {
 	}
 }
 
-// journalCount is GET /journal/count with query ("?method=GET"), which
-// must answer 200.
 // wantCounts checks that GET /journal/count answers each query of want
 // with its count.
 func (r *rig) wantCounts(t *testing.T, want map[string]int) {
@@ -216,6 +209,8 @@ func (r *rig) wantCounts(t *testing.T, want map[string]int) {
 	}
 }
 
+// journalCount is GET /journal/count with query ("?method=GET"), which
+// must answer 200.
 func (r *rig) journalCount(t *testing.T, query string) int {
 	t.Helper()
 	status, body := r.call(t, http.MethodGet, "/journal/count"+query, "")
@@ -223,4 +218,17 @@ func (r *rig) journalCount(t *testing.T, query string) int {
 		t.Fatalf("GET /journal/count%s = %d %v", query, status, body)
 	}
 	return int(body["count"].(float64))
+}
+
+// oneEntry is GET /journal with query, which must answer 200 with one
+// entry: the entry and the whole body.
+func (r *rig) oneEntry(t *testing.T, query string) (entry, body map[string]any) {
+	t.Helper()
+	status, body := r.call(t, http.MethodGet, "/journal"+query, "")
+	entries, _ := body["entries"].([]any)
+	if status != http.StatusOK || len(entries) != 1 {
+		t.Fatalf("GET /journal%s = %d %v, want one entry", query, status, body)
+	}
+	entry, _ = entries[0].(map[string]any)
+	return entry, body
 }
