@@ -3,6 +3,7 @@ package fault
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,20 +62,11 @@ func (c *compiled) matches(req Request, segs []string) bool {
 	}
 	for k, want := range r.Query {
 		got, ok := req.Query[k]
-		if !ok || want != "*" && !containsString(got, want) {
+		if !ok || want != "*" && !slices.Contains(got, want) {
 			return false
 		}
 	}
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Set holds the rules in force. It is safe for concurrent use: Pick reads

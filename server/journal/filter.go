@@ -3,6 +3,7 @@ package journal
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func ParseFilter(q url.Values, allowed ...string) (Filter, error) {
 	known := append(append([]string{}, FilterParams...), allowed...)
 	var unknown []string
 	for name := range q {
-		if !contains(known, name) {
+		if !slices.Contains(known, name) {
 			unknown = append(unknown, name)
 		}
 	}
@@ -186,15 +187,6 @@ func (j *Journal) Count(f Filter) int {
 		}
 	}
 	return n
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteAll(list []string) []string {
