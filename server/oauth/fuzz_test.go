@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/server/account"
 	"eventsvc/server/clock"
-	"eventsvc/server/secret"
 	"eventsvc/server/throttle"
 )
 
@@ -235,28 +233,11 @@ const (
 // only, one refresh token, of "app", and a Guard on the returned clock.
 func fuzzEndpoint(f testing.TB) (*TokenEndpoint, *clock.Manual) {
 	f.Helper()
-	hash := func(s string) string {
-		h, err := secret.Hash([]byte(s), 4)
-		if err != nil {
-			f.Fatal(err)
-		}
-		return h
-	}
-	clients, err := NewClients([]Client{{
-		ID: "app", SecretHash: hash(fuzzSecret), GrantTypes: []string{GrantPassword, GrantRefreshToken},
-		Scopes: []string{ScopeRead, ScopeWrite}, ResourceIDs: []string{"event"},
-	}, {
-		ID: "other", SecretHash: hash(fuzzOtherSecret), GrantTypes: []string{GrantPassword, GrantRefreshToken},
+	e := testEndpoint(f, fuzzSecret, Client{
+		ID: "other", SecretHash: testHash(f, fuzzOtherSecret), GrantTypes: []string{GrantPassword, GrantRefreshToken},
 		Scopes: []string{ScopeRead}, ResourceIDs: []string{"event"},
-	}})
-	if err != nil {
-		f.Fatal(err)
-	}
-	accounts, err := account.NewRegistry([]account.Account{{Email: "u@example.com", PasswordHash: hash("pw"), Roles: []account.Role{account.User}}})
-	if err != nil {
-		f.Fatal(err)
-	}
-	store := NewStore(clock.System{})
+	})
+	store := e.Store.(*Store)
 	fixed := make([]byte, 2*tokenBytes)
 	for i := range fixed {
 		fixed[i] = byte(i)
@@ -269,8 +250,8 @@ func fuzzEndpoint(f testing.TB) (*TokenEndpoint, *clock.Manual) {
 		f.Fatalf("setup refresh token %q, %v; want %q", issued.RefreshToken, err, fuzzRefreshToken)
 	}
 	guardClock := clock.NewManual(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
-	guard := throttle.New(throttle.Limits{Failures: fuzzFailures, Window: fuzzWindow, Lockout: fuzzLockout, MaxKeys: throttle.DefaultMaxKeys}, guardClock)
-	return &TokenEndpoint{Clients: clients, Accounts: accounts, Store: store, Guard: guard}, guardClock
+	e.Guard = throttle.New(throttle.Limits{Failures: fuzzFailures, Window: fuzzWindow, Lockout: fuzzLockout, MaxKeys: throttle.DefaultMaxKeys}, guardClock)
+	return e, guardClock
 }
 
 // The success branch of FuzzExchange is reachable: its seeds get tokens.

@@ -11,27 +11,34 @@ import (
 	"eventsvc/server/secret"
 )
 
-func testEndpoint(t *testing.T, clientSecret string) *TokenEndpoint {
+// testEndpoint is an endpoint whose clients are "app", with clientSecret,
+// the password and refresh grants, the read and write scopes and the
+// resource "event", then others, and whose one account is u@example.com
+// with the password pw; secrets are hashed at bcrypt cost 4.
+func testEndpoint(t testing.TB, clientSecret string, others ...Client) *TokenEndpoint {
 	t.Helper()
-	hash := func(s string) string {
-		h, err := secret.Hash([]byte(s), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	clients, err := NewClients([]Client{{
-		ID: "app", SecretHash: hash(clientSecret), GrantTypes: []string{GrantPassword, GrantRefreshToken},
+	clients, err := NewClients(append([]Client{{
+		ID: "app", SecretHash: testHash(t, clientSecret), GrantTypes: []string{GrantPassword, GrantRefreshToken},
 		Scopes: []string{ScopeRead, ScopeWrite}, ResourceIDs: []string{"event"},
-	}})
+	}}, others...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	accounts, err := account.NewRegistry([]account.Account{{Email: "u@example.com", PasswordHash: hash("pw"), Roles: []account.Role{account.User}}})
+	accounts, err := account.NewRegistry([]account.Account{{Email: "u@example.com", PasswordHash: testHash(t, "pw"), Roles: []account.Role{account.User}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &TokenEndpoint{Clients: clients, Accounts: accounts, Store: NewStore(clock.System{})}
+}
+
+// testHash is the stored form of the plain secret s, at bcrypt cost 4.
+func testHash(t testing.TB, s string) string {
+	t.Helper()
+	h, err := secret.Hash([]byte(s), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 const passwordGrant = "grant_type=password&username=u%40example.com&password=pw"
