@@ -6,16 +6,14 @@ import (
 	"time"
 )
 
+// testStart is the time the tests' manual clocks start at.
+var testStart = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
 func TestManualAdvances(t *testing.T) {
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	c := NewManual(start)
-	if got := c.Now(); !got.Equal(start) {
-		t.Fatalf("Now() = %v, want %v", got, start)
-	}
+	c := NewManual(testStart)
+	wantNow(t, c, testStart)
 	c.Advance(599 * time.Second)
-	if got, want := c.Now(), start.Add(599*time.Second); !got.Equal(want) {
-		t.Fatalf("after Advance(599s) Now() = %v, want %v", got, want)
-	}
+	wantNow(t, c, testStart.Add(599*time.Second))
 }
 
 func TestManualIsSafeForConcurrentUse(t *testing.T) {
@@ -32,7 +30,13 @@ func TestManualIsSafeForConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got, want := c.Now(), time.Unix(800, 0); !got.Equal(want) {
+	wantNow(t, c, time.Unix(800, 0))
+}
+
+// wantNow fails t unless c tells the time want.
+func wantNow(t *testing.T, c Clock, want time.Time) {
+	t.Helper()
+	if got := c.Now(); !got.Equal(want) {
 		t.Fatalf("Now() = %v, want %v", got, want)
 	}
 }
