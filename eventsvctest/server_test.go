@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -14,21 +13,6 @@ import (
 	"eventsvc/eventsvctest"
 	"eventsvc/server/clock"
 )
-
-// login asks srv for tokens with the password grant of the demo client
-// and returns the status and the decoded answer.
-func login(t *testing.T, srv *eventsvctest.Server, user, password string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, srv.URL+"/oauth/token", strings.NewReader(url.Values{
-		"grant_type": {"password"}, "username": {user}, "password": {password},
-	}.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(eventsvctest.ClientID, eventsvctest.ClientSecret)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return send(t, req)
-}
 
 // get sends GET srv.URL+path with an optional access token.
 func get(t *testing.T, srv *eventsvctest.Server, path, token string) (int, map[string]any) {

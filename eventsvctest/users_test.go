@@ -10,6 +10,13 @@ import (
 	"eventsvc/eventsvctest"
 )
 
+// login asks srv for tokens with the password grant of the demo client
+// and returns the status and the decoded answer.
+func login(t *testing.T, srv *eventsvctest.Server, user, password string) (int, map[string]any) {
+	t.Helper()
+	return loginWith(t, srv, eventsvctest.ClientID, eventsvctest.ClientSecret, user, password)
+}
+
 // loginWith asks srv for tokens with the password grant of the client
 // clientID, and returns the status and the decoded answer.
 func loginWith(t *testing.T, srv *eventsvctest.Server, clientID, clientSecret, user, password string) (int, map[string]any) {
