@@ -1,10 +1,5 @@
 package othersvc
 
-import (
-	"fmt"
-	"net/http"
-)
-
 // cacheReports are faults of a cache.
 var cacheReports = []BugReport{
 	{
@@ -16,21 +11,9 @@ for an address decides what everyone is offered there until the entry expires. W
 		Config: Config{Flaws: Flaws{ListCacheShared: true}},
 		Today:  Caught{Scenarios: "API-4", Explorer: "API-3 API-4"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			if _, err := c.read("/api/events?per_page=7", bearer(token)...); err != nil {
-				return err
-			}
-			a, err := c.read("/api/events?per_page=7")
-			if err != nil {
-				return err
-			}
-			if a.link("create-new-event") == "" {
-				return fmt.Errorf("an anonymous caller is not offered create-new-event after the user read the page")
-			}
-			return nil
+			c.read("/api/events?per_page=7", bearer(c.user())...)
+			a := c.read("/api/events?per_page=7")
+			return c.errorIf(a.link("create-new-event") == "", "an anonymous caller is not offered create-new-event after the user read the page")
 		},
 	},
 	{
@@ -42,25 +25,12 @@ entry.`,
 		Config: Config{Flaws: Flaws{EventCacheNotPurged: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			token, a, err := c.userCreated("Old name")
-			if err != nil {
-				return err
-			}
-			if _, err := c.read(a.link("self")); err != nil {
-				return err
-			}
-			put, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("New name", "Room 4"), asJSON(bearer(token)...)...)
-			if err != nil || put.status/100 != 2 {
-				return fmt.Errorf("the update failed (%v)", err)
-			}
-			got, err := c.read(a.link("self"))
-			if err != nil {
-				return err
-			}
-			if got.text("name") != "Old name" {
-				return fmt.Errorf("after the update, the event reads named %q", got.text("name"))
-			}
-			return nil
+			token, a := c.userCreated("Old name")
+			c.read(a.link("self"))
+			put := c.update(token, a.link("self"), "New name", "Room 4")
+			c.failIf(put.status/100 != 2, "the update failed: it answered %d", put.status)
+			got := c.read(a.link("self"))
+			return c.errorIf(got.text("name") != "Old name", "after the update, the event reads named %q", got.text("name"))
 		},
 	},
 	{
@@ -72,21 +42,10 @@ manager was offered is served to whoever comes next. Updates evict the entry.`,
 		Config: Config{Flaws: Flaws{EventCacheShared: true}},
 		Today:  Caught{Scenarios: "API-8", Explorer: "API-8"},
 		Shows: func(c *Client) error {
-			token, a, err := c.userCreated("Cached with its links")
-			if err != nil {
-				return err
-			}
-			if _, err := c.read(a.link("self"), bearer(token)...); err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
-			if err != nil {
-				return err
-			}
-			if got.link("update-event") == "" {
-				return fmt.Errorf("an anonymous caller is not offered update-event after the manager read the event")
-			}
-			return nil
+			token, a := c.userCreated("Cached with its links")
+			c.read(a.link("self"), bearer(token)...)
+			got := c.read(a.link("self"))
+			return c.errorIf(got.link("update-event") == "", "an anonymous caller is not offered update-event after the manager read the event")
 		},
 	},
 }

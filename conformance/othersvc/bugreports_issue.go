@@ -1,7 +1,6 @@
 package othersvc
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -21,21 +20,11 @@ them. The handler renders the entity it loaded before saving, and the save write
 		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{PutStaleAnswer: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			a, put, err := c.createdThenUpdated("Room 5")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
-			if err != nil {
-				return err
-			}
-			if put.status != http.StatusOK || got.text("name") != "After" {
-				return fmt.Errorf("the update answered %d and the event reads back named %q", put.status, got.text("name"))
-			}
-			if put.text("name") != "Before" {
-				return fmt.Errorf("the answer to the update shows the name %q", put.text("name"))
-			}
-			return nil
+			a, put := c.createdThenUpdated("Room 5")
+			got := c.read(a.link("self"))
+			c.failIf(put.status != http.StatusOK || got.text("name") != "After",
+				"the update answered %d and the event reads back named %q", put.status, got.text("name"))
+			return c.errorIf(put.text("name") != "Before", "the answer to the update shows the name %q", put.text("name"))
 		},
 	},
 	{
@@ -47,14 +36,8 @@ request, which is the list's, rather than from the id of the event it created.`,
 		Config: Config{Choices: Choices{Created201: true}, Flaws: Flaws{CreateSelfToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			got, err := c.readBack("Where am I")
-			if err != nil {
-				return err
-			}
-			if _, list := got.doc["_embedded"]; !list {
-				return fmt.Errorf("the self link of the creation leads to %v, not to the list", got.doc["id"])
-			}
-			return nil
+			_, created := c.userCreated("Where am I")
+			return listAt(c, created.link("self"), "the creation")
 		},
 	},
 	{
@@ -77,28 +60,18 @@ transaction that inserts the event, and the insert overwrites a row of the same 
 		Config: Config{Flaws: Flaws{SameIDRace: true}},
 		Today:  Caught{Scenarios: "API-6", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
+			token := c.user()
 			for try := range 5 {
 				names := []string{fmt.Sprintf("First %d", try), fmt.Sprintf("Second %d", try)}
-				answers, err := together(len(names), func(i int) (*Answer, error) { return c.create(token, names[i]) })
-				if err != nil {
-					return err
-				}
+				answers := together(len(names), func(i int) *Answer { return c.create(token, names[i]) })
 				if answers[0].doc["id"] != answers[1].doc["id"] {
 					continue
 				}
-				listed, err := c.names()
-				if err != nil {
-					return err
-				}
-				if !slices.Contains(listed, names[0]) || !slices.Contains(listed, names[1]) {
-					return nil
+				if listed := c.names(); !slices.Contains(listed, names[0]) || !slices.Contains(listed, names[1]) {
+					return c.Err()
 				}
 			}
-			return errors.New("five pairs of creations at once were given ids of their own, and all were listed")
+			return c.errorIf(true, "five pairs of creations at once were given ids of their own, and all were listed")
 		},
 	},
 	{
@@ -110,23 +83,13 @@ second batch starts one row too late.`,
 		Config: Config{Choices: Choices{Seed: 25}, Flaws: Flaws{ItemSelfFrom21st: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			page, err := c.read("/api/events?per_page=50")
-			if err != nil {
-				return err
-			}
+			page := c.read("/api/events?per_page=50")
 			for i, item := range page.items() {
-				got, err := c.read(resolveLink(page.url, item, "self"))
-				if err != nil {
-					return err
-				}
-				if got.doc["id"] != item["id"] {
-					if i != 20 {
-						return fmt.Errorf("listed event %d is the first whose self link leads to another event", i+1)
-					}
-					return nil
+				if got := c.read(resolveLink(page.url, item, "self")); got.doc["id"] != item["id"] {
+					return c.errorIf(i != 20, "listed event %d is the first whose self link leads to another event", i+1)
 				}
 			}
-			return errors.New("the self link of every listed event leads to that event")
+			return c.errorIf(true, "the self link of every listed event leads to that event")
 		},
 	},
 	{
@@ -138,23 +101,13 @@ kept with a time to live that is reset whenever an entry is read.`,
 		Config: Config{Flaws: Flaws{RefreshSlidesExpiry: true}},
 		Today:  Caught{Scenarios: "", Explorer: ""},
 		Shows: func(c *Client) error {
-			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
-			if err != nil {
-				return err
-			}
+			refresh := c.refreshToken()
 			c.clock.Add(3000 * time.Second)
-			if a, err := c.refresh(refresh); err != nil || a.status != http.StatusOK {
-				return fmt.Errorf("a refresh 3000 s after issue failed (%v)", err)
-			}
+			a := c.refresh(refresh)
+			c.failIf(a.status != http.StatusOK, "a refresh 3000 s after issue answered %d", a.status)
 			c.clock.Add(1000 * time.Second)
-			a, err := c.refresh(refresh)
-			if err != nil {
-				return err
-			}
-			if a.status != http.StatusOK {
-				return fmt.Errorf("a refresh 4000 s after issue answered %d: the refresh token expired", a.status)
-			}
-			return nil
+			a = c.refresh(refresh)
+			return c.errorIf(a.status != http.StatusOK, "a refresh 4000 s after issue answered %d: the refresh token expired", a.status)
 		},
 	},
 }
@@ -164,18 +117,8 @@ kept with a time to live that is reset whenever an entry is read.`,
 func createsAnonymouslyAt(path string) func(c *Client) error {
 	return func(c *Client) error {
 		name := "Posted without a token to " + path
-		a, err := c.send(http.MethodPost, path, otherEventJSON(name, "Room 4"), asJSON()...)
-		if err != nil {
-			return err
-		}
-		listed, err := c.names()
-		if err != nil {
-			return err
-		}
-		if a.status < 200 || a.status > 299 || !slices.Contains(listed, name) {
-			return fmt.Errorf("POST %s without a token answered %d, and the event is not listed", path, a.status)
-		}
-		return nil
+		a := c.send(http.MethodPost, path, otherEventJSON(name, "Room 4"), asJSON()...)
+		return listedAfter(c, a, name, "POST "+path+" without a token")
 	}
 }
 
@@ -183,28 +126,29 @@ func createsAnonymouslyAt(path string) func(c *Client) error {
 // which holds no valid token.
 func createsWith(c *Client, auth string) error {
 	name := "Posted with a token nobody was issued"
-	a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Authorization", auth)...)
-	if err != nil {
-		return err
-	}
-	if listed, err := c.names(); err != nil || a.status < 200 || a.status > 299 || !slices.Contains(listed, name) {
-		return fmt.Errorf("POST /api/events with a token nobody was issued answered %d, and the event is not listed (%v)", a.status, err)
-	}
-	return nil
+	a := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Authorization", auth)...)
+	return listedAfter(c, a, name, "POST /api/events with a token nobody was issued")
 }
 
-// together runs n calls of f at once, and returns their answers in order.
-func together(n int, f func(i int) (*Answer, error)) ([]*Answer, error) {
-	answers, errs := make([]*Answer, n), make([]error, n)
+// together runs n calls of f at once, and returns their results in order.
+func together[T any](n int, f func(i int) T) []T {
+	out := make([]T, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			answers[i], errs[i] = f(i)
+			out[i] = f(i)
 		})
 	}
 	close(start)
 	wg.Wait()
-	return answers, errors.Join(errs...)
+	return out
+}
+
+// listAt shows that address, the self link of what, leads to the list.
+func listAt(c *Client, address, what string) error {
+	got := c.read(address)
+	_, list := got.doc["_embedded"]
+	return c.errorIf(!list, "the self link of %s leads to %v, not to the list", what, got.doc["id"])
 }

@@ -22,18 +22,8 @@ serve.`,
 		Config: Config{Flaws: Flaws{RootSelfNowhere: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			root, err := c.read("/api")
-			if err != nil {
-				return err
-			}
-			a, err := c.send(http.MethodGet, root.link("self"), "")
-			if err != nil {
-				return err
-			}
-			if a.status/100 == 2 {
-				return fmt.Errorf("the root's self link answers %d", a.status)
-			}
-			return nil
+			a := c.send(http.MethodGet, c.read("/api").link("self"), "")
+			return c.errorIf(a.status/100 == 2, "the root's self link answers %d", a.status)
 		},
 	},
 	{
@@ -45,14 +35,9 @@ the template.`,
 		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageNoTemplate: true}},
 		Today:  Caught{Scenarios: "API-3 API-4", Explorer: "API-3 API-4"},
 		Shows: func(c *Client) error {
-			pages, err := c.pages()
-			if err != nil {
-				return err
-			}
-			if len(pages) < 2 || pages[0].link("get-an-event") == "" || pages[len(pages)-1].link("get-an-event") != "" {
-				return fmt.Errorf("the first and the last of %d pages both offer get-an-event, or neither", len(pages))
-			}
-			return nil
+			pages := c.pages("/api/events")
+			return c.errorIf(len(pages) < 2 || pages[0].link("get-an-event") == "" || pages[len(pages)-1].link("get-an-event") != "",
+				"the first and the last of %d pages both offer get-an-event, or neither", len(pages))
 		},
 	},
 	{
@@ -63,19 +48,10 @@ is built from the number of its "prev" link, to which one was to be added.`,
 		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageSelfToPrev: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			pages, err := c.pages()
-			if err != nil {
-				return err
-			}
+			pages := c.pages("/api/events")
 			last := pages[len(pages)-1]
-			again, err := c.read(last.link("self"))
-			if err != nil {
-				return err
-			}
-			if ids(again) == ids(last) {
-				return fmt.Errorf("the last page's self link leads to the same events, %s", ids(last))
-			}
-			return nil
+			again := c.read(last.link("self"))
+			return c.errorIf(ids(again) == ids(last), "the last page's self link leads to the same events, %s", ids(last))
 		},
 	},
 	{
@@ -86,10 +62,7 @@ event's links stops one short of the end of the result set.`,
 		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastItemNoLinks: true}},
 		Today:  Caught{Scenarios: "SVC-2", Explorer: "SVC-2"},
 		Shows: func(c *Client) error {
-			pages, err := c.pages()
-			if err != nil {
-				return err
-			}
+			pages := c.pages("/api/events")
 			var without []string
 			for _, p := range pages {
 				for _, item := range p.items() {
@@ -98,10 +71,8 @@ event's links stops one short of the end of the result set.`,
 					}
 				}
 			}
-			if len(without) != 1 || len(pages) < 2 || !strings.Contains(ids(pages[len(pages)-1]), without[0]) {
-				return fmt.Errorf("the events without links are %v", without)
-			}
-			return nil
+			return c.errorIf(len(without) != 1 || len(pages) < 2 || !strings.Contains(ids(pages[len(pages)-1]), without[0]),
+				"the events without links are %v", without)
 		},
 	},
 	{
@@ -112,18 +83,11 @@ OFFSET total-size, so that it is full, and repeats the events of the page before
 		Config: Config{Choices: Choices{Seed: 5}, Flaws: Flaws{LastPageRepeats: true}},
 		Today:  Caught{Scenarios: "API-5", Explorer: "API-5"},
 		Shows: func(c *Client) error {
-			pages, err := c.pages()
-			if err != nil {
-				return err
-			}
 			var all []string
-			for _, p := range pages {
+			for _, p := range c.pages("/api/events") {
 				all = append(all, strings.Fields(ids(p))...)
 			}
-			if len(slices.Compact(slices.Sorted(slices.Values(all)))) == len(all) {
-				return fmt.Errorf("no event is listed twice: %v", all)
-			}
-			return nil
+			return c.errorIf(len(slices.Compact(slices.Sorted(slices.Values(all)))) == len(all), "no event is listed twice: %v", all)
 		},
 	},
 	{
@@ -134,18 +98,9 @@ leads to the list. It is built as "create-new-event" is, from the collection's a
 		Config: Config{Flaws: Flaws{UpdateLinkToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			token, a, err := c.userCreated("Edit me")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"), bearer(token)...)
-			if err != nil {
-				return err
-			}
-			if got.link("update-event") != c.base+"/api/events" {
-				return fmt.Errorf("update-event leads to %s", got.link("update-event"))
-			}
-			return nil
+			token, a := c.userCreated("Edit me")
+			got := c.read(a.link("self"), bearer(token)...)
+			return c.errorIf(got.link("update-event") != c.base+"/api/events", "update-event leads to %s", got.link("update-event"))
 		},
 	},
 	{
@@ -156,18 +111,8 @@ list. The update handler builds "self" the way the list does; the creation's ans
 		Config: Config{Choices: Choices{PutAnswersEvent: true}, Flaws: Flaws{UpdateAnswerSelfToList: true}},
 		Today:  Caught{Scenarios: "API-10", Explorer: "API-10"},
 		Shows: func(c *Client) error {
-			_, put, err := c.createdThenUpdated("Room 4")
-			if err != nil {
-				return err
-			}
-			got, err := c.read(put.link("self"))
-			if err != nil {
-				return err
-			}
-			if _, list := got.doc["_embedded"]; !list {
-				return fmt.Errorf("the self link of the update's answer leads to %v, not to the list", got.doc["id"])
-			}
-			return nil
+			_, put := c.createdThenUpdated("Room 4")
+			return listAt(c, put.link("self"), "the update's answer")
 		},
 	},
 	{
@@ -178,21 +123,11 @@ a later migration, and the UPDATE statement, written before it, sets the other c
 		Config: Config{Flaws: Flaws{VenueNotUpdated: true}},
 		Today:  Caught{Scenarios: "API-9", Explorer: "API-9"},
 		Shows: func(c *Client) error {
-			token, a, err := c.userCreated("Before")
-			if err != nil {
-				return err
-			}
-			if _, err := c.send(http.MethodPut, a.link("self"), otherEventJSON("Moved", "Room 9"), asJSON(bearer(token)...)...); err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
-			if err != nil {
-				return err
-			}
-			if got.text("name") != "Moved" || got.text("venue") != "Room 4" {
-				return fmt.Errorf("the event reads back as %q in %q", got.text("name"), got.text("venue"))
-			}
-			return nil
+			token, a := c.userCreated("Before")
+			c.update(token, a.link("self"), "Moved", "Room 9")
+			got := c.read(a.link("self"))
+			return c.errorIf(got.text("name") != "Moved" || got.text("venue") != "Room 4",
+				"the event reads back as %q in %q", got.text("name"), got.text("venue"))
 		},
 	},
 	{
@@ -203,18 +138,9 @@ password grant's does. The refresh grant is a handler of its own, which does not
 		Config: Config{Flaws: Flaws{RefreshNotNoStore: true}},
 		Today:  Caught{Scenarios: "TOK-15", Explorer: "TOK-15"},
 		Shows: func(c *Client) error {
-			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
-			if err != nil {
-				return err
-			}
-			a, err := c.refresh(refresh)
-			if err != nil {
-				return err
-			}
-			if a.status != http.StatusOK || strings.Contains(a.header.Get("Cache-Control"), "no-store") {
-				return fmt.Errorf("the refresh answered %d with Cache-Control %q", a.status, a.header.Get("Cache-Control"))
-			}
-			return nil
+			a := c.refresh(c.refreshToken())
+			return c.errorIf(a.status != http.StatusOK || strings.Contains(a.header.Get("Cache-Control"), "no-store"),
+				"the refresh answered %d with Cache-Control %q", a.status, a.header.Get("Cache-Control"))
 		},
 	},
 	{
@@ -226,40 +152,13 @@ token's client setting, the wrong one of the two.`,
 		Config: Config{Flaws: Flaws{RefreshLivesAnHour: true}},
 		Today:  Caught{Scenarios: "TOK-5", Explorer: "TOK-5"},
 		Shows: func(c *Client) error {
-			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
-			if err != nil {
-				return err
-			}
-			a, err := c.refresh(refresh)
-			if err != nil {
-				return err
-			}
+			a := c.refresh(c.refreshToken())
 			c.clock.Add(601 * time.Second)
-			list, err := c.read("/api/events", bearer(a.text("access_token"))...)
-			if err != nil {
-				return err
-			}
-			if a.doc["expires_in"] != 3600.0 || list.link("create-new-event") == "" {
-				return fmt.Errorf("the refresh said expires_in %v, and 601 s later its token is refused", a.doc["expires_in"])
-			}
-			return nil
+			list := c.read("/api/events", bearer(a.text("access_token"))...)
+			return c.errorIf(a.doc["expires_in"] != 3600.0 || list.link("create-new-event") == "",
+				"the refresh said expires_in %v, and 601 s later its token is refused", a.doc["expires_in"])
 		},
 	},
-}
-
-// pages are the pages of the list, read anonymously from its first,
-// following "next".
-func (c *Client) pages() ([]*Answer, error) {
-	var out []*Answer
-	for address := c.base + "/api/events"; address != "" && len(out) < 100; {
-		a, err := c.read(address)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-		address = a.link("next")
-	}
-	return out, nil
 }
 
 // ids are the ids of the events a page lists, in order.

@@ -1,7 +1,6 @@
 package othersvc
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -62,17 +61,10 @@ allows by default, and the creation handler binds a form as it binds JSON.`,
 		Config: Config{Flaws: Flaws{FormToken: true}},
 		Today:  Caught{Scenarios: "SVC-4", Explorer: "SVC-4"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
 			name := "Posted with a form field"
-			form := url.Values{"name": {name}, "startsAt": {"2026-11-25T10:00:00+01:00"}, "access_token": {token}}
-			a, err := c.send(http.MethodPost, "/api/events", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
-			if err != nil {
-				return err
-			}
-			return listedAfter(c, a, name, "a form with the token in access_token")
+			form := url.Values{"name": {name}, "startsAt": {"2026-11-25T10:00:00+01:00"}, "access_token": {c.user()}}
+			a := c.send(http.MethodPost, "/api/events", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
+			return listedAfter(c, a, name, "a creation with a form with the token in access_token")
 		},
 	},
 	{
@@ -84,16 +76,9 @@ from that cookie when the Authorization header is missing.`,
 		Config: Config{Flaws: Flaws{CookieToken: true}},
 		Today:  Caught{Scenarios: "SVC-4", Explorer: "SVC-4"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
 			name := "Posted with a cookie"
-			a, err := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Cookie", "access_token="+token)...)
-			if err != nil {
-				return err
-			}
-			return listedAfter(c, a, name, "a cookie access_token")
+			a := c.send(http.MethodPost, "/api/events", otherEventJSON(name, "Room 4"), asJSON("Cookie", "access_token="+c.user())...)
+			return listedAfter(c, a, name, "a creation with a cookie access_token")
 		},
 	},
 	{
@@ -105,35 +90,17 @@ which also reads the access_token query parameter (RFC 6750 §2.3); the other ro
 		Config: Config{Flaws: Flaws{QueryTokenOnUpdate: true}},
 		Today:  Caught{Scenarios: "SVC-4", Explorer: "SVC-4"},
 		Shows: func(c *Client) error {
-			token, a, err := c.userCreated("Before")
-			if err != nil {
-				return err
-			}
-			put, err := c.send(http.MethodPut, a.link("self")+"?access_token="+url.QueryEscape(token), otherEventJSON("Renamed by query", "Room 4"), asJSON()...)
-			if err != nil {
-				return err
-			}
-			got, err := c.read(a.link("self"))
-			if err != nil {
-				return err
-			}
-			if got.text("name") != "Renamed by query" {
-				return fmt.Errorf("an update with the token in the query answered %d and changed nothing", put.status)
-			}
-			return nil
+			token, a := c.userCreated("Before")
+			put := c.send(http.MethodPut, a.link("self")+"?access_token="+url.QueryEscape(token), otherEventJSON("Renamed by query", "Room 4"), asJSON()...)
+			got := c.read(a.link("self"))
+			return c.errorIf(got.text("name") != "Renamed by query", "an update with the token in the query answered %d and changed nothing", put.status)
 		},
 	},
 }
 
-// listedAfter shows an event named name, listed after a request without an
-// Authorization header that was answered with success.
-func listedAfter(c *Client, a *Answer, name, how string) error {
-	listed, err := c.names()
-	if err != nil {
-		return err
-	}
-	if a.status/100 != 2 || !slices.Contains(listed, name) {
-		return fmt.Errorf("a creation with %s answered %d, and the event is not listed", how, a.status)
-	}
-	return nil
+// listedAfter shows an event named name, listed after request, a creation
+// without a valid Authorization header, was answered a with success.
+func listedAfter(c *Client, a *Answer, name, request string) error {
+	listed := c.names()
+	return c.errorIf(a.status/100 != 2 || !slices.Contains(listed, name), "%s answered %d, and the event is not listed", request, a.status)
 }

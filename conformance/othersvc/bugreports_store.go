@@ -1,8 +1,6 @@
 package othersvc
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -18,15 +16,9 @@ null rather than leaving it out.`,
 		Config: Config{Flaws: Flaws{NullLinks: true}},
 		Today:  Caught{Scenarios: "SVC-2", Explorer: "SVC-2"},
 		Shows: func(c *Client) error {
-			got, err := c.readBack("Null links")
-			if err != nil {
-				return err
-			}
-			links, _ := got.doc["_links"].(map[string]any)
-			if v, ok := links["update-event"]; !ok || v != nil {
-				return fmt.Errorf("an anonymous read's links are %v", links)
-			}
-			return nil
+			links, _ := c.readBack("Null links").doc["_links"].(map[string]any)
+			v, ok := links["update-event"]
+			return c.errorIf(!ok || v != nil, "an anonymous read's links are %v", links)
 		},
 	},
 	{
@@ -38,18 +30,9 @@ parameter named "amp;per_page", so every page after the first has the default si
 		Config: Config{Choices: Choices{Seed: 7}, Flaws: Flaws{AmpEscapedHrefs: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-5 API-10"},
 		Shows: func(c *Client) error {
-			first, err := c.read("/api/events?per_page=3")
-			if err != nil {
-				return err
-			}
-			second, err := c.read(first.link("next"))
-			if err != nil {
-				return err
-			}
-			if n := len(second.items()); n == 3 {
-				return fmt.Errorf("the page after the first holds %d events", n)
-			}
-			return nil
+			second := c.read(c.read("/api/events?per_page=3").link("next"))
+			n := len(second.items())
+			return c.errorIf(n == 3, "the page after the first holds %d events", n)
 		},
 	},
 	{
@@ -93,16 +76,10 @@ back is taken to be UTC.`,
 		Config: Config{Flaws: Flaws{ZoneDropped: true}},
 		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			got, err := c.readBack("Starts at ten")
-			if err != nil {
-				return err
-			}
+			got := c.readBack("Starts at ten")
 			sent, _ := time.Parse(time.RFC3339, "2026-11-25T10:00:00+01:00")
 			at, err := time.Parse(time.RFC3339, got.text("startsAt"))
-			if err != nil || at.Equal(sent) {
-				return fmt.Errorf("startsAt reads back as %q (%v)", got.text("startsAt"), err)
-			}
-			return nil
+			return c.errorIf(err != nil || at.Equal(sent), "startsAt reads back as %q (%v)", got.text("startsAt"), err)
 		},
 	},
 	{
@@ -113,14 +90,8 @@ CHAR(40), which pads what it stores to its length and gives it back so.`,
 		Config: Config{Flaws: Flaws{VenuePadded: true}},
 		Today:  Caught{Scenarios: "API-6 API-9", Explorer: "API-6 API-9"},
 		Shows: func(c *Client) error {
-			got, err := c.readBack("Padded")
-			if err != nil {
-				return err
-			}
-			if v := got.text("venue"); v != "Room 4"+strings.Repeat(" ", 34) {
-				return fmt.Errorf("the venue reads back as %q", v)
-			}
-			return nil
+			v := c.readBack("Padded").text("venue")
+			return c.errorIf(v != "Room 4"+strings.Repeat(" ", 34), "the venue reads back as %q", v)
 		},
 	},
 }
@@ -138,27 +109,16 @@ shared by every request) while it checks the password, and issues the token for 
 		Shows: func(c *Client) error {
 			users := [][2]string{{c.Creds.Username, c.Creds.Password}, {c.Creds.OtherUsername, c.Creds.OtherPass}}
 			for range 5 {
-				tokens := make([]string, 2)
-				if _, err := together(2, func(i int) (*Answer, error) {
-					var err error
-					tokens[i], _, err = c.login(users[i][0], users[i][1])
-					return nil, err
-				}); err != nil {
-					return err
-				}
-				a, err := c.create(tokens[0], "Whose is it")
-				if err != nil {
-					return err
-				}
-				got, err := c.read(a.link("self"), bearer(tokens[1])...)
-				if err != nil {
-					return err
-				}
-				if got.link("update-event") != "" {
-					return nil // the two tokens act for one user
+				tokens := together(2, func(i int) string {
+					access, _ := c.login(users[i][0], users[i][1])
+					return access
+				})
+				a := c.create(tokens[0], "Whose is it")
+				if got := c.read(a.link("self"), bearer(tokens[1])...); got.link("update-event") != "" {
+					return c.Err() // the two tokens act for one user
 				}
 			}
-			return errors.New("five pairs of logins at once were given tokens of their own users")
+			return c.errorIf(true, "five pairs of logins at once were given tokens of their own users")
 		},
 	},
 	{
@@ -170,31 +130,16 @@ request) while it stores the event, a database round trip later.`,
 		Config: Config{Flaws: Flaws{ManagerSwapRace: true}},
 		Today:  Caught{Scenarios: "API-6", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			ann, err := c.user()
-			if err != nil {
-				return err
-			}
-			bob, _, err := c.login(c.Creds.OtherUsername, c.Creds.OtherPass)
-			if err != nil {
-				return err
-			}
-			tokens := []string{ann, bob}
+			tokens := []string{c.user(), c.other()}
 			for range 5 {
-				created, err := together(2, func(i int) (*Answer, error) { return c.create(tokens[i], "Mine") })
-				if err != nil {
-					return err
-				}
+				created := together(2, func(i int) *Answer { return c.create(tokens[i], "Mine") })
 				for i, a := range created {
-					got, err := c.read(a.link("self"), bearer(tokens[i])...)
-					if err != nil {
-						return err
-					}
-					if got.link("update-event") == "" {
-						return nil // the creator does not manage it
+					if got := c.read(a.link("self"), bearer(tokens[i])...); got.link("update-event") == "" {
+						return c.Err() // the creator does not manage it
 					}
 				}
 			}
-			return errors.New("five pairs of creations at once were each managed by its creator")
+			return c.errorIf(true, "five pairs of creations at once were each managed by its creator")
 		},
 	},
 }
@@ -203,13 +148,7 @@ request) while it stores the event, a database round trip later.`,
 // the name want.
 func readsBackAs(sent, want string) func(c *Client) error {
 	return func(c *Client) error {
-		got, err := c.readBack(sent)
-		if err != nil {
-			return err
-		}
-		if got.text("name") != want {
-			return fmt.Errorf("%q reads back as %q", sent, got.text("name"))
-		}
-		return nil
+		name := c.readBack(sent).text("name")
+		return c.errorIf(name != want, "%q reads back as %q", sent, name)
 	}
 }

@@ -1,7 +1,6 @@
 package othersvc
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,11 +21,7 @@ username (getParameter); the code that builds the token reads the form into a ma
 		Config: Config{Flaws: Flaws{UsernameLastWins: true}},
 		Today:  Caught{Scenarios: "", Explorer: "ACC-1"},
 		Shows: func(c *Client) error {
-			a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username, c.Creds.OtherUsername}, "password": {c.Creds.Password}})
-			if err != nil {
-				return err
-			}
-			return actsForOther(c, a)
+			return actsForOther(c, c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username, c.Creds.OtherUsername}, "password": {c.Creds.Password}}))
 		},
 	},
 	{
@@ -38,15 +33,7 @@ handler, which takes the username when the form has one.`,
 		Config: Config{Flaws: Flaws{RefreshReadsUsername: true}},
 		Today:  Caught{Scenarios: "", Explorer: "TOK-8"},
 		Shows: func(c *Client) error {
-			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
-			if err != nil {
-				return err
-			}
-			a, err := c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {refresh}, "username": {c.Creds.OtherUsername}})
-			if err != nil {
-				return err
-			}
-			return actsForOther(c, a)
+			return actsForOther(c, c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {c.refreshToken()}, "username": {c.Creds.OtherUsername}}))
 		},
 	},
 	{
@@ -58,8 +45,8 @@ eight characters: "secretx" is "secret".`,
 		Config: Config{Flaws: Flaws{PasswordPrefix: true}},
 		Today:  Caught{Scenarios: "", Explorer: "TOK-3"},
 		Shows: func(c *Client) error {
-			_, _, err := c.login(c.Creds.Username, c.Creds.Password+"x")
-			return err
+			c.login(c.Creds.Username, c.Creds.Password+"x")
+			return c.Err()
 		},
 	},
 	{
@@ -70,8 +57,8 @@ with the column's case-insensitive collation (MySQL's default), so "SECRET" is "
 		Config: Config{Flaws: Flaws{PasswordFolded: true}},
 		Today:  Caught{Scenarios: "TOK-3", Explorer: ""},
 		Shows: func(c *Client) error {
-			_, _, err := c.login(c.Creds.Username, swapCase(c.Creds.Password))
-			return err
+			c.login(c.Creds.Username, swapCase(c.Creds.Password))
+			return c.Err()
 		},
 	},
 	{
@@ -83,11 +70,7 @@ a case-insensitive collation (MySQL's default), so a token with its letters' cas
 		Config: Config{Flaws: Flaws{TokenFolded: true}, Choices: Choices{OpaqueTokens: true}},
 		Today:  Caught{Scenarios: "", Explorer: "AUTH-3"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			return createsWith(c, "Bearer "+swapCase(token))
+			return createsWith(c, "Bearer "+swapCase(c.user()))
 		},
 	},
 	{
@@ -99,18 +82,8 @@ default).`,
 		Config: Config{Flaws: Flaws{RefreshFolded: true}, Choices: Choices{OpaqueTokens: true}},
 		Today:  Caught{Scenarios: "", Explorer: "TOK-4"},
 		Shows: func(c *Client) error {
-			_, refresh, err := c.login(c.Creds.Username, c.Creds.Password)
-			if err != nil {
-				return err
-			}
-			a, err := c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {swapCase(refresh)}})
-			if err != nil {
-				return err
-			}
-			if a.status != http.StatusOK {
-				return fmt.Errorf("a refresh with the refresh token's case swapped answered %d", a.status)
-			}
-			return nil
+			a := c.refresh(swapCase(c.refreshToken()))
+			return c.errorIf(a.status != http.StatusOK, "a refresh with the refresh token's case swapped answered %d", a.status)
 		},
 	},
 	{
@@ -121,14 +94,8 @@ asked for into the token without checking it against the client's registration (
 		Config: Config{Flaws: Flaws{ScopeAsAsked: true}},
 		Today:  Caught{Scenarios: "", Explorer: "TOK-5"},
 		Shows: func(c *Client) error {
-			a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username}, "password": {c.Creds.Password}, "scope": {"read write admin"}})
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(a.text("scope"), "admin") {
-				return fmt.Errorf("the token's scope is %q", a.text("scope"))
-			}
-			return nil
+			a := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {c.Creds.Username}, "password": {c.Creds.Password}, "scope": {"read write admin"}})
+			return c.errorIf(!strings.Contains(a.text("scope"), "admin"), "the token's scope is %q", a.text("scope"))
 		},
 	},
 	{
@@ -140,22 +107,10 @@ row when an entity of that id exists; an id nobody has is ignored, so nothing od
 		Config: Config{Flaws: Flaws{SaveByBodyID: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			token, err := c.user()
-			if err != nil {
-				return err
-			}
-			first, err := c.post(token, `{"name":"First","startsAt":"2026-11-25T10:00:00+01:00"}`)
-			if err != nil {
-				return err
-			}
-			second, err := c.post(token, `{"id":"`+first.text("id")+`","name":"Second","startsAt":"2026-11-25T10:00:00+01:00"}`)
-			if err != nil {
-				return err
-			}
-			if second.text("id") != first.text("id") {
-				return fmt.Errorf("the second creation made %q, not the first's %q", second.text("id"), first.text("id"))
-			}
-			return nil
+			token := c.user()
+			first := c.post(token, `{"name":"First","startsAt":"2026-11-25T10:00:00+01:00"}`)
+			second := c.post(token, `{"id":"`+first.text("id")+`","name":"Second","startsAt":"2026-11-25T10:00:00+01:00"}`)
+			return c.errorIf(second.text("id") != first.text("id"), "the second creation made %q, not the first's %q", second.text("id"), first.text("id"))
 		},
 	},
 	{
@@ -167,14 +122,8 @@ API3:2023), its id too.`,
 		Config: Config{Flaws: Flaws{IDFromBody: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			a, err := c.userPosts(`{"id":"ev-4242","name":"Imported","startsAt":"2026-11-25T10:00:00+01:00"}`)
-			if err != nil {
-				return err
-			}
-			if a.text("id") != "ev-4242" {
-				return fmt.Errorf("the creation's id is %q", a.text("id"))
-			}
-			return nil
+			a := c.userPosts(`{"id":"ev-4242","name":"Imported","startsAt":"2026-11-25T10:00:00+01:00"}`)
+			return c.errorIf(a.text("id") != "ev-4242", "the creation's id is %q", a.text("id"))
 		},
 	},
 }
@@ -191,14 +140,9 @@ which holds it exactly.`,
 		Config: Config{Flaws: Flaws{SeatsInt32: true}, EventBody: SeatsBody},
 		Today:  Caught{Scenarios: "", Explorer: "API-6 API-9"},
 		Shows: func(c *Client) error {
-			a, err := c.userPosts(`{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`)
-			if err != nil {
-				return err
-			}
-			if seats, _ := a.doc["seats"].(float64); seats != -1294967296 {
-				return fmt.Errorf("the creation shows %v seats", a.doc["seats"])
-			}
-			return nil
+			a := c.userPosts(`{"name":"Stadium","startsAt":"2026-11-25T10:00:00+01:00","seats":3000000000}`)
+			seats, _ := a.doc["seats"].(float64)
+			return c.errorIf(seats != -1294967296, "the creation shows %v seats", a.doc["seats"])
 		},
 	},
 	{
@@ -210,14 +154,8 @@ validation before it lets null through, as the venue is optional.`,
 		Config: Config{Flaws: Flaws{NullAsText: true}},
 		Today:  Caught{Scenarios: "", Explorer: "API-6"},
 		Shows: func(c *Client) error {
-			a, err := c.userPosts(`{"name":"Cleared","startsAt":"2026-11-25T10:00:00+01:00","venue":null}`)
-			if err != nil {
-				return err
-			}
-			if v := a.text("venue"); v != "null" {
-				return fmt.Errorf("the venue sent as null reads back as %q", v)
-			}
-			return nil
+			v := c.userPosts(`{"name":"Cleared","startsAt":"2026-11-25T10:00:00+01:00","venue":null}`).text("venue")
+			return c.errorIf(v != "null", "the venue sent as null reads back as %q", v)
 		},
 	},
 }
@@ -240,23 +178,8 @@ func swapCase(s string) string {
 // the other user created.
 func actsForOther(c *Client, a *Answer) error {
 	token := a.text("access_token")
-	if a.status != http.StatusOK || token == "" {
-		return fmt.Errorf("the grant answered %d without a token", a.status)
-	}
-	other, _, err := c.login(c.Creds.OtherUsername, c.Creds.OtherPass)
-	if err != nil {
-		return err
-	}
-	theirs, err := c.create(other, "Theirs")
-	if err != nil {
-		return err
-	}
-	got, err := c.read(theirs.link("self"), bearer(token)...)
-	if err != nil {
-		return err
-	}
-	if got.link("update-event") == "" {
-		return fmt.Errorf("the token is not offered the update of the other user's event: it acts for the user")
-	}
-	return nil
+	c.failIf(a.status != http.StatusOK || token == "", "the grant answered %d without a token", a.status)
+	theirs := c.create(c.other(), "Theirs")
+	got := c.read(theirs.link("self"), bearer(token)...)
+	return c.errorIf(got.link("update-event") == "", "the token is not offered the update of the other user's event: it acts for the user")
 }

@@ -19,11 +19,18 @@ import (
 // by request, so that a bug report (bugreports.go) can show what its
 // user saw. It sends paths as they are written: dot segments, double
 // slashes and percent-encoded letters reach the server unchanged.
+//
+// It keeps the first error of its requests, or of what was expected of
+// their answers, as bufio.Scanner does: after it, requests are not sent
+// and their answers are empty, and Err returns it. Its methods may be
+// called at once from several goroutines.
 type Client struct {
 	base  string
 	Creds target.Credentials
 	clock *Clock // the server's
 	http  *http.Client
+	mu    sync.Mutex
+	first error // the first error, guarded by mu
 }
 
 // Answer is an answer to an Client.
@@ -74,10 +81,58 @@ func NewClient(t testing.TB, c Config) *Client {
 	return &Client{base: srv.URL, Creds: creds, clock: c.Clock, http: &http.Client{Timeout: 10 * time.Second}}
 }
 
+// Err is the client's first error: of a request that could not be
+// sent, or of an answer that was not what was expected of it; nil while
+// there is none.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.first
+}
+
+// fail keeps err as the client's error, unless it has one already.
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.first == nil {
+		c.first = err
+	}
+}
+
+// failIf keeps the error that format and args say as the client's
+// error when bad holds, unless it has one already.
+func (c *Client) failIf(bad bool, format string, args ...any) {
+	if bad {
+		c.fail(fmt.Errorf(format, args...))
+	}
+}
+
+// errorIf is the end of a bug report's or a variant's shows function:
+// the client's first error, or, when there is none and bad holds, the
+// error that format and args say; nil otherwise.
+func (c *Client) errorIf(bad bool, format string, args ...any) error {
+	c.failIf(bad, format, args...)
+	return c.Err()
+}
+
 // send sends a request to target, a path and query of the server written
 // as it is to be sent, or an address; header holds names and values in
-// turn.
-func (c *Client) send(method, target, body string, header ...string) (*Answer, error) {
+// turn. After the client's first error it sends nothing, and the answer
+// is empty.
+func (c *Client) send(method, target, body string, header ...string) *Answer {
+	if c.Err() != nil {
+		return &Answer{}
+	}
+	a, err := c.exchange(method, target, body, header...)
+	if err != nil {
+		c.fail(err)
+		return &Answer{}
+	}
+	return a
+}
+
+// exchange sends a request as send does, whatever the client's error.
+func (c *Client) exchange(method, target, body string, header ...string) (*Answer, error) {
 	address := target
 	if strings.HasPrefix(target, "/") {
 		address = c.base + target
@@ -112,90 +167,88 @@ func asJSON(header ...string) []string {
 }
 
 // tokenRequest asks the token endpoint, as the client, with the form.
-func (c *Client) tokenRequest(form url.Values) (*Answer, error) {
+func (c *Client) tokenRequest(form url.Values) *Answer {
 	return c.send(http.MethodPost, "/oauth/token", form.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded",
 		"Authorization", "Basic "+basic(c.Creds.ClientID, c.Creds.ClientSecret))
 }
 
-// login returns the access and refresh tokens of a password grant.
-func (c *Client) login(user, password string) (access, refresh string, err error) {
-	a, err := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {user}, "password": {password}})
-	if err != nil {
-		return "", "", err
-	}
+// login returns the access and refresh tokens of a password grant; a
+// grant that gives no token is an error.
+func (c *Client) login(user, password string) (access, refresh string) {
+	a := c.tokenRequest(url.Values{"grant_type": {"password"}, "username": {user}, "password": {password}})
 	access, refresh = a.text("access_token"), a.text("refresh_token")
-	if a.status != http.StatusOK || access == "" {
-		return "", "", fmt.Errorf("the password grant of %s answered %d without a token", user, a.status)
-	}
-	return access, refresh, nil
+	c.failIf(a.status != http.StatusOK || access == "", "the password grant of %s answered %d without a token", user, a.status)
+	return access, refresh
 }
 
 // user logs the user in and returns the access token.
-func (c *Client) user() (string, error) {
-	access, _, err := c.login(c.Creds.Username, c.Creds.Password)
-	return access, err
+func (c *Client) user() string {
+	access, _ := c.login(c.Creds.Username, c.Creds.Password)
+	return access
+}
+
+// other logs the other user in and returns the access token.
+func (c *Client) other() string {
+	access, _ := c.login(c.Creds.OtherUsername, c.Creds.OtherPass)
+	return access
+}
+
+// refreshToken logs the user in and returns the refresh token.
+func (c *Client) refreshToken() string {
+	_, refresh := c.login(c.Creds.Username, c.Creds.Password)
+	return refresh
 }
 
 // refresh asks for a refresh with the refresh token.
-func (c *Client) refresh(token string) (*Answer, error) {
+func (c *Client) refresh(token string) *Answer {
 	return c.tokenRequest(url.Values{"grant_type": {"refresh_token"}, "token": {token}})
 }
 
 // create creates an event named name with the access token, and returns
 // the answer; a creation that is refused is an error.
-func (c *Client) create(access, name string) (*Answer, error) {
-	a, err := c.post(access, otherEventJSON(name, "Room 4"))
-	if err == nil && (a.status < 200 || a.status > 299) {
-		err = fmt.Errorf("creating %q answered %d", name, a.status)
-	}
-	return a, err
+func (c *Client) create(access, name string) *Answer {
+	a := c.post(access, otherEventJSON(name, "Room 4"))
+	c.failIf(a.status < 200 || a.status > 299, "creating %q answered %d", name, a.status)
+	return a
+}
+
+// update puts the event named name in room at address, with the access
+// token: the answer, whatever its status.
+func (c *Client) update(access, address, name, room string) *Answer {
+	return c.send(http.MethodPut, address, otherEventJSON(name, room), asJSON(bearer(access)...)...)
 }
 
 // createdThenUpdated logs the user in, creates an event named "Before"
 // and updates it, through its "self" link, to "After" in room: the
 // creation's answer and the update's.
-func (c *Client) createdThenUpdated(room string) (created, put *Answer, err error) {
-	token, created, err := c.userCreated("Before")
-	if err != nil {
-		return nil, nil, err
-	}
-	put, err = c.send(http.MethodPut, created.link("self"), otherEventJSON("After", room), asJSON(bearer(token)...)...)
-	return created, put, err
+func (c *Client) createdThenUpdated(room string) (created, put *Answer) {
+	token, created := c.userCreated("Before")
+	return created, c.update(token, created.link("self"), "After", room)
 }
 
 // userCreated logs the user in and creates an event named name: the
 // access token and the creation's answer.
-func (c *Client) userCreated(name string) (token string, created *Answer, err error) {
-	if token, err = c.user(); err != nil {
-		return "", nil, err
-	}
-	created, err = c.create(token, name)
-	return token, created, err
+func (c *Client) userCreated(name string) (token string, created *Answer) {
+	token = c.user()
+	return token, c.create(token, name)
 }
 
 // readBack logs the user in, creates an event named name and reads it
 // anonymously through the "self" link of the creation's answer.
-func (c *Client) readBack(name string) (*Answer, error) {
-	_, created, err := c.userCreated(name)
-	if err != nil {
-		return nil, err
-	}
+func (c *Client) readBack(name string) *Answer {
+	_, created := c.userCreated(name)
 	return c.read(created.link("self"))
 }
 
 // userPosts logs the user in and posts body, JSON, to the list with the
 // access token: the answer, whatever its status.
-func (c *Client) userPosts(body string) (*Answer, error) {
-	token, err := c.user()
-	if err != nil {
-		return nil, err
-	}
-	return c.post(token, body)
+func (c *Client) userPosts(body string) *Answer {
+	return c.post(c.user(), body)
 }
 
 // post posts body, JSON, to the list with the access token.
-func (c *Client) post(access, body string) (*Answer, error) {
+func (c *Client) post(access, body string) *Answer {
 	return c.send(http.MethodPost, "/api/events", body, asJSON(bearer(access)...)...)
 }
 
@@ -206,29 +259,35 @@ func otherEventJSON(name, venue string) string {
 }
 
 // read reads the event at address anonymously, and requires a 200.
-func (c *Client) read(address string, header ...string) (*Answer, error) {
-	a, err := c.send(http.MethodGet, address, "", header...)
-	if err == nil && a.status != http.StatusOK {
-		err = fmt.Errorf("GET %s answered %d", address, a.status)
+func (c *Client) read(address string, header ...string) *Answer {
+	a := c.send(http.MethodGet, address, "", header...)
+	c.failIf(a.status != http.StatusOK, "GET %s answered %d", address, a.status)
+	return a
+}
+
+// pages are the pages of the list from address on, read anonymously
+// following "next", a hundred at most; the first is there even when it
+// could not be read.
+func (c *Client) pages(address string) []*Answer {
+	var out []*Answer
+	for address != "" && len(out) < 100 {
+		a := c.read(address)
+		out = append(out, a)
+		address = a.link("next")
 	}
-	return a, err
+	return out
 }
 
 // names are the names of every event the list holds, read anonymously
 // page by page.
-func (c *Client) names() ([]string, error) {
+func (c *Client) names() []string {
 	var out []string
-	for address := c.base + "/api/events?per_page=50"; address != ""; {
-		a, err := c.read(address)
-		if err != nil {
-			return nil, err
-		}
-		for _, item := range a.items() {
+	for _, page := range c.pages(c.base + "/api/events?per_page=50") {
+		for _, item := range page.items() {
 			out = append(out, fmt.Sprint(item["name"]))
 		}
-		address = a.link("next")
 	}
-	return out, nil
+	return out
 }
 
 // text is the string at key of the answer's JSON object.

@@ -1,7 +1,6 @@
 package othersvc
 
 import (
-	"fmt"
 	"net/http"
 )
 
@@ -44,96 +43,53 @@ func Variants() []Variant {
 
 // answersUpdates shows an update answered 200 with the event as stored.
 func answersUpdates(c *Client) error {
-	_, put, err := c.createdThenUpdated("Room 5")
-	if err != nil {
-		return err
-	}
-	if put.status != http.StatusOK || put.text("name") != "After" {
-		return fmt.Errorf("the update answered %d, with the name %q", put.status, put.text("name"))
-	}
-	return nil
+	_, put := c.createdThenUpdated("Room 5")
+	return c.errorIf(put.status != http.StatusOK || put.text("name") != "After",
+		"the update answered %d, with the name %q", put.status, put.text("name"))
 }
 
 // locatesCreations shows a creation answered 201, with a Location that
 // leads to the event.
 func locatesCreations(c *Client) error {
-	token, err := c.user()
-	if err != nil {
-		return err
-	}
-	a, err := c.create(token, "Located")
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusCreated || a.header.Get("Location") == "" {
-		return fmt.Errorf("the creation answered %d with Location %q", a.status, a.header.Get("Location"))
-	}
-	got, err := c.read(a.header.Get("Location"))
-	if err != nil {
-		return err
-	}
-	if got.doc["id"] != a.doc["id"] {
-		return fmt.Errorf("the Location leads to %v, not to %v", got.doc["id"], a.doc["id"])
-	}
-	return nil
+	a := c.create(c.user(), "Located")
+	c.failIf(a.status != http.StatusCreated || a.header.Get("Location") == "",
+		"the creation answered %d with Location %q", a.status, a.header.Get("Location"))
+	got := c.read(a.header.Get("Location"))
+	return c.errorIf(got.doc["id"] != a.doc["id"], "the Location leads to %v, not to %v", got.doc["id"], a.doc["id"])
 }
 
 // foldsPaths shows a creation with a token on /api//events/ and
 // /api/./events, and one without a token there refused.
 func foldsPaths(c *Client) error {
-	token, err := c.user()
-	if err != nil {
-		return err
-	}
+	token := c.user()
 	for _, path := range []string{"/api//events/", "/api/./events"} {
-		a, err := c.send(http.MethodPost, path, otherEventJSON("Folded", "Room 4"), asJSON(bearer(token)...)...)
-		if err != nil {
-			return err
-		}
-		if a.status/100 != 2 {
-			return fmt.Errorf("POST %s with a token answered %d", path, a.status)
-		}
-		if a, err = c.send(http.MethodPost, path, otherEventJSON("Folded", "Room 4"), asJSON()...); err != nil {
-			return err
-		}
-		if a.status/100 == 2 {
-			return fmt.Errorf("POST %s without a token answered %d", path, a.status)
-		}
+		a := c.send(http.MethodPost, path, otherEventJSON("Folded", "Room 4"), asJSON(bearer(token)...)...)
+		c.failIf(a.status/100 != 2, "POST %s with a token answered %d", path, a.status)
+		a = c.send(http.MethodPost, path, otherEventJSON("Folded", "Room 4"), asJSON()...)
+		c.failIf(a.status/100 == 2, "POST %s without a token answered %d", path, a.status)
 	}
-	return nil
+	return c.Err()
 }
 
 // refusesOddPaths shows a read and a creation with a token on paths
 // written another way refused with 400.
 func refusesOddPaths(c *Client) error {
-	token, err := c.user()
-	if err != nil {
-		return err
-	}
+	token := c.user()
 	for _, path := range []string{"/api/events/", "/api//events", "/api/./events", "/api/%65vents"} {
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
-			a, err := c.send(method, path, otherEventJSON("Odd", "Room 4"), asJSON(bearer(token)...)...)
-			if err != nil {
-				return err
-			}
-			if a.status != http.StatusBadRequest {
-				return fmt.Errorf("%s %s answered %d", method, path, a.status)
-			}
+			a := c.send(method, path, otherEventJSON("Odd", "Room 4"), asJSON(bearer(token)...)...)
+			c.failIf(a.status != http.StatusBadRequest, "%s %s answered %d", method, path, a.status)
 		}
 	}
-	return nil
+	return c.Err()
 }
 
 // coercesScalars shows a creation that sent the seats as a text of
 // digits and a fraction, and the venue as a number, answered with what
 // was stored: the number of seats, cut, and the venue's text.
 func coercesScalars(c *Client) error {
-	a, err := c.userPosts(`{"name":"Coerced","startsAt":"2026-11-25T10:00:00+01:00","venue":42,"seats":"40.5"}`)
-	if err != nil {
-		return err
-	}
-	if seats, _ := a.doc["seats"].(float64); a.status/100 != 2 || seats != 40 || a.text("venue") != "42" {
-		return fmt.Errorf("the creation answered %d with the seats %v and the venue %q", a.status, a.doc["seats"], a.text("venue"))
-	}
-	return nil
+	a := c.userPosts(`{"name":"Coerced","startsAt":"2026-11-25T10:00:00+01:00","venue":42,"seats":"40.5"}`)
+	seats, _ := a.doc["seats"].(float64)
+	return c.errorIf(a.status/100 != 2 || seats != 40 || a.text("venue") != "42",
+		"the creation answered %d with the seats %v and the venue %q", a.status, a.doc["seats"], a.text("venue"))
 }
