@@ -3,15 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"eventsvc/server/backendtest"
-	"eventsvc/server/servertest"
 )
 
 // TestServeRefusesBackendsItCannotReach: a -redis or -database that does
@@ -39,37 +34,7 @@ func TestServeRefusesBackendsItCannotReach(t *testing.T) {
 	}
 }
 
-// serveUntilStopped starts serve with args and returns its base URL, its
-// standard output so far, and a function that stops it.
-func serveUntilStopped(t *testing.T, args ...string) (string, string, func()) {
-	t.Helper()
-	out, errs := &servertest.Log{}, &servertest.Log{}
-	stop := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), nil, out, errs, stop)
-	}()
-	addr := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			time.Sleep(50 * time.Millisecond) // the rest of the banner
-			return m[1], out.String(), func() {
-				stop <- syscall.SIGTERM
-				if code := <-done; code != exitOK {
-					t.Errorf("exit %d, stderr %q", code, errs.String())
-				}
-			}
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited %d: %s", code, errs.String())
-		default:
-		}
-	}
-	t.Fatalf("serve did not start: %q %q", out.String(), errs.String())
-	return "", "", nil
-}
-
+// totalEvents returns the number of events the list at base counts.
 func totalEvents(t *testing.T, base string) int {
 	t.Helper()
 	resp, err := http.Get(base + "/api/events")
@@ -91,42 +56,30 @@ func totalEvents(t *testing.T, base string) int {
 // first start only, and the events and tokens outlive a restart.
 func TestServeKeepsStateInRedisAndPostgreSQL(t *testing.T) {
 	rs, pg := backendtest.Redis(t), backendtest.Postgres(t)
-	args := []string{"-redis", rs.URL, "-database", pg.Database(t), "-demo-events", "5", "-quiet"}
-	base, banner, stop := serveUntilStopped(t, args...)
+	args := []string{"-redis", rs.URL, "-database", pg.Database(t), "-demo-events", "5"}
+	s := startServe(t, args...)
 	for _, want := range []string{"5 demo events", "tokens, revocations and lockouts in Redis redis://127.0.0.1:", "events in PostgreSQL postgres://postgres@127.0.0.1:"} {
-		if !strings.Contains(banner, want) {
-			t.Errorf("the banner does not say %q: %q", want, banner)
+		if !strings.Contains(s.out.String(), want) {
+			t.Errorf("the banner does not say %q: %q", want, s.out.String())
 		}
 	}
-	if n := totalEvents(t, base); n != 5 {
+	if n := totalEvents(t, s.base); n != 5 {
 		t.Fatalf("%d events, want 5", n)
 	}
-	form := "grant_type=password&username=user%40email.com&password=user"
-	req, _ := http.NewRequest("POST", base+"/oauth/token", strings.NewReader(form))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth("myApp", "pass")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		AccessToken string `json:"access_token"`
-	}
-	json.NewDecoder(resp.Body).Decode(&tr)
-	resp.Body.Close()
-	stop()
+	token, _ := passwordGrant(t, s.base)["access_token"].(string)
+	s.stopOK(t)
 
-	base, banner, stop = serveUntilStopped(t, args...)
-	defer stop()
-	if strings.Contains(banner, "demo events") {
-		t.Errorf("the second start seeds the demo events again: %q", banner)
+	s = startServe(t, args...)
+	defer s.stopOK(t)
+	if strings.Contains(s.out.String(), "demo events") {
+		t.Errorf("the second start seeds the demo events again: %q", s.out.String())
 	}
-	if n := totalEvents(t, base); n != 5 {
+	if n := totalEvents(t, s.base); n != 5 {
 		t.Fatalf("after a restart: %d events, want 5", n)
 	}
-	req, _ = http.NewRequest("GET", base+"/api/events", nil)
-	req.Header.Set("Authorization", "Bearer "+tr.AccessToken)
-	resp, err = http.DefaultClient.Do(req)
+	req, _ := http.NewRequest("GET", s.base+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"eventsvc/server/servertest"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 func TestServeRefusesBadProxyLogAndMetricsFlags(t *testing.T) {
@@ -49,22 +45,8 @@ func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
 	}
 	metricsAddr := ln.Addr().String()
 	ln.Close()
-	out, errs := &servertest.Log{}, &servertest.Log{}
-	stop := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-log-format", "json", "-metrics", metricsAddr, "-demo-events", "3"}, nil, out, errs, stop)
-	}()
-	var base string
-	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if i := strings.Index(out.String(), "listening on "); i >= 0 && strings.Contains(out.String(), "metrics:") {
-			base = strings.Fields(out.String()[i+len("listening on "):])[0]
-		}
-	}
-	if base == "" {
-		t.Fatalf("no banner: %q %q", out.String(), errs.String())
-	}
-	req, _ := http.NewRequest("POST", base+"/oauth/token", strings.NewReader("grant_type=password&username=user%40email.com&password=s3cret-wrong"))
+	s := launchServe(t, "-log-format", "json", "-metrics", metricsAddr, "-demo-events", "3")
+	req, _ := http.NewRequest("POST", s.base+"/oauth/token", strings.NewReader("grant_type=password&username=user%40email.com&password=s3cret-wrong"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth("myApp", "pass")
 	if resp, err := http.DefaultClient.Do(req); err == nil {
@@ -82,12 +64,11 @@ func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
 	if status, body := get("http://" + metricsAddr + "/metrics"); status != http.StatusOK || !strings.Contains(body, `eventsvc_token_grants_total{grant_type="password",outcome="invalid_grant"} 1`) || !strings.Contains(body, "eventsvc_events 3") {
 		t.Errorf("-metrics: %d %.400s", status, body)
 	}
-	if status, _ := get(base + "/metrics"); status == http.StatusOK {
+	if status, _ := get(s.base + "/metrics"); status == http.StatusOK {
 		t.Error("the public port serves the metrics")
 	}
-	stop <- syscall.SIGTERM
-	<-done
-	lines := strings.Split(strings.TrimSpace(errs.String()), "\n")
+	s.stop()
+	lines := strings.Split(strings.TrimSpace(s.errs.String()), "\n")
 	requests := 0
 	for _, line := range lines {
 		var rec map[string]any
@@ -102,9 +83,9 @@ func TestServeLogsJSONAndServesMetricsApart(t *testing.T) {
 		}
 	}
 	if requests < 2 {
-		t.Errorf("%d request lines: %q", requests, errs.String())
+		t.Errorf("%d request lines: %q", requests, s.errs.String())
 	}
-	if strings.Contains(errs.String(), "s3cret-wrong") {
+	if strings.Contains(s.errs.String(), "s3cret-wrong") {
 		t.Error("the log shows a password")
 	}
 }

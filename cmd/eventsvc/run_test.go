@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"eventsvc/server/config"
 	"eventsvc/server/secret"
-	"eventsvc/server/servertest"
 )
 
 func TestHashPasswordPrintsAStoredFormThatChecks(t *testing.T) {
@@ -87,25 +85,11 @@ func TestServeUnknownCommandAndFlag(t *testing.T) {
 }
 
 func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
-	out, errs := &servertest.Log{}, &servertest.Log{}
-	stop := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"serve", "-addr", "127.0.0.1:0"}, nil, out, errs, stop) }()
-
-	addr := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-	var base string
-	for deadline := time.Now().Add(20 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addr.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
+	s := launchServe(t)
+	if !strings.Contains(s.out.String(), config.DemoNotice) {
+		t.Errorf("the banner does not list the demo credentials: %q", s.out.String())
 	}
-	if base == "" {
-		t.Fatalf("no address in the banner: %q (stderr %q)", out.String(), errs.String())
-	}
-	if !strings.Contains(out.String(), config.DemoNotice) {
-		t.Errorf("the banner does not list the demo credentials: %q", out.String())
-	}
-	resp, err := http.Get(base + "/api")
+	resp, err := http.Get(s.base + "/api")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,16 +98,8 @@ func TestServeStartsOnDemoCredentialsAndStopsOnSignal(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api = %d", resp.StatusCode)
 	}
-	stop <- syscall.SIGTERM
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Fatalf("exit %d after SIGTERM, stderr %q", code, errs.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop on SIGTERM")
-	}
-	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
+	s.stopOK(t)
+	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(s.base, "http://"), time.Second); err == nil {
 		t.Fatal("the port still accepts connections after shutdown")
 	}
 }

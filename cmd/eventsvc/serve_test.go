@@ -2,15 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"eventsvc/server/servertest"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"eventsvc/server/servertest"
 )
 
 // served is one `eventsvc serve` run by a test, on loopback ports.
@@ -20,6 +23,11 @@ type served struct {
 	metrics string // the metrics listener's address, when -metrics was given
 	out     *servertest.Log
 	errs    *servertest.Log
+
+	signal  chan os.Signal // where stop sends SIGTERM
+	done    chan int       // the exit code of run
+	stopped sync.Once
+	code    int // the exit code stop saw, -1 when serve did not stop
 }
 
 var (
@@ -30,19 +38,24 @@ var (
 
 // startServe runs `eventsvc serve -addr 127.0.0.1:0 -quiet ARGS…` until the
 // test ends, and returns once the banner tells its address (and the control
-// API's, when args ask for one).
+// API's and the metrics', when args ask for them).
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
-	s := &served{out: &servertest.Log{}, errs: &servertest.Log{}}
-	stop := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	full := append([]string{"serve", "-addr", "127.0.0.1:0", "-quiet"}, args...)
-	go func() { done <- run(full, nil, s.out, s.errs, stop) }()
-	wantControl := false
-	for _, a := range args {
-		wantControl = wantControl || a == "-control"
+	return launchServe(t, append([]string{"-quiet"}, args...)...)
+}
+
+// launchServe runs `eventsvc serve -addr 127.0.0.1:0 ARGS…` until the test
+// ends or stop is called, and returns once the banner tells its addresses.
+func launchServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	s := &served{out: &servertest.Log{}, errs: &servertest.Log{}, signal: make(chan os.Signal, 1), done: make(chan int, 1)}
+	full := append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)
+	go func() { s.done <- run(full, nil, s.out, s.errs, s.signal) }()
+	wantControl, wantMetrics := slices.Contains(args, "-control"), slices.Contains(args, "-metrics")
+	ready := func() bool {
+		return s.base != "" && (!wantControl || s.control != "") && (!wantMetrics || s.metrics != "")
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !ready() && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := listeningOn.FindStringSubmatch(s.out.String()); m != nil {
 			s.base = m[1]
 		}
@@ -52,27 +65,48 @@ func startServe(t *testing.T, args ...string) *served {
 		if m := metricsOn.FindStringSubmatch(s.out.String()); m != nil {
 			s.metrics = m[1]
 		}
-		if s.base != "" && (!wantControl || s.control != "") {
-			break
-		}
 		select {
-		case code := <-done:
+		case code := <-s.done:
 			t.Fatalf("serve %v exited with %d: %s%s", args, code, s.out.String(), s.errs.String())
 		default:
 		}
 	}
-	if s.base == "" || (wantControl && s.control == "") {
+	if !ready() {
 		t.Fatalf("serve %v: no address in the banner: %q (stderr %q)", args, s.out.String(), s.errs.String())
 	}
+	time.Sleep(50 * time.Millisecond) // the rest of the banner
 	t.Cleanup(func() {
-		stop <- syscall.SIGTERM
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
+		if s.stop() < 0 {
 			t.Error("serve did not stop on SIGTERM")
 		}
 	})
 	return s
+}
+
+// stop sends serve SIGTERM and returns its exit code, or -1 when it has
+// not stopped within 15 seconds; called again, it returns the same.
+func (s *served) stop() int {
+	s.stopped.Do(func() {
+		s.signal <- syscall.SIGTERM
+		select {
+		case s.code = <-s.done:
+		case <-time.After(15 * time.Second):
+			s.code = -1
+		}
+	})
+	return s.code
+}
+
+// stopOK stops serve and fails the test unless it exits with exitOK.
+func (s *served) stopOK(t *testing.T) {
+	t.Helper()
+	switch code := s.stop(); code {
+	case exitOK:
+	case -1:
+		t.Error("serve did not stop on SIGTERM")
+	default:
+		t.Errorf("exit %d after SIGTERM, stderr %q", code, s.errs.String())
+	}
 }
 
 // passwordGrant asks s for the demo user's tokens and returns the token

@@ -6,13 +6,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"eventsvc/server/servertest"
 )
 
 // TestServeClosesSlowAndIdleConnectionsAfterItsTimeouts: with
@@ -20,31 +16,8 @@ import (
 // client that sends half a header and one idle after a request are both
 // closed within a few seconds.
 func TestServeClosesSlowAndIdleConnectionsAfterItsTimeouts(t *testing.T) {
-	out, errs := &servertest.Log{}, &servertest.Log{}
-	stop := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "-addr", "127.0.0.1:0", "-quiet", "-read-timeout", "1s", "-idle-timeout", "1s"}, nil, out, errs, stop)
-	}()
-	t.Cleanup(func() {
-		stop <- syscall.SIGTERM
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
-		}
-	})
-	listening := regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := listening.FindStringSubmatch(out.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no address in the banner: %q (stderr %q)", out.String(), errs.String())
-	}
-	expectSlowAndIdleClosed(t, addr, "/api")
+	s := startServe(t, "-read-timeout", "1s", "-idle-timeout", "1s")
+	expectSlowAndIdleClosed(t, strings.TrimPrefix(s.base, "http://"), "/api")
 }
 
 // expectSlowAndIdleClosed checks that the listener at addr closes, within
