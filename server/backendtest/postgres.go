@@ -2,8 +2,6 @@ package backendtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,9 +38,7 @@ func (p *PostgresServer) URL(db string) string {
 // the test ends, and returns its URL.
 func (p *PostgresServer) Database(tb testing.TB) string {
 	tb.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "test_" + hex.EncodeToString(b)
+	name := uniqueName("test_")
 	if err := p.exec("CREATE DATABASE " + name); err != nil {
 		tb.Fatalf("backendtest: create database: %v", err)
 	}

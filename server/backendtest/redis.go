@@ -2,8 +2,6 @@ package backendtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,9 +30,7 @@ func Redis(tb testing.TB) *RedisServer {
 // Prefix returns a key prefix of its own for one test, so that tests
 // sharing the server share no key.
 func (r *RedisServer) Prefix(tb testing.TB) string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return "test-" + hex.EncodeToString(b) + ":"
+	return uniqueName("test-") + ":"
 }
 
 func startRedis() (*RedisServer, func(), error) {
