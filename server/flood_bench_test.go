@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-
-	"eventsvc/server/config"
 )
 
 // BenchmarkLoginUnderAFlood is one password grant of the demo user from
@@ -19,10 +17,7 @@ import (
 // ("quiet"). It also reports how many flood requests were answered, and
 // how many of them with 429.
 func BenchmarkLoginUnderAFlood(b *testing.B) {
-	conf, err := config.Demo()
-	if err != nil {
-		b.Fatal(err)
-	}
+	conf := demoConfig(b)
 	for _, bc := range []struct {
 		name  string
 		flood bool

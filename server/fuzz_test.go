@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"eventsvc/server/config"
 	"eventsvc/server/event"
 )
 
@@ -27,10 +26,7 @@ const fuzzEvents = 25
 // by each demo account, as `make run` starts it.
 func fuzzServer(tb testing.TB) *Server {
 	tb.Helper()
-	cfg, err := config.Demo()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg := demoConfig(tb)
 	var managers []int64
 	for id := int64(1); id <= int64(cfg.Accounts.Len()); id++ {
 		if _, ok := cfg.Accounts.ByID(id); ok {

@@ -56,6 +56,17 @@ func loadClient(tb testing.TB, conns int) *http.Client {
 	}
 }
 
+// demoConfig is the configuration eventsvc starts with: the demo clients
+// and accounts.
+func demoConfig(tb testing.TB) *config.Config {
+	tb.Helper()
+	conf, err := config.Demo()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return conf
+}
+
 func loadConfig(t *testing.T) *config.Config {
 	t.Helper()
 	hash := func(plain string) string {

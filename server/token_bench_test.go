@@ -6,18 +6,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"eventsvc/server/config"
 )
 
 // BenchmarkTokenGrant is one password grant end to end on a loopback port,
 // with the demo credentials and their bcrypt cost (10): a client secret
 // and a password check per grant.
 func BenchmarkTokenGrant(b *testing.B) {
-	conf, err := config.Demo()
-	if err != nil {
-		b.Fatal(err)
-	}
+	conf := demoConfig(b)
 	base := startLoadServer(b, conf)
 	client := loadClient(b, 1)
 	body := url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {"user"}}.Encode()
