@@ -45,11 +45,7 @@ func TestABigBodyIsAnsweredToAClientThatWritesItAll(t *testing.T) {
 				if err != nil {
 					t.Fatalf("try %d: no answer: %v", i+1, err)
 				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(body, []byte(`"error":"request_too_large"`)) {
-					t.Fatalf("try %d: %d %s (%v), want 413 request_too_large", i+1, resp.StatusCode, body, err)
-				}
+				expectTooLarge(t, i+1, resp)
 			}
 		})
 		t.Run(tt.name+", a raw socket", func(t *testing.T) {
@@ -70,11 +66,7 @@ func TestABigBodyIsAnsweredToAClientThatWritesItAll(t *testing.T) {
 				if err != nil {
 					t.Fatalf("try %d: no answer after writing the body: %v", i+1, err)
 				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(body, []byte(`"error":"request_too_large"`)) {
-					t.Fatalf("try %d: %d %s (%v), want 413 request_too_large", i+1, resp.StatusCode, body, err)
-				}
+				expectTooLarge(t, i+1, resp)
 				// Then the server closes the connection.
 				_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 				if n, err := r.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
@@ -86,5 +78,16 @@ func TestABigBodyIsAnsweredToAClientThatWritesItAll(t *testing.T) {
 	// The server is still well.
 	if resp, body := rawRequest(t, addr, "GET", "/api", nil, ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api afterwards: %d %s", resp.StatusCode, body)
+	}
+}
+
+// expectTooLarge reads and closes the body of resp, the answer to try, and
+// fails the test unless it is a 413 that says request_too_large.
+func expectTooLarge(t *testing.T, try int, resp *http.Response) {
+	t.Helper()
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(body, []byte(`"error":"request_too_large"`)) {
+		t.Fatalf("try %d: %d %s (%v), want 413 request_too_large", try, resp.StatusCode, body, err)
 	}
 }
