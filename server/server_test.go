@@ -34,14 +34,7 @@ func TestShutdownBeforeServeReturns(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Serve after Shutdown = %v, want nil", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve after Shutdown did not return")
-	}
+	awaitServe(t, done, "Serve after Shutdown")
 }
 
 func TestShutdownStopsServe(t *testing.T) {
@@ -55,12 +48,19 @@ func TestShutdownStopsServe(t *testing.T) {
 	if err := s.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
+	awaitServe(t, done, "Serve stopped by Shutdown")
+}
+
+// awaitServe fails the test unless Serve, whose error done delivers,
+// returns nil within 5 seconds; call names it in the failure.
+func awaitServe(t *testing.T, done <-chan error, call string) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("Serve = %v, want nil", err)
+			t.Fatalf("%s = %v, want nil", call, err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after Shutdown")
+		t.Fatalf("%s did not return", call)
 	}
 }
