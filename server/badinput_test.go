@@ -14,16 +14,24 @@ import (
 	"time"
 )
 
-// rawRequest sends one request exactly as written (no client cleans it) to
-// a server on a loopback port and returns the answer and its body.
-func rawRequest(t *testing.T, addr, method, target string, header map[string]string, body string) (*http.Response, string) {
+// dialWithin opens a connection to addr, a server on a loopback port,
+// with a deadline within from now for all that is read and written on it.
+func dialWithin(t *testing.T, addr string, within time.Duration) net.Conn {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
+	_ = conn.SetDeadline(time.Now().Add(within))
+	return conn
+}
+
+// rawRequest sends one request exactly as written (no client cleans it) to
+// a server on a loopback port and returns the answer and its body.
+func rawRequest(t *testing.T, addr, method, target string, header map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	conn := dialWithin(t, addr, 15*time.Second)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(15 * time.Second))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, addr)
 	for k, v := range header {

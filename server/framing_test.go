@@ -17,12 +17,8 @@ import (
 // reading on (a second answer, or silence, means it read on).
 func exchange(t *testing.T, addr, raw string) (status int, closed bool) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialWithin(t, addr, 5*time.Second)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.WriteString(conn, raw); err != nil {
 		t.Fatal(err)
 	}

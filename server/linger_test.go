@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,12 +49,8 @@ func TestABigBodyIsAnsweredToAClientThatWritesItAll(t *testing.T) {
 		})
 		t.Run(tt.name+", a raw socket", func(t *testing.T) {
 			for i := range 3 {
-				conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-				if err != nil {
-					t.Fatal(err)
-				}
+				conn := dialWithin(t, addr, 20*time.Second)
 				defer conn.Close()
-				_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
 				head := "POST " + tt.path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: " + tt.contentType +
 					"\r\nAuthorization: " + tt.authorization + "\r\nContent-Length: " + strconv.Itoa(len(bigBody)) + "\r\n\r\n"
 				if _, err := io.WriteString(conn, head+bigBody); err != nil {

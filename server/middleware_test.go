@@ -111,12 +111,8 @@ func TestCORSIsOffByDefaultAndExposesTheChallengeWhenOn(t *testing.T) {
 // server down, sends the rest: the answer still comes.
 func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 	addr, s := listenWith(t, Options{})
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialWithin(t, addr, 20*time.Second)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
 	body := "grant_type=password&username=user%40email.com&password=user"
 	fmt.Fprintf(conn, "POST /oauth/token HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s",
 		addr, basicHeader("myApp:pass"), len(body), body[:10])
