@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"encoding/xml"
+	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -27,6 +28,7 @@ import (
 	"eventsvc/conformance/inprocess"
 	"eventsvc/conformance/othersvc"
 	"eventsvc/conformance/report"
+	"eventsvc/conformance/selection"
 	"eventsvc/conformance/target"
 	"eventsvc/server"
 	"eventsvc/server/config"
@@ -146,6 +148,22 @@ func failedRules(rep *report.Report) string {
 		return "finding"
 	}
 	return strings.Join(ids, " ")
+}
+
+// requireFails runs the scenarios of a remote run against the second
+// implementation configured with c and fails the test unless the run
+// fails, and fails the rules want (as failedRules tells them) and no
+// other. It returns the run's report and output.
+func requireFails(t *testing.T, c othersvc.Config, want string) (*report.Report, string) {
+	t.Helper()
+	rep, out, err := runOther(t, c, selection.RemoteTags, false)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("the run does not fail (Run returned %v)%s", err, failedSteps(out))
+	}
+	if failed := failedRules(rep); failed != want {
+		t.Errorf("the run fails %s, want %s alone:%s", failed, want, failedSteps(out))
+	}
+	return rep, out
 }
 
 // scenarioNamed is the scenario of rep whose name starts with prefix;

@@ -359,13 +359,7 @@ func TestAccessTokenLifetimeIsCheckedInRealTime(t *testing.T) {
 // walk was on when it passed the end included.
 func TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd(t *testing.T) {
 	var past atomic.Int64
-	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{NextNeverEnds: true, PastTheEnd: &past}}, selection.RemoteTags, false)
-	if !errors.Is(err, ErrFailed) {
-		t.Fatalf("Run = %v%s", err, failedSteps(out))
-	}
-	if failed := failedRules(rep); failed != "API-5" {
-		t.Errorf("the run blames %s, want API-5:%s", failed, failedSteps(out))
-	}
+	rep, out := requireFails(t, othersvc.Config{Flaws: othersvc.Flaws{NextNeverEnds: true, PastTheEnd: &past}}, "API-5")
 	if !strings.Contains(out, "stopped following \"next\"") && !strings.Contains(out, "lists again an event of the page before") {
 		t.Errorf("no failure says where the walk stopped and why:%s", failedSteps(out))
 	}
@@ -389,13 +383,7 @@ func TestAListWhoseNextNeverEndsIsLeftWithinAFewPagesOfItsEnd(t *testing.T) {
 // are not checked; and the run tells the failures of that one cause as
 // one: the first in full, then how many more.
 func TestOneFaultFailsTheRuleItBreaksAlone(t *testing.T) {
-	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{ListCacheShared: true}}, selection.RemoteTags, false)
-	if !errors.Is(err, ErrFailed) {
-		t.Fatalf("the run does not catch the cache (Run returned %v)%s", err, failedSteps(out))
-	}
-	if failed := failedRules(rep); failed != "API-4" {
-		t.Errorf("the run fails %s, want API-4 alone:%s", failed, failedSteps(out))
-	}
+	_, out := requireFails(t, othersvc.Config{Flaws: othersvc.Flaws{ListCacheShared: true}}, "API-4")
 	if !regexp.MustCompile(`and \d+ more of the same cause: answers given to one caller are served, byte for byte, to callers who must be answered otherwise`).MatchString(out) {
 		t.Errorf("the failures of the cache are not told as one:%s", failedSteps(out))
 	}
@@ -409,11 +397,5 @@ func TestOneFaultFailsTheRuleItBreaksAlone(t *testing.T) {
 // update through it, and are answered 405, met that fault on their way
 // (TOK-8, API-8 and API-9 are not checked), however their steps fail.
 func TestAnUpdateLinkThatLeadsElsewhereFailsAPI10Alone(t *testing.T) {
-	rep, out, err := runOther(t, othersvc.Config{Flaws: othersvc.Flaws{UpdateLinkToList: true}}, selection.RemoteTags, false)
-	if !errors.Is(err, ErrFailed) {
-		t.Fatalf("the run does not catch the link (Run returned %v)%s", err, failedSteps(out))
-	}
-	if failed := failedRules(rep); failed != "API-10" {
-		t.Errorf("the run fails %s, want API-10 alone:%s", failed, failedSteps(out))
-	}
+	requireFails(t, othersvc.Config{Flaws: othersvc.Flaws{UpdateLinkToList: true}}, "API-10")
 }
