@@ -9,11 +9,12 @@ import (
 	"testing"
 )
 
-// TestMakeConformancePassesTheVariablesOn runs `make conformance` with a
-// stand-in for go that prints its arguments and environment: the runner
-// must get the CONFORMANCE_* variables, BASE_URL and READ_ONLY as given,
-// and no flag that overrides them.
-func TestMakeConformancePassesTheVariablesOn(t *testing.T) {
+// makeWithFakeGo runs `make -s -C ../.. TARGET GO=FAKE VARS…`, args being
+// TARGET and VARS, with env added to the environment, where FAKE is a
+// stand-in for go that prints its arguments and environment; it returns
+// make's output. Without make on this machine, it skips the test.
+func makeWithFakeGo(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("no make on this machine")
 	}
@@ -21,14 +22,22 @@ func TestMakeConformancePassesTheVariablesOn(t *testing.T) {
 	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"args: $*\"\nenv\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("make", "-s", "-C", "../..", "conformance", "GO="+fake,
-		"CONFORMANCE_REPORT_DIR=ci-reports", "READ_ONLY=1", "BASE_URL=https://staging.example")
-	cmd.Env = append(os.Environ(), "CONFORMANCE_TAGS=@AUTH-6", "MAKEFLAGS=")
+	cmd := exec.Command("make", append([]string{"-s", "-C", "../..", args[0], "GO=" + fake}, args[1:]...)...)
+	cmd.Env = append(append(os.Environ(), env...), "MAKEFLAGS=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("make conformance: %v\n%s", err, out)
+		t.Fatalf("make %s: %v\n%s", args[0], err, out)
 	}
-	text := string(out)
+	return string(out)
+}
+
+// TestMakeConformancePassesTheVariablesOn runs `make conformance` with a
+// stand-in for go that prints its arguments and environment: the runner
+// must get the CONFORMANCE_* variables, BASE_URL and READ_ONLY as given,
+// and no flag that overrides them.
+func TestMakeConformancePassesTheVariablesOn(t *testing.T) {
+	text := makeWithFakeGo(t, []string{"CONFORMANCE_TAGS=@AUTH-6"},
+		"conformance", "CONFORMANCE_REPORT_DIR=ci-reports", "READ_ONLY=1", "BASE_URL=https://staging.example")
 	args, _, _ := strings.Cut(text, "\n")
 	if args != "args: run ./cmd/conformance" {
 		t.Errorf("make passes flags that override the variables: %q", args)
@@ -47,20 +56,8 @@ func TestMakeConformancePassesTheVariablesOn(t *testing.T) {
 // for go: the explorer gets the target, the credentials and its budget as
 // given.
 func TestMakeExploreTakesTheSameVariables(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make on this machine")
-	}
-	fake := filepath.Join(t.TempDir(), "go")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"args: $*\"\nenv\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("make", "-s", "-C", "../..", "explore", "GO="+fake, "BASE_URL=https://staging.example", "CONFORMANCE_SEED=42")
-	cmd.Env = append(os.Environ(), "CONFORMANCE_USERNAME=qa@example.org", "MAKEFLAGS=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("make explore: %v\n%s", err, out)
-	}
-	text := string(out)
+	text := makeWithFakeGo(t, []string{"CONFORMANCE_USERNAME=qa@example.org"},
+		"explore", "BASE_URL=https://staging.example", "CONFORMANCE_SEED=42")
 	if args, _, _ := strings.Cut(text, "\n"); args != "args: run ./cmd/conformance explore" {
 		t.Errorf("make explore runs %q", args)
 	}
