@@ -12,17 +12,25 @@ import (
 	"testing"
 
 	"eventsvc/docs"
+	"eventsvc/docs/openapi"
 	"eventsvc/server"
 	"eventsvc/server/config"
 	"eventsvc/server/servertest"
 )
 
-func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
+// committedPage is the documentation page as committed.
+func committedPage(t *testing.T) string {
+	t.Helper()
 	page, err := os.ReadFile(filepath.Join("..", "..", Path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := anchors(string(page))
+	return string(page)
+}
+
+func TestEveryRuleAndSectionHasAnAnchor(t *testing.T) {
+	page := committedPage(t)
+	ids := anchors(page)
 	for _, a := range Anchors {
 		if !ids[a] {
 			t.Errorf("no anchor %q", a)
@@ -149,25 +157,21 @@ func startServer(t *testing.T) string {
 // examples tables check different rules is written under each of them with
 // only that rule's tables, and every anchor of the page is unique.
 func TestAnOutlineIsShownUnderEachRuleWithItsOwnExamples(t *testing.T) {
-	page, err := os.ReadFile(filepath.Join("..", "..", Path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := committedPage(t)
 	seen := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\bid="([^"]+)"`).FindAllStringSubmatch(string(page), -1) {
+	for _, m := range regexp.MustCompile(`\bid="([^"]+)"`).FindAllStringSubmatch(page, -1) {
 		if seen[m[1]] {
 			t.Errorf("the id %q stands twice in the page", m[1])
 		}
 		seen[m[1]] = true
 	}
 	article := func(id string) string {
-		text := string(page)
-		start := strings.Index(text, `<article class="rule" id="`+id+`">`)
+		start := strings.Index(page, `<article class="rule" id="`+id+`">`)
 		if start < 0 {
 			t.Fatalf("no article for %s", id)
 		}
-		end := strings.Index(text[start:], "</article>")
-		return text[start : start+end]
+		end := strings.Index(page[start:], "</article>")
+		return page[start : start+end]
 	}
 	tok14, tok3 := article("TOK-14"), article("TOK-3")
 	if !strings.Contains(tok14, "a refresh of the access token") || strings.Contains(tok14, "the user&#39;s token with a wrong password") {
@@ -175,5 +179,13 @@ func TestAnOutlineIsShownUnderEachRuleWithItsOwnExamples(t *testing.T) {
 	}
 	if !strings.Contains(tok3, "the user&#39;s token with a wrong password") || strings.Contains(tok3, "a refresh of the access token") {
 		t.Errorf("under TOK-3, the outline of refused token requests does not show just its TOK-3 examples:\n%s", tok3)
+	}
+}
+
+// TestThePageLinksToTheOpenAPIDocument: client developers find the
+// machine-readable description from the documentation page.
+func TestThePageLinksToTheOpenAPIDocument(t *testing.T) {
+	if !strings.Contains(committedPage(t), `href="`+openapi.Path+`"`) {
+		t.Fatalf("%s has no link to %s", Path, openapi.Path)
 	}
 }
