@@ -13,25 +13,17 @@ import (
 // not answer, or does not parse, stops serve with a message naming the
 // flag, and never its password.
 func TestServeRefusesBackendsItCannotReach(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		code int
-		says string
-	}{
+	expectRefused(t, []refusal{
 		{[]string{"-backend-timeout", "0s"}, exitUsage, "-backend-timeout"},
 		{[]string{"-backend-timeout", "31s"}, exitUsage, "-backend-timeout"},
 		{[]string{"-redis", "redis://:hunter2@127.0.0.1:1/0", "-backend-timeout", "300ms"}, exitError, "-redis redis://:xxxxx@127.0.0.1:1/0: redis (tokens) unavailable"},
 		{[]string{"-redis", "http://hunter2@example"}, exitError, "-redis"},
 		{[]string{"-database", "postgres://u:hunter2@127.0.0.1:1/db", "-backend-timeout", "300ms"}, exitError, "-database postgres://u:xxxxx@127.0.0.1:1/db"},
-	} {
-		code, stderr := runSafely(t, append([]string{"serve", "-addr", "127.0.0.1:0"}, tt.args...))
-		if code != tt.code || !strings.Contains(stderr, tt.says) {
-			t.Errorf("%q: exit %d, stderr %q; want exit %d saying %q", tt.args, code, stderr, tt.code, tt.says)
-		}
+	}, func(r refusal, stderr string) {
 		if strings.Contains(stderr, "hunter2") {
-			t.Errorf("%q: stderr shows the password: %q", tt.args, stderr)
+			t.Errorf("%q: stderr shows the password: %q", r.args, stderr)
 		}
-	}
+	})
 }
 
 // totalEvents returns the number of events the list at base counts.

@@ -121,15 +121,36 @@ func runSafely(t *testing.T, args []string) (code int, stderr string) {
 	return code, errs.String()
 }
 
+// refusal is a command line serve must refuse: its exit code, and what
+// its standard error says.
+type refusal struct {
+	args []string
+	code int
+	says string
+}
+
+// expectRefused runs `eventsvc serve -addr 127.0.0.1:0 ARGS…` with the args
+// of each refusal, and fails the test unless it exits with the refusal's
+// code and its standard error says what it must; check, unless nil, looks
+// at each standard error further.
+func expectRefused(t *testing.T, refusals []refusal, check func(r refusal, stderr string)) {
+	t.Helper()
+	for _, r := range refusals {
+		code, stderr := runSafely(t, append([]string{"serve", "-addr", "127.0.0.1:0"}, r.args...))
+		if code != r.code || !strings.Contains(stderr, r.says) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d saying %q", r.args, code, stderr, r.code, r.says)
+		}
+		if check != nil {
+			check(r, stderr)
+		}
+	}
+}
+
 // TestServeRefusesEveryBadFlagValueBeforeListening: every flag value out of
 // range stops serve with a message naming the flag, never a panic, and
 // before it listens.
 func TestServeRefusesEveryBadFlagValueBeforeListening(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		code int
-		says string
-	}{
+	for _, tt := range []refusal{
 		{[]string{"-addr", "127.0.0.1:99999"}, exitError, "cannot start"},
 		{[]string{"-config", filepath.Join(t.TempDir(), "missing.json")}, exitError, "cannot start"},
 		{[]string{"-demo-events", "-1"}, exitUsage, "-demo-events"},
