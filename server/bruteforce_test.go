@@ -60,6 +60,17 @@ func postToken(c *http.Client, addr, clientID, secret string, form url.Values, h
 // unknownLogin is a password grant for a user that does not exist.
 var unknownLogin = url.Values{"grant_type": {"password"}, "username": {"u"}, "password": {"p"}}
 
+// unknownClientLogin posts unknownLogin to the token endpoint at addr from
+// c as client-i, a client that does not exist either.
+func unknownClientLogin(t *testing.T, c *http.Client, addr string, i int) tokenAnswer {
+	t.Helper()
+	a, err := postToken(c, addr, "client-"+strconv.Itoa(i), "secret", unknownLogin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // userLogin is the form of a password grant for user@email.com.
 func userLogin(password string) url.Values {
 	return url.Values{"grant_type": {"password"}, "username": {"user@email.com"}, "password": {password}}
@@ -291,10 +302,7 @@ func TestTheLockoutRemembersAtMostLoginKeys(t *testing.T) {
 	c := clientFrom("127.0.0.1")
 	defer c.CloseIdleConnections()
 	for i := 0; i < 80; i++ {
-		a, err := postToken(c, addr, "client-"+strconv.Itoa(i), "secret", unknownLogin, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := unknownClientLogin(t, c, addr, i)
 		if a.status != http.StatusUnauthorized {
 			t.Fatalf("unknown client %d: status %d, want 401", i, a.status)
 		}
@@ -363,10 +371,7 @@ func TestEveryTokenRequestSpendsTheBudgetOfItsAddress(t *testing.T) {
 	c := clientFrom("127.0.0.1")
 	defer c.CloseIdleConnections()
 	for i := 0; i < 6; i++ {
-		a, err := postToken(c, addr, "client-"+strconv.Itoa(i), "secret", unknownLogin, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := unknownClientLogin(t, c, addr, i)
 		want := http.StatusUnauthorized
 		if i == 5 {
 			want = http.StatusTooManyRequests
