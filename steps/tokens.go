@@ -130,47 +130,46 @@ func (s *scenario) noTokenIsIssued() error {
 }
 
 func (s *scenario) tokenTypeIs(want string) error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	got, err := x.text("token_type")
-	if err != nil {
-		return unmet(s.about(x, err), audit.TokenFields)
-	}
-	if !strings.EqualFold(got, want) { // RFC 6749 §5.1: case-insensitive
-		return unmet(s.failf(x, "token_type is %s, want %q", jsonvalue.Describe(got), want), audit.TokenFields)
-	}
-	return nil
+	return answerFieldIs(s, "token_type", (*exchange).text, audit.TokenFields, func(got string) string {
+		if strings.EqualFold(got, want) { // RFC 6749 §5.1: case-insensitive
+			return ""
+		}
+		return fmt.Sprintf("token_type is %s, want %q", jsonvalue.Describe(got), want)
+	})
 }
 
 func (s *scenario) grantedScopeIs(want string) error {
-	x, err := s.theAnswer()
-	if err != nil {
-		return err
-	}
-	got, err := x.text("scope")
-	if err != nil {
-		return unmet(s.about(x, err), audit.GrantedScope)
-	}
-	if !jsonvalue.SameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
-		return unmet(s.failf(x, "scope is %q, want %q", got, want), audit.GrantedScope)
-	}
-	return nil
+	return answerFieldIs(s, "scope", (*exchange).text, audit.GrantedScope, func(got string) string {
+		if jsonvalue.SameWords(got, want) { // RFC 6749 §3.3: a set of space-separated words
+			return ""
+		}
+		return fmt.Sprintf("scope is %q, want %q", got, want)
+	})
 }
 
 func (s *scenario) accessTokenExpiresWithin(most int) error {
+	return answerFieldIs(s, "expires_in", (*exchange).field, audit.TokenFields, func(v any) string {
+		if n, ok := v.(float64); ok && n == math.Trunc(n) && n > 0 && n <= float64(most) {
+			return ""
+		}
+		return fmt.Sprintf("expires_in is %s, want a whole number of seconds from 1 to %d", jsonvalue.Describe(v), most)
+	})
+}
+
+// answerFieldIs checks the property name of the last answer, as read
+// gives it: a missing one, or one that wrong says is wrong (a message,
+// "" for nothing wrong), fails as the expectation e unmet.
+func answerFieldIs[T any](s *scenario, name string, read func(*exchange, string) (T, error), e audit.Expectation, wrong func(T) string) error {
 	x, err := s.theAnswer()
 	if err != nil {
 		return err
 	}
-	v, err := x.field("expires_in")
+	v, err := read(x, name)
 	if err != nil {
-		return unmet(s.about(x, err), audit.TokenFields)
+		return unmet(s.about(x, err), e)
 	}
-	n, ok := v.(float64)
-	if !ok || n != math.Trunc(n) || n <= 0 || n > float64(most) {
-		return unmet(s.failf(x, "expires_in is %s, want a whole number of seconds from 1 to %d", jsonvalue.Describe(v), most), audit.TokenFields)
+	if why := wrong(v); why != "" {
+		return unmet(s.failf(x, "%s", why), e)
 	}
 	return nil
 }
