@@ -104,6 +104,15 @@ func (s *scenario) theAnswer() (*exchange, error) {
 	return s.answer, nil
 }
 
+// onTheAnswer checks the answer of the last When step with check.
+func (s *scenario) onTheAnswer(check func(*exchange) error) error {
+	x, err := s.theAnswer()
+	if err != nil {
+		return err
+	}
+	return check(x)
+}
+
 // answerObject returns the answer of the last When step and its body as a
 // JSON object.
 func (s *scenario) answerObject() (*exchange, map[string]any, error) {

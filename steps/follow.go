@@ -14,13 +14,7 @@ import (
 // looks at.
 
 func (s *scenario) registerFollowSteps(sc stepRegistry) {
-	sc.Step(`^every link of the answer leads where its relation says$`, func() error {
-		x, err := s.theAnswer()
-		if err != nil {
-			return err
-		}
-		return s.linksLead(x)
-	})
+	sc.Step(`^every link of the answer leads where its relation says$`, func() error { return s.onTheAnswer(s.linksLead) })
 	sc.Step(`^every link of every page leads where its relation says$`, func() error { return s.eachWalked(s.linksLead) })
 	sc.Step(`^every event it lists links to itself$`, s.listedEventsLeadToThemselves)
 	sc.Step(`^the first and the last event it lists, and those the scenario made, link to themselves$`, s.listedEventsLeadToThemselves)

@@ -11,13 +11,7 @@ import (
 // steps say which answers a scenario looks at.
 
 func (s *scenario) registerOfferSteps(sc stepRegistry) {
-	sc.Step(`^the answer offers the caller exactly what they may do$`, func() error {
-		x, err := s.theAnswer()
-		if err != nil {
-			return err
-		}
-		return s.offersExactly(x)
-	})
+	sc.Step(`^the answer offers the caller exactly what they may do$`, func() error { return s.onTheAnswer(s.offersExactly) })
 	sc.Step(`^every page offers the caller exactly what they may do$`, func() error {
 		return s.eachWalked(s.offersExactly)
 	})
