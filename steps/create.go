@@ -195,18 +195,17 @@ func (s *scenario) created(x *exchange) error {
 	if s.events.address != "" {
 		return nil
 	}
-	errFound := fmt.Errorf("found")
-	err := s.eachPage(func(p page, _ *exchange) error {
+	found, err := s.seekInList(func(p page, _ *exchange) (bool, error) {
 		for i, item := range p.docs {
 			if item["name"] == s.events.sentName() && p.items[i] != "" && hal.Links(item)["self"] != "" {
 				s.events.address = p.items[i]
-				return errFound
+				return true, nil
 			}
 		}
-		return nil
+		return false, nil
 	})
 	switch {
-	case err == errFound:
+	case found:
 		s.events.setManager(s.events.address, s.events.creator)
 		return nil
 	case err != nil:

@@ -34,30 +34,29 @@ func (s *scenario) userManagesAnEvent() error {
 		return err
 	}
 	read := 0
-	errFound := fmt.Errorf("found")
-	err = s.eachPage(func(p page, list *exchange) error {
+	found, err := s.seekInList(func(p page, _ *exchange) (bool, error) {
 		for i, self := range p.items {
 			if _, ok := hal.Links(p.docs[i])["self"]; !ok {
-				return notChecked("the events the target lists have no \"self\" link to read them by")
+				return false, notChecked("the events the target lists have no \"self\" link to read them by")
 			}
 			if read == maxProbedEvents {
-				return notChecked("the user manages none of the first %d events the target lists, and a read-only run creates none", read)
+				return false, notChecked("the user manages none of the first %d events the target lists, and a read-only run creates none", read)
 			}
 			read++
 			event, err := s.send(s.bearer(s.at("GET", self), s.tokens.user.access))
 			if err != nil {
-				return err
+				return false, err
 			}
 			if _, ok := event.links()["update-event"]; ok {
 				s.events.address = self
 				s.events.name, _ = event.text("name")
-				return errFound
+				return true, nil
 			}
 		}
-		return nil
+		return false, nil
 	})
 	switch {
-	case err == errFound:
+	case found:
 		return nil
 	case err != nil:
 		return err

@@ -171,8 +171,7 @@ func (s *scenario) findUnlocated(cs []*creation) error {
 	if len(byName) == 0 {
 		return nil
 	}
-	errFound := errors.New("found")
-	err := s.eachPage(func(p page, _ *exchange) error {
+	_, err := s.seekInList(func(p page, _ *exchange) (bool, error) {
 		for i, item := range p.docs {
 			name, _ := item["name"].(string)
 			if c := byName[name]; c != nil && hal.Links(item)["self"] != "" {
@@ -180,12 +179,9 @@ func (s *scenario) findUnlocated(cs []*creation) error {
 				delete(byName, name)
 			}
 		}
-		if len(byName) == 0 {
-			return errFound
-		}
-		return nil
+		return len(byName) == 0, nil
 	})
-	if err != nil && err != errFound {
+	if err != nil {
 		return err
 	}
 	for _, c := range cs {
@@ -212,9 +208,8 @@ func (s *scenario) listedAndReadBack() error {
 	for _, c := range cs {
 		unlisted[c] = true
 	}
-	errFound := errors.New("found")
 	var last *exchange
-	err := s.eachPage(func(p page, x *exchange) error {
+	_, err := s.seekInList(func(p page, x *exchange) (bool, error) {
 		last = x
 		for i, item := range p.items {
 			name, _ := p.docs[i]["name"].(string)
@@ -224,12 +219,9 @@ func (s *scenario) listedAndReadBack() error {
 				}
 			}
 		}
-		if len(unlisted) == 0 {
-			return errFound
-		}
-		return nil
+		return len(unlisted) == 0, nil
 	})
-	if err != nil && err != errFound {
+	if err != nil {
 		return err
 	}
 	for i, c := range cs {

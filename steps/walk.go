@@ -2,6 +2,7 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -86,6 +87,23 @@ func (s *scenario) eachPage(fn func(page, *exchange) error) error {
 		return err
 	}
 	return s.eachPageFrom("a caller", address, fn)
+}
+
+// seekInList reads the event list as eachPage does until see, called
+// with each page, says it found what it seeks; it tells whether it did.
+func (s *scenario) seekInList(see func(page, *exchange) (bool, error)) (bool, error) {
+	errFound := errors.New("found")
+	err := s.eachPage(func(p page, x *exchange) error {
+		found, err := see(p, x)
+		if err == nil && found {
+			return errFound
+		}
+		return err
+	})
+	if err == errFound {
+		return true, nil
+	}
+	return false, err
 }
 
 // eachPageFrom is eachPage on who's behalf, from the page at address. A
