@@ -110,11 +110,7 @@ var bodyOps = alsoOnUpdates([]Operator{
 		Name: "a text at a common column length", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByLength, On: OnWrite, As: WithToken,
 		Source: "the lengths stores commonly bound a text at: VARCHAR(255), 1000, 4096, MySQL's TEXT (65,535 bytes), each and one past it; boundary-value analysis",
 		Vary: func(r Request, env Env) []Variant {
-			return perField(r, func(v any) []any {
-				s, isText := v.(string)
-				if !isText || looksLikeTime(s) {
-					return nil
-				}
+			return perTextField(r, func(s string) []any {
 				return each(columnLengths, func(n int) any { return textOf(n, s, env.Mark) })
 			})
 		},
@@ -135,11 +131,7 @@ var bodyOps = alsoOnUpdates([]Operator{
 		Name: "an odd text", Family: FamilyBody, Parts: []string{PartBodyField}, Way: ByValue, On: OnWrite, As: WithToken,
 		Source: "OWASP WSTG-INPV-01 and -05 (markup, injection); RFC 8259 §7 and §8.2 (characters outside the BMP as surrogate pairs)",
 		Vary: func(r Request, env Env) []Variant {
-			return perField(r, func(v any) []any {
-				s, isText := v.(string)
-				if !isText || looksLikeTime(s) {
-					return nil
-				}
+			return perTextField(r, func(s string) []any {
 				return each(oddTexts, func(t string) any {
 					if env.Mark != "" && strings.Contains(s, env.Mark) {
 						t += env.Mark // the run finds its events by their mark
@@ -196,6 +188,18 @@ func perField(r Request, values func(v any) []any) []Variant {
 		}
 	}
 	return out
+}
+
+// perTextField is perField for the fields whose value is a text that
+// is not a date or a time: values gives the values for such a text.
+func perTextField(r Request, values func(s string) []any) []Variant {
+	return perField(r, func(v any) []any {
+		s, isText := v.(string)
+		if !isText || looksLikeTime(s) {
+			return nil
+		}
+		return values(s)
+	})
 }
 
 // withField is a variant of r whose JSON body is fields with k set to v.
