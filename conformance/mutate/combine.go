@@ -76,32 +76,31 @@ func deltaOf(r Request, base map[string]any, v Variant) (delta, bool) {
 	}
 	if !bytes.Equal(v.Body, r.Body) {
 		fields, ok := exactBody(v.Request)
-		if !ok || base == nil {
-			return d, false
-		}
-		for k := range base {
-			if _, kept := fields[k]; !kept {
-				return d, false
-			}
-		}
-		for k, val := range fields {
-			if !reflect.DeepEqual(val, base[k]) {
-				d.fields[k], d.keys["field:"+k] = val, true
-			}
-		}
-	}
-	was, now := r.URL.Query(), v.URL.Query()
-	for k := range was {
-		if _, kept := now[k]; !kept {
+		if !ok || base == nil || !changedKeys(d.keys, "field:", d.fields, base, fields, reflect.DeepEqual) {
 			return d, false
 		}
 	}
-	for k, vals := range now {
-		if !slices.Equal(vals, was[k]) {
-			d.query[k], d.keys["query:"+k] = vals, true
-		}
+	if !changedKeys(d.keys, "query:", d.query, r.URL.Query(), v.URL.Query(), slices.Equal[[]string]) {
+		return d, false
 	}
 	return d, d.headersOf(r, v)
+}
+
+// changedKeys puts into changed what now sets otherwise than was (same
+// tells), and into keys its keys after prefix; false, and nothing put,
+// when now leaves out a key of was.
+func changedKeys[V any](keys map[string]bool, prefix string, changed, was, now map[string]V, same func(a, b V) bool) bool {
+	for k := range was {
+		if _, kept := now[k]; !kept {
+			return false
+		}
+	}
+	for k, val := range now {
+		if !same(val, was[k]) {
+			changed[k], keys[prefix+k] = val, true
+		}
+	}
+	return true
 }
 
 // headersOf adds to d the headers and cookies v sets otherwise than r,
