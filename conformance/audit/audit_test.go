@@ -445,6 +445,32 @@ func TestAnEventManagedByAnotherThanItsCreatorIsTheCreationsFault(t *testing.T) 
 	}
 }
 
+// wantStanding fails t unless the rules of a's findings that stand, in
+// order, are want; format and args name the case, and a failure logs the
+// findings.
+func wantStanding(t *testing.T, a *Audit, want []string, format string, args ...any) {
+	t.Helper()
+	if rules := unclaimedRules(a); !slices.Equal(rules, want) {
+		for _, f := range a.Unclaimed() {
+			t.Log(f.Rule, f.Message)
+		}
+		t.Errorf(format+": %v stand, want %v", append(args, rules, want)...)
+	}
+}
+
+// eachWay runs a case both ways, ifTrue then ifFalse, and wants the
+// rules standing after it: ifTrue's or ifFalse's; what names the cases.
+func eachWay(t *testing.T, what string, ifTrue, ifFalse []string, run func(way bool) *rig) {
+	t.Helper()
+	for _, way := range []bool{true, false} {
+		want := ifFalse
+		if way {
+			want = ifTrue
+		}
+		wantStanding(t, run(way).a, want, "%s %v", what, way)
+	}
+}
+
 // unclaimedRules are the rules of the findings that stand, in order.
 func unclaimedRules(a *Audit) []string {
 	var out []string

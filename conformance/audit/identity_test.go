@@ -52,22 +52,15 @@ func (r *rig) grantsMeet(beside bool) {
 // own acts for the other user: ACC-1 alone. The same reads after grants
 // one after the other are the events' links' fault (API-8).
 func TestATokenThatActsForTheAccountLoggedInBesideIsACC1(t *testing.T) {
-	for _, beside := range []bool{true, false} {
+	eachWay(t, "grants at the same moment", []string{"ACC-1"}, []string{"API-8", "API-8"}, func(beside bool) *rig {
 		r := theirs(t)
 		r.send("POST", "/api/events", userJSON, `{"name":"Mine"}`, 201, "Location: /api/events/8\n"+jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
 
 		r.grantsMeet(beside)
 		r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
 		r.send("GET", "/api/events/8", "Authorization: Bearer tok-u2", "", 200, jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
-
-		want := []string{"ACC-1"}
-		if !beside {
-			want = []string{"API-8", "API-8"}
-		}
-		if rules := unclaimedRules(r.a); !slices.Equal(rules, want) {
-			t.Errorf("grants at the same moment %v: %v stand, want %v", beside, rules, want)
-		}
-	}
+		return r
+	})
 }
 
 // TestATokenActsForTheAccountWhoseCredentialsItsGrantSent: a password
@@ -102,12 +95,7 @@ func TestATokenActsForTheAccountWhoseCredentialsItsGrantSent(t *testing.T) {
 			`{"access_token":"tok-2","token_type":"bearer","refresh_token":"ref-2","expires_in":599,"scope":"read write"}`))
 		r.send("GET", "/api/events/7", "Authorization: Bearer tok-2", "", 200, jsonType, eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`))
 		r.send("GET", "/api/events/8", "Authorization: Bearer tok-2", "", 200, jsonType, `{"id":8,"name":"Mine","_links":{"self":{"href":"/api/events/8"}}}`)
-		if rules := unclaimedRules(r.a); !slices.Equal(rules, tt.want) {
-			for _, f := range r.a.Unclaimed() {
-				t.Log(f.Rule, f.Message)
-			}
-			t.Errorf("%s: %v stand, want %v", tt.name, rules, tt.want)
-		}
+		wantStanding(t, r.a, tt.want, "%s", tt.name)
 	}
 }
 
@@ -118,21 +106,14 @@ func TestATokenActsForTheAccountWhoseCredentialsItsGrantSent(t *testing.T) {
 // because that token acts for the other user: ACC-1 alone. Taken from a
 // token of a grant answered alone, it is AUTH-6.
 func TestAnUpdateTakenFromATokenThatActsForTheManagerIsACC1(t *testing.T) {
-	for _, beside := range []bool{true, false} {
+	eachWay(t, "grants at the same moment", []string{"ACC-1"}, []string{"AUTH-6"}, func(beside bool) *rig {
 		r := theirs(t)
 		r.send("PUT", "/api/events/7", userJSON, `{"name":"Mine now"}`, 403, "", "")
 
 		r.grantsMeet(beside)
 		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Mine now"}`, 204, "", "")
-
-		want := []string{"ACC-1"}
-		if !beside {
-			want = []string{"AUTH-6"}
-		}
-		if rules := unclaimedRules(r.a); !slices.Equal(rules, want) {
-			t.Errorf("grants at the same moment %v: %v stand, want %v", beside, rules, want)
-		}
-	}
+		return r
+	})
 }
 
 // TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother: the
@@ -157,9 +138,7 @@ func TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother(t *testing.T) {
 		}
 		r.grantsMeet(tc.beside)
 		r.send("PUT", "/api/events/7", "Authorization: Bearer tok-u2\nContent-Type: application/json", `{"name":"Renamed"}`, 403, "", "")
-		if rules := unclaimedRules(r.a); !slices.Equal(rules, tc.want) {
-			t.Errorf("beside %v, offered before %v: %v stand, want %v", tc.beside, tc.offered, rules, tc.want)
-		}
+		wantStanding(t, r.a, tc.want, "beside %v, offered before %v", tc.beside, tc.offered)
 	}
 }
 
@@ -170,7 +149,7 @@ func TestAnUpdateOfItsOwnEventRefusedToATokenIssuedBesideAnother(t *testing.T) {
 // stands; another token of the user's offered it too shows the links'
 // fault (API-8).
 func TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing(t *testing.T) {
-	for _, before := range []bool{false, true} {
+	eachWay(t, "another token offered it before", []string{"API-8", "API-8"}, nil, func(before bool) *rig {
 		r := theirs(t)
 		theirs := eventDoc(`"id":7,"name":"Theirs"`, `,"update-event":{"href":"/api/events/7"}`)
 		if before {
@@ -178,14 +157,8 @@ func TestAnOfferToATokenIssuedBesideTheManagerAloneBlamesNothing(t *testing.T) {
 		}
 		r.grantsMeet(true)
 		r.send("GET", "/api/events/7", "Authorization: Bearer tok-u2", "", 200, jsonType, theirs)
-		var want []string
-		if before {
-			want = []string{"API-8", "API-8"}
-		}
-		if rules := unclaimedRules(r.a); !slices.Equal(rules, want) {
-			t.Errorf("another token offered it before %v: %v stand, want %v", before, rules, want)
-		}
-	}
+		return r
+	})
 }
 
 // TestAUsernameSentTwiceWithAPasswordBothAccountsHoldTellsNothing: when
