@@ -126,7 +126,7 @@ func TestAGuardSendsCredentialsOnlyToItsTargetsOrigin(t *testing.T) {
 		}
 	}
 	foreign := log.Foreign()
-	if len(foreign) != 1 || foreign[0].Origin != Of(mustParse(t, other.URL)) || foreign[0].Requests != 3 {
+	if len(foreign) != 1 || foreign[0].Origin != ofAddress(other.URL) || foreign[0].Requests != 3 {
 		t.Fatalf("the log says %+v, want the other origin with 3 requests", foreign)
 	}
 	for _, want := range []string{"named by the Location of POST /api/events", `the "self" link in the answer to GET /api/events`, "a redirect (307) of GET /moved"} {
@@ -160,13 +160,4 @@ func TestAGuardWithoutATargetSendsCredentialsNowhere(t *testing.T) {
 	if req.Header.Get("Authorization") == "" {
 		t.Error("the caller's request lost its header: a RoundTripper must not change it")
 	}
-}
-
-func mustParse(t *testing.T, s string) *url.URL {
-	t.Helper()
-	u, err := url.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
