@@ -29,9 +29,9 @@ var meetHold = map[bool]time.Duration{false: 60 * time.Millisecond, true: 100 * 
 type meetings struct {
 	mu       sync.Mutex
 	held     []heldRequest
-	lost     map[string]bool // the paths of the events lost
-	dead     map[string]bool // access tokens the API no longer honours
-	creating *stored         // the creation in flight (flaw: one event for two)
+	lost     sync.Map // the paths of the events lost
+	dead     sync.Map // access tokens the API no longer honours
+	creating *stored  // the creation in flight (flaw: one event for two)
 	// byBody are the answers to creations, by the body they took (flaw:
 	// the same body, the same event).
 	byBody map[string]*stored
@@ -134,12 +134,7 @@ func LoseCreationsThatMeetUpdates(p *Proxy, w http.ResponseWriter, r *http.Reque
 		}
 		a := p.forward(r, body)
 		if u, err := url.Parse(a.header.Get("Location")); err == nil && a.status/100 == 2 {
-			p.meet.mu.Lock()
-			if p.meet.lost == nil {
-				p.meet.lost = map[string]bool{}
-			}
-			p.meet.lost[u.Path] = true
-			p.meet.mu.Unlock()
+			p.meet.lost.Store(u.Path, true)
 		}
 		a.write(w)
 		return nil, true
@@ -149,9 +144,8 @@ func LoseCreationsThatMeetUpdates(p *Proxy, w http.ResponseWriter, r *http.Reque
 
 // isLost reports whether the event at path was lost.
 func (m *meetings) isLost(path string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.lost[path]
+	_, lost := m.lost.Load(path)
+	return lost
 }
 
 // OneEventForTwo answers a creation that meets another with the other's
@@ -267,12 +261,7 @@ func KillTokensOfRefreshesThatMeet(p *Proxy, w http.ResponseWriter, r *http.Requ
 		Access string `json:"access_token"`
 	}
 	if len(met) > 0 && json.Unmarshal(a.body, &issued) == nil && issued.Access != "" {
-		p.meet.mu.Lock()
-		if p.meet.dead == nil {
-			p.meet.dead = map[string]bool{}
-		}
-		p.meet.dead[issued.Access] = true
-		p.meet.mu.Unlock()
+		p.meet.dead.Store(issued.Access, true)
 	}
 	a.write(w)
 	return nil, true
@@ -280,9 +269,8 @@ func KillTokensOfRefreshesThatMeet(p *Proxy, w http.ResponseWriter, r *http.Requ
 
 // isDead reports whether the API no longer honours token.
 func (m *meetings) isDead(token string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.dead[token]
+	_, dead := m.dead.Load(token)
+	return dead
 }
 
 // RotateRefreshTokens is a correct target that rotates refresh tokens
