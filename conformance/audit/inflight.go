@@ -25,8 +25,8 @@ import (
 // /API/EVENTS/7 under way may change what /api/events/7 shows.
 type inFlight struct {
 	mu   sync.Mutex
-	n    map[string]int  // by loose key
-	lost map[string]bool // by loose key: a write got no answer
+	n    map[string]int // by loose key
+	lost sync.Map       // by loose key: a write got no answer
 }
 
 // loose is the address k (a key) as every spelling a router may take for
@@ -57,22 +57,14 @@ func loose(k string) string {
 
 // unanswered notes a write to k that got no answer.
 func (f *inFlight) unanswered(k string) {
-	k = loose(k)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.lost == nil {
-		f.lost = map[string]bool{}
-	}
-	f.lost[k] = true
+	f.lost.Store(loose(k), true)
 }
 
 // unsure reports whether a write to k got no answer: whether it was
 // taken is not known.
 func (f *inFlight) unsure(k string) bool {
-	k = loose(k)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lost[k]
+	_, lost := f.lost.Load(loose(k))
+	return lost
 }
 
 func (f *inFlight) sent(k string) {
