@@ -44,11 +44,7 @@ func (s *scenario) createAddress(who string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	req, err := s.as(who, s.at("GET", address))
-	if err != nil {
-		return "", err
-	}
-	list, err := s.send(req)
+	list, err := s.sendBy(who, s.at("GET", address))
 	if err != nil {
 		return "", err
 	}
@@ -77,11 +73,7 @@ func (s *scenario) postEvent(who string, body map[string]any) (*exchange, error)
 	if err != nil {
 		return nil, err
 	}
-	req, err := s.as(who, s.at("POST", create).WithJSON(body))
-	if err != nil {
-		return nil, err
-	}
-	x, err := s.send(req)
+	x, err := s.sendBy(who, s.at("POST", create).WithJSON(body))
 	if err == nil {
 		x.who, x.kind = who, kindCreated
 		if x.status >= 200 && x.status <= 299 {

@@ -165,11 +165,7 @@ func (s *scenario) updateThroughLinkAs(who string, body map[string]any) error {
 	if err != nil {
 		return err
 	}
-	req, err := s.as(who, s.at("GET", address))
-	if err != nil {
-		return err
-	}
-	event, err := s.send(req)
+	event, err := s.sendBy(who, s.at("GET", address))
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,15 @@ const (
 // not a whole one (a readError).
 func (s *scenario) send(req *httpexpect.Request) (*exchange, error) { return s.sendVia(s.rec, req) }
 
+// sendBy sends req on who's behalf (as).
+func (s *scenario) sendBy(who string, req *httpexpect.Request) (*exchange, error) {
+	req, err := s.as(who, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.send(req)
+}
+
 // sendVia is send for a request of rec's (scenario.expect).
 func (s *scenario) sendVia(rec *recorder, req *httpexpect.Request) (*exchange, error) {
 	resp := req.Expect()

@@ -74,10 +74,8 @@ func (s *scenario) probeManager(x *exchange) error {
 			}
 		}
 	}
-	if req, err := s.as(x.who, s.at(http.MethodPut, x.url.String()).WithJSON(body)); err == nil {
-		if y, err := s.send(req); err == nil {
-			probes = append(probes, y)
-		}
+	if y, err := s.sendBy(x.who, s.at(http.MethodPut, x.url.String()).WithJSON(body)); err == nil {
+		probes = append(probes, y)
 	}
 	for _, y := range probes {
 		if found, _ := s.scope.TakeAt(y.at, audit.ManagerOffered.Rules()...); len(found) > 0 {

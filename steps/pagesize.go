@@ -113,11 +113,7 @@ func (s *scenario) walkWithOwnPageSize(who string) error {
 		return err
 	}
 	start := withPageSize(next, index, size, value+1)
-	req, err := s.as(who, s.at("GET", start))
-	if err != nil {
-		return err
-	}
-	x, err := s.send(req)
+	x, err := s.sendBy(who, s.at("GET", start))
 	if err != nil {
 		return err
 	}

@@ -42,11 +42,7 @@ func (s *scenario) readPage(address string) (page, *exchange, error) {
 
 // readPageAs reads one page of the list with a probe, on who's behalf.
 func (s *scenario) readPageAs(who, address string) (page, *exchange, error) {
-	req, err := s.as(who, s.at("GET", address))
-	if err != nil {
-		return page{}, nil, err
-	}
-	x, err := s.send(req)
+	x, err := s.sendBy(who, s.at("GET", address))
 	if err != nil {
 		return page{}, nil, err
 	}
