@@ -51,6 +51,11 @@ func launchServe(t *testing.T, args ...string) *served {
 	s := &served{out: &servertest.Log{}, errs: &servertest.Log{}, signal: make(chan os.Signal, 1), done: make(chan int, 1)}
 	full := append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)
 	go func() { s.done <- run(full, nil, s.out, s.errs, s.signal) }()
+	t.Cleanup(func() {
+		if s.stop() < 0 {
+			t.Error("serve did not stop on SIGTERM")
+		}
+	})
 	wantControl, wantMetrics := slices.Contains(args, "-control"), slices.Contains(args, "-metrics")
 	ready := func() bool {
 		return s.base != "" && (!wantControl || s.control != "") && (!wantMetrics || s.metrics != "")
@@ -67,6 +72,7 @@ func launchServe(t *testing.T, args ...string) *served {
 		}
 		select {
 		case code := <-s.done:
+			s.stopped.Do(func() { s.code = code }) // nothing left to stop
 			t.Fatalf("serve %v exited with %d: %s%s", args, code, s.out.String(), s.errs.String())
 		default:
 		}
@@ -75,11 +81,6 @@ func launchServe(t *testing.T, args ...string) *served {
 		t.Fatalf("serve %v: no address in the banner: %q (stderr %q)", args, s.out.String(), s.errs.String())
 	}
 	time.Sleep(50 * time.Millisecond) // the rest of the banner
-	t.Cleanup(func() {
-		if s.stop() < 0 {
-			t.Error("serve did not stop on SIGTERM")
-		}
-	})
 	return s
 }
 

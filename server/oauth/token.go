@@ -205,25 +205,26 @@ func (e *TokenEndpoint) verifiedClient(id, secret string) (Client, bool) {
 // too_many_attempts for a key locked out or busy, or the Guard's error
 // when it cannot count (a shared lockout whose Redis is unreachable).
 func (e *TokenEndpoint) reserve(who string, key throttle.Key) error {
-	return e.admit(who, key, throttle.Guard.Begin, "reserve a "+who+" attempt")
+	return e.admit(who, key, throttle.Guard.Begin, "reserve a %s attempt")
 }
 
 // pass is reserve and a success in one, without reserving, for a
 // credential known to be right (Guard.Pass).
 func (e *TokenEndpoint) pass(who string, key throttle.Key) error {
-	return e.admit(who, key, throttle.Guard.Pass, "check the "+who+" lockout")
+	return e.admit(who, key, throttle.Guard.Pass, "check the %s lockout")
 }
 
 // admit asks the Guard through step (its Begin or its Pass) whether key
 // may go on: nil when it may or there is no Guard, too_many_attempts when
-// it is refused, or the Guard's error, wrapped as doing.
+// it is refused, or the Guard's error, wrapped as doing says (a format
+// of who, written only when there is an error).
 func (e *TokenEndpoint) admit(who string, key throttle.Key, step func(throttle.Guard, throttle.Key) (time.Duration, bool, error), doing string) error {
 	if e.Guard == nil {
 		return nil
 	}
 	left, ok, err := step(e.Guard, key)
 	if err != nil {
-		return fmt.Errorf("%s: %w", doing, err)
+		return fmt.Errorf("%s: %w", fmt.Sprintf(doing, who), err)
 	}
 	if !ok {
 		return tooManyAttempts(who, left)
