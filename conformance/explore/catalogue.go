@@ -17,7 +17,8 @@ import (
 // first, and one with variants of a refresh grant asks for a refresh
 // token of its own. A sequence stops at its first finding, which is shrunk as any
 // other; the variants it had not sent yet go on in the next one. The
-// drawn sequences after the pass draw each operator's next variants.
+// drawn sequences after the pass draw each operator's next variants, a
+// creation's body's combined (combineDrawn).
 
 // maxCombinations is how many combinations of one operator's variants
 // the catalogue pass sends at most: as many as a field of the body has

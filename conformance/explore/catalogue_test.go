@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,14 +96,9 @@ func TestAWriteTakenFromAnyoneIsBlamedOnItsRuleAlone(t *testing.T) {
 // field fails on a combination, which shrinking splits down to the one
 // variant that fails.
 func TestTheBodysVariantsGoOutCombinedAndSplitOnFailure(t *testing.T) {
-	dropTable := flawed.Flaw{Name: "an update whose location drops a table fails the server", Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-		var sent map[string]any
-		if r.Method == http.MethodPut && json.Unmarshal(body, &sent) == nil && strings.Contains(fmt.Sprint(sent["location"]), "DROP TABLE") {
-			http.Error(w, `{"error":"internal"}`, http.StatusInternalServerError)
-			return nil, true
-		}
-		return body, false
-	}}
+	dropTable := answering("an update whose location drops a table fails the server", http.MethodPut, func(sent map[string]any) bool {
+		return strings.Contains(fmt.Sprint(sent["location"]), "DROP TABLE")
+	}, http.StatusInternalServerError, `{"error":"internal"}`)
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, dropTable)), Seed: 5, MaxActions: 1, Output: &out})
 	if !errors.Is(err, ErrFailed) {
@@ -113,18 +109,53 @@ func TestTheBodysVariantsGoOutCombinedAndSplitOnFailure(t *testing.T) {
 			t.Errorf("%q: %d variants sent, want every one of them", v.Operator, v.Sent)
 		}
 	}
-	var shrunk *report.ScenarioResult
-	for _, s := range rep.Scenarios {
-		if s.Sequence() && s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
-			shrunk = s
-		}
-	}
+	shrunk := lastShrunk(rep)
 	if shrunk == nil || !shrunk.Failure.ServerError {
 		t.Fatalf("no shrunk server error\n%s", out.String())
 	}
 	last := shrunk.Steps[len(shrunk.Steps)-1].Text
 	if !strings.Contains(last, "sends variant") || !strings.Contains(last, "an odd text, in an update") || !strings.Contains(last, `"location"`) {
 		t.Errorf("the shrunk sequence ends with %q, want the one variant that fails", last)
+	}
+}
+
+// TestACreationsDrawnVariantsGoOutCombinedAndSplitOnFailure: after the
+// catalogue pass, which sends a creation's first odd value alone, the
+// drawn sequences send the next ones combined (the second value of every
+// field in one creation); a server that fails on one of them is found
+// there, and shrinking splits the combination down to that variant.
+func TestACreationsDrawnVariantsGoOutCombinedAndSplitOnFailure(t *testing.T) {
+	numberLocation := answering("a creation whose location is a number fails the server", http.MethodPost, locationIsANumber,
+		http.StatusInternalServerError, `{"error":"internal"}`)
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, numberLocation)), Seed: 5, MaxActions: 400, Output: &out})
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	shrunk := lastShrunk(rep)
+	if shrunk == nil || !shrunk.Failure.ServerError || strings.Contains(shrunk.Name, "first variants") {
+		t.Fatalf("no shrunk server error of a drawn sequence\n%s", out.String())
+	}
+	last := shrunk.Steps[len(shrunk.Steps)-1].Text
+	if !strings.Contains(last, "sends variant") || !strings.Contains(last, "a value of another type") || !strings.Contains(last, `"location" set to 42`) {
+		t.Errorf("the shrunk sequence ends with %q, want the one variant that fails", last)
+	}
+
+	// Refused as a whole for one of them, a combination is sent apart:
+	// the location alone, the description as it was.
+	var alone atomic.Int64
+	refuseNumberLocation := answering("a creation whose location is a number is refused", http.MethodPost, func(sent map[string]any) bool {
+		if locationIsANumber(sent) && sent["description"] == "Created by the Event Service conformance suite" {
+			alone.Add(1)
+		}
+		return locationIsANumber(sent)
+	}, http.StatusBadRequest, `{"error":"bad_request","error_description":"location is a text"}`)
+	out.Reset()
+	if _, err := Run(context.Background(), Options{Target: remote(flawed.Start(t, refuseNumberLocation)), Seed: 5, MaxActions: 400, Output: &out}); err != nil {
+		t.Fatalf("Run = %v\n%s", err, out.String())
+	}
+	if alone.Load() == 0 {
+		t.Errorf("no creation sent the location as a number alone after its combination was refused\n%s", out.String())
 	}
 }
 
@@ -144,12 +175,7 @@ func TestTheTokensPlacesGoOutCombinedAndSplitOnFailure(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("Run = %v\n%s", err, out.String())
 	}
-	var shrunk *report.ScenarioResult
-	for _, s := range rep.Scenarios {
-		if s.Sequence() && s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
-			shrunk = s
-		}
-	}
+	shrunk := lastShrunk(rep)
 	if shrunk == nil || !slices.Equal(shrunk.Blamed(), []string{"SVC-4"}) {
 		t.Fatalf("no shrunk finding of SVC-4\n%s", out.String())
 	}
@@ -179,4 +205,36 @@ func TestThePassEndsWhenWhatItAddsFails(t *testing.T) {
 	if pass > 20 {
 		t.Errorf("%d sequences of the catalogue pass: it went round again", pass)
 	}
+}
+
+// lastShrunk is the last failed sequence of rep that was shrunk (not one
+// that points to another showing the same finding), or nil.
+func lastShrunk(rep *report.Report) *report.ScenarioResult {
+	var shrunk *report.ScenarioResult
+	for _, s := range rep.Scenarios {
+		if s.Sequence() && s.Verdict == report.Failed && !strings.Contains(s.Name, "another finding") {
+			shrunk = s
+		}
+	}
+	return shrunk
+}
+
+// answering is a flaw that answers status and answer, in place of the
+// server, to a request of method whose JSON body when holds for.
+func answering(name, method string, when func(sent map[string]any) bool, status int, answer string) flawed.Flaw {
+	return flawed.Flaw{Name: name, Request: func(_ *flawed.Proxy, w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		var sent map[string]any
+		if r.Method == method && json.Unmarshal(body, &sent) == nil && when(sent) {
+			http.Error(w, answer, status)
+			return nil, true
+		}
+		return body, false
+	}}
+}
+
+// locationIsANumber reports whether a body sent its location as a
+// number.
+func locationIsANumber(sent map[string]any) bool {
+	_, isNumber := sent["location"].(float64)
+	return isNumber
 }

@@ -112,6 +112,9 @@ func (s *sequence) drawVariant(ops []mutate.Operator) Action {
 			a.As = s.caller()
 		}
 	}
+	if op.Family == mutate.FamilyBody && op.On == mutate.OnWrite {
+		s.combineDrawn(op, &a)
+	}
 	if op.On == mutate.OnUpdate {
 		a.Event = s.rng.IntN(len(s.m.events))
 		switch op.As {
@@ -122,6 +125,23 @@ func (s *sequence) drawVariant(ops []mutate.Operator) Action {
 		}
 	}
 	return a
+}
+
+// combineDrawn makes a, the n-th drawn variant of a creation's body by
+// op, the n-th combination of op's variants (mutate.Combine): the n-th
+// odd value of every field at once, one creation for them all, as an
+// update sends them in the catalogue pass; past the last combination,
+// the variants one at a time again.
+func (s *sequence) combineDrawn(op mutate.Operator, a *Action) {
+	base, ok := s.variantBase(op, *a)
+	if !ok {
+		return
+	}
+	if n := len(mutate.Combine(base, op.Vary(base, s.r.mutateEnv(s, *a)))); a.N < n {
+		a.Combined = true
+	} else {
+		a.N -= n
+	}
 }
 
 // other is the account that is not who.
@@ -151,9 +171,6 @@ func (s *sequence) variant(a Action) (*finding, error) {
 		s.r.noteNearMisses(vs, a.N)
 	}
 	if a.Combined {
-		if op.On != mutate.OnUpdate {
-			return nil, nil // a combination refused as a whole is sent apart: no budget of events for that
-		}
 		cs := mutate.Combine(base, vs)
 		switch {
 		case len(cs) == 0 && a.N == 0:
@@ -198,23 +215,22 @@ func (s *sequence) variant(a Action) (*finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.r.mu.Lock()
-	s.r.sent[op.Name] += len(members)
-	if v.Kind != "" {
-		s.r.kindsSent[v.Kind] = true
+	// Refused as a whole (a bound, a size, a token sent two ways: RFC
+	// 6750 §3.1's invalid_request), a combination told nothing of its
+	// members, which are sent apart and counted as each is; a 401 or 403
+	// refused each of them.
+	whole := a.Combined && len(members) > 1 && x.status >= 400 && x.status <= 499 && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden
+	if !whole {
+		s.r.noteSent(op, v, len(members))
 	}
-	s.r.mu.Unlock()
 	if f := s.answered(x); f != nil {
 		return f, nil
 	}
 	if f, err := s.probeIdentity(op, x); f != nil || err != nil {
 		return f, err
 	}
-	if a.Combined && len(members) > 1 && x.status >= 400 && x.status <= 499 && x.status != http.StatusUnauthorized && x.status != http.StatusForbidden {
-		// Refused as a whole (a bound, a size, a token sent two ways:
-		// RFC 6750 §3.1's invalid_request), which tells nothing of the
-		// members; a 401 or 403 refused each of them.
-		return s.apart(a, vs, members)
+	if whole {
+		return s.apart(op, vs, members)
 	}
 	return nil, s.anonymousTwin(op, a, v, x)
 }
@@ -248,19 +264,36 @@ func (s *sequence) probeIdentity(op mutate.Operator, x *answer) (*finding, error
 
 // apart sends alone each variant of a combination the target refused as
 // a whole: a refusal of one of them told nothing of the others. The
-// registry judges each answer.
-func (s *sequence) apart(a Action, vs []mutate.Variant, members []int) (*finding, error) {
+// registry judges each answer. A variant of a creation is an event each,
+// while the budget of events has one for a drawn creation: the rest go
+// unsent, and uncounted.
+func (s *sequence) apart(op mutate.Operator, vs []mutate.Variant, members []int) (*finding, error) {
 	for _, m := range members {
 		v := vs[m]
+		if op.On == mutate.OnWrite && (!s.r.eventsLeft() || !s.reserveEvent()) {
+			return nil, nil
+		}
 		x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
 		if err != nil {
 			return nil, err
 		}
+		s.r.noteSent(op, v, 1)
 		if f := s.answered(x); f != nil {
 			return f, nil
 		}
 	}
 	return nil, nil
+}
+
+// noteSent counts n variants of op sent, v among them, whose answer
+// tested them.
+func (r *runner) noteSent(op mutate.Operator, v mutate.Variant, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sent[op.Name] += n
+	if v.Kind != "" {
+		r.kindsSent[v.Kind] = true
+	}
 }
 
 // anonymousTwin sends v again without its Authorization header when a
