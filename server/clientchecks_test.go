@@ -118,3 +118,26 @@ func TestAFindingShowsNoSecretOfTheQuery(t *testing.T) {
 		t.Errorf("the size the API defines is not shown:\n%s", text)
 	}
 }
+
+// TestAFindingKeepsTheTextsOfItsExchanges: what a finding keeps of an
+// exchange (its path, the media type of a token request) is its own, not
+// the request's buffers, which the server reuses for the requests after
+// it.
+func TestAFindingKeepsTheTextsOfItsExchanges(t *testing.T) {
+	checks := clientcheck.New(clock.System{})
+	addr, _ := listenWith(t, Options{ClientChecks: checks})
+	rawRequest(t, addr, "GET", "/api/events/1", nil, "")
+	rawRequest(t, addr, "POST", "/oauth/token", map[string]string{"Content-Type": "application/json"}, `{"grant_type":"password"}`)
+	for range 20 {
+		rawRequest(t, addr, "POST", "/oauth/token", map[string]string{"Content-Type": "text/plain"}, "grant_type=password")
+		rawRequest(t, addr, "GET", "/api/events/2", nil, "")
+	}
+	for _, f := range checks.Findings(clientcheck.Filter{}) {
+		if len(f.Exchanges) == 0 {
+			t.Fatalf("finding %s shows no exchange", f.Rule)
+		}
+		if x := f.Exchanges[0]; f.Rule == "API-1" && x.Path != "/api/events/1" {
+			t.Errorf("the first exchange of %s shows the path %q, want /api/events/1", f.Rule, x.Path)
+		}
+	}
+}

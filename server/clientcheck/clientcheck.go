@@ -87,11 +87,13 @@ type Exchange struct {
 	Prefix   string
 }
 
-// Cut is s as an Exchange keeps it: valid UTF-8, at most MaxText bytes.
+// Cut is s as an Exchange keeps it: valid UTF-8, at most MaxText bytes,
+// and a copy of its own, so that a text read from a request's buffers
+// (which Fiber reuses for the requests after it) stays as it was.
 func Cut(s string) string {
 	s = strings.ToValidUTF8(s, "?")
 	if len(s) <= MaxText {
-		return s
+		return strings.Clone(s)
 	}
 	cut := MaxText
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
