@@ -187,14 +187,14 @@ fuzz:
 # itself; make passes those given on its command line or in the
 # environment, unchanged.
 conformance:
-	$(GO) run ./cmd/conformance
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/conformance
 
 # Exploration: generated sequences against the same target, with the same
 # variables, as make conformance (docs/explore.md); CONFORMANCE_SEED,
 # CONFORMANCE_MAX_ACTIONS, CONFORMANCE_MAX_TIME, CONFORMANCE_MAX_EVENTS and
 # CONFORMANCE_FAILED_LOGINS set its budget.
 explore:
-	$(GO) run ./cmd/conformance explore
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/conformance explore
 
 docs:
 	$(GO) run ./cmd/docgen
