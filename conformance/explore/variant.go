@@ -128,18 +128,20 @@ func (s *sequence) drawVariant(ops []mutate.Operator) Action {
 }
 
 // combineDrawn makes a, the n-th drawn variant of a creation's body by
-// op, the n-th combination of op's variants (mutate.Combine): the n-th
-// odd value of every field at once, one creation for them all, as an
-// update sends them in the catalogue pass; past the last combination,
-// the variants one at a time again.
+// op (n from 1: the catalogue pass sent the first alone), the (n-1)-th
+// combination of op's variants (mutate.Combine): every field's (n-1)-th
+// value at once, one creation for them all, as an update sends them in
+// the pass; past the last combination, the variants one at a time again,
+// from the second.
 func (s *sequence) combineDrawn(op mutate.Operator, a *Action) {
 	base, ok := s.variantBase(op, *a)
-	if !ok {
-		return
+	if !ok || a.N == 0 {
+		return // the pass's own first variant, drawn when no operator was due
 	}
-	if n := len(mutate.Combine(base, op.Vary(base, s.r.mutateEnv(s, *a)))); a.N < n {
-		a.Combined = true
-	} else {
+	switch n := len(mutate.Combine(base, op.Vary(base, s.r.mutateEnv(s, *a)))); {
+	case a.N-1 < n:
+		a.N, a.Combined = a.N-1, true
+	default:
 		a.N -= n
 	}
 }
@@ -265,12 +267,13 @@ func (s *sequence) probeIdentity(op mutate.Operator, x *answer) (*finding, error
 // apart sends alone each variant of a combination the target refused as
 // a whole: a refusal of one of them told nothing of the others. The
 // registry judges each answer. A variant of a creation is an event each,
-// while the budget of events has one for a drawn creation: the rest go
-// unsent, and uncounted.
+// of the drawn sequences' half of the budget in a drawn sequence (of the
+// whole budget when shrinking or replaying): those it has no event for
+// go unsent, and uncounted.
 func (s *sequence) apart(op mutate.Operator, vs []mutate.Variant, members []int) (*finding, error) {
 	for _, m := range members {
 		v := vs[m]
-		if op.On == mutate.OnWrite && (!s.r.eventsLeft() || !s.reserveEvent()) {
+		if op.On == mutate.OnWrite && (s.rng != nil && !s.r.eventsLeft() || !s.reserveEvent()) {
 			return nil, nil
 		}
 		x, err := s.send(request{method: v.Method, address: v.URL.String(), header: v.Header, body: v.Body, via: "a variant: " + v.What})
