@@ -88,7 +88,7 @@ func (w *world) confused(events ...*event) {
 // same time, when their requests overlapped, or before.
 func createdWhen(ev *event, v version) string {
 	if len(ev.versions) > 0 {
-		if c := ev.versions[0].when; c.start.Before(v.when.end) && v.when.start.Before(c.end) {
+		if ev.versions[0].when.meets(v.when) {
 			return "created at the same time"
 		}
 	}
@@ -264,20 +264,31 @@ func (w *world) plainCreation(ev *event) bool {
 // creator was not, with a token whose grant met no other account's, as
 // the token that created it ("" when not). w.mu is held.
 func (w *world) givenToAnother(ev *event) string {
-	c, ok := createdAt(ev)
-	if !ok || ev.manager == "" || !w.anyPlain(ev.deniedTo) || !w.plainCreation(ev) {
+	if ev.manager == "" || !w.anyPlain(ev.deniedTo) || !w.plainCreation(ev) {
 		return ""
 	}
-	for _, o := range w.events {
-		when, ok := createdAt(o)
-		if o == ev || !ok || o.manager == "" || o.manager == ev.manager || !w.plainCreation(o) || !when.start.Before(c.end) || !c.start.Before(when.end) {
-			continue
-		}
-		if len(w.offered[o.manager+" "+ev.address]) > 0 {
+	for _, o := range w.createdMeeting(ev) {
+		if o.manager != "" && o.manager != ev.manager && w.plainCreation(o) && len(w.offered[o.manager+" "+ev.address]) > 0 {
 			return o.manager
 		}
 	}
 	return ""
+}
+
+// createdMeeting are the events the audit saw created at the same moment
+// as ev, ev aside: creations that met. w.mu is held.
+func (w *world) createdMeeting(ev *event) []*event {
+	c, ok := createdAt(ev)
+	if !ok {
+		return nil
+	}
+	var out []*event
+	for _, o := range w.events {
+		if when, ok := createdAt(o); ok && o != ev && when.meets(c) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // createdAt is when the audit saw ev created; false when it did not.
@@ -309,16 +320,11 @@ func (w *world) mixedUp(ev *event) *Finding {
 // what ev offers its creator is that fault's, not its links'. w.mu is
 // held.
 func (w *world) refusedBeside(ev *event) bool {
-	c, ok := createdAt(ev)
-	if !ok || ev.manager == "" {
+	if ev.manager == "" {
 		return false
 	}
 	met, refused := false, false
-	for _, o := range w.events {
-		when, ok := createdAt(o)
-		if o == ev || !ok || !when.start.Before(c.end) || !c.start.Before(when.end) {
-			continue
-		}
+	for _, o := range w.createdMeeting(ev) {
 		met = met || o.manager != "" && o.manager != ev.manager
 		refused = refused || o.manager == ev.manager && w.anyPlain(o.refusedTo)
 	}

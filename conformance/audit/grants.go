@@ -36,7 +36,7 @@ func (g *grantsSeen) issued(target, access, account string, when span) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, other := range g.recent {
-		if other.target != target || other.account == account || !other.when.start.Before(when.end) || !when.start.Before(other.when.end) {
+		if other.target != target || other.account == account || !other.when.meets(when) {
 			continue
 		}
 		g.note(access, other.account, "answered at the same moment as "+other.account+"'s")

@@ -152,16 +152,20 @@ func (w *world) mustRefuse(t tokenAsk) *refusal {
 // password more than once holds, among its copies, an account's exact
 // credentials. w.mu is held.
 func (w *world) someCopyLogsIn(params url.Values) bool {
-	users, passwords := params["username"], params["password"]
-	if len(users) < 2 && len(passwords) < 2 {
-		return false
-	}
-	for _, u := range users {
-		if want, known := w.loginOf(u); known && slices.Contains(passwords, want) {
-			return true
+	return (len(params["username"]) > 1 || len(params["password"]) > 1) && len(w.loggingIn(params)) > 0
+}
+
+// loggingIn are the usernames of a password grant's form, each once
+// whatever its case, whose account's password the form sent too. w.mu is
+// held.
+func (w *world) loggingIn(form url.Values) []string {
+	var out []string
+	for _, u := range form["username"] {
+		if want, known := w.loginOf(u); known && slices.Contains(form["password"], want) && !slices.ContainsFunc(out, func(v string) bool { return strings.EqualFold(u, v) }) {
+			out = append(out, u)
 		}
 	}
-	return false
+	return out
 }
 
 // clientRefusal says why the client authentication of t fails, or nil

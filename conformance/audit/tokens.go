@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -209,12 +208,7 @@ func (w *world) grantAccount(form url.Values) string {
 	if len(users) < 2 {
 		return form.Get("username")
 	}
-	var logsIn []string
-	for _, u := range users {
-		if want, known := w.loginOf(u); known && slices.Contains(form["password"], want) && !slices.ContainsFunc(logsIn, func(v string) bool { return strings.EqualFold(u, v) }) {
-			logsIn = append(logsIn, u)
-		}
-	}
+	logsIn := w.loggingIn(form)
 	if len(logsIn) != 1 {
 		return "" // none, or accounts of one password: whichever copy it read, the target was right
 	}

@@ -129,6 +129,9 @@ func (w *world) inherit(p *world) {
 // span is when a request was sent and its answer read.
 type span struct{ start, end time.Time }
 
+// meets reports whether s and o were under way at the same moment.
+func (s span) meets(o span) bool { return s.start.Before(o.end) && o.start.Before(s.end) }
+
 // advance moves the world's clock.
 func (w *world) advance(d time.Duration) {
 	w.mu.Lock()
